@@ -1,0 +1,12 @@
+import type { ModelSpec } from './models.js';
+
+/** Messages between the embedder and its worker thread. */
+export type WorkerRequest =
+  | { type: 'init'; id: number; spec: ModelSpec }
+  | { type: 'embed'; id: number; texts: string[] };
+
+export type WorkerResponse =
+  | { type: 'ready'; id: number; dim: number; maxTokens: number; loadMs: number }
+  | { type: 'vectors'; id: number; dim: number; data: Float32Array }
+  | { type: 'error'; id: number; code: string; message: string }
+  | { type: 'progress'; file: string; loaded: number; total: number; status: string };

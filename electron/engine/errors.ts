@@ -1,0 +1,31 @@
+import type { ErrorCode, ErrorInfo } from '../../shared/errors.js';
+
+/** An error with a code the caller can act on and a one-line message a person can read. */
+export class EngineError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+
+  toInfo(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Maps file-system failures to messages that say what to do. */
+export function describeIoError(error: unknown, what: string): EngineError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (error instanceof EngineError) return error;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new EngineError('read_only', `${what}: permission denied (${code}); the data directory must be writable`, { cause: error });
+  }
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new EngineError('disk_full', `${what}: the disk is full; free some space and save again (nothing stored was lost)`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new EngineError('internal', `${what}: ${message}`, { cause: error });
+}

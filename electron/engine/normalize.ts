@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { ROLES, type MessageInput, type Role, type SessionInput } from '../../shared/domain.js';
+import { contentHash, deriveMessageId } from './hashing.js';
+import { EngineError } from './errors.js';
+
+export interface NormalizedMessage {
+  msgId: string;
+  role: Role;
+  content: string;
+  contentHash: string;
+  timestamp?: string;
+  /** Position in this input. */
+  seq: number;
+}
+
+export interface NormalizedSession {
+  sessionId: string;
+  title?: string;
+  source?: string;
+  messages: NormalizedMessage[];
+}
+
+const messageSchema = z.object({
+  msgId: z.string().min(1, 'must be a non-empty string').optional(),
+  role: z.enum(ROLES as [Role, ...Role[]]),
+  content: z.string().refine((s) => s.trim().length > 0, 'must be a non-empty string'),
+  timestamp: z.string().optional(),
+});
+
+const sessionSchema = z.object({
+  sessionId: z.string().trim().min(1, 'must be a non-empty string'),
+  title: z.string().optional(),
+  source: z.string().optional(),
+  messages: z.array(z.unknown()),
+});
+
+function pathOf(issue: z.core.$ZodIssue, prefix: string): string {
+  let out = prefix;
+  for (const key of issue.path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
+  return out;
+}
+
+/**
+ * Checks a session and gives every message its id and content hash. A message id repeated inside
+ * one input is kept once (its first occurrence) and reported as a warning.
+ */
+export function normalizeSession(input: SessionInput): { session: NormalizedSession; warnings: string[] } {
+  const head = sessionSchema.safeParse(input);
+  if (!head.success) {
+    const issue = head.error.issues[0]!;
+    throw new EngineError('invalid_input', `${pathOf(issue, '') || 'session'} ${issue.message}`);
+  }
+  const warnings: string[] = [];
+  const messages: NormalizedMessage[] = [];
+  const seen = new Map<string, number>();
+  const occurrences = new Map<string, number>();
+  input.messages.forEach((raw, index) => {
+    const parsed = messageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new EngineError('invalid_input', `${pathOf(issue, `messages[${index}]`)} ${issue.message}`);
+    }
+    const m: MessageInput = parsed.data;
+    let msgId = m.msgId;
+    if (!msgId) {
+      const key = `${m.role}\u0000${m.content}`;
+      const occurrence = occurrences.get(key) ?? 0;
+      occurrences.set(key, occurrence + 1);
+      msgId = deriveMessageId(input.sessionId, m.role, m.content, occurrence);
+    }
+    const first = seen.get(msgId);
+    if (first !== undefined) {
+      warnings.push(`message id ${msgId} appears again at messages[${index}] (first at messages[${first}]); kept the first`);
+      return;
+    }
+    seen.set(msgId, index);
+    messages.push({
+      msgId,
+      role: m.role,
+      content: m.content,
+      contentHash: contentHash(m.role, m.content),
+      ...(m.timestamp ? { timestamp: m.timestamp } : {}),
+      seq: index,
+    });
+  });
+  return {
+    session: { sessionId: input.sessionId.trim(), title: input.title, source: input.source, messages },
+    warnings,
+  };
+}

@@ -1,0 +1,359 @@
+/**
+ * The LanceDB layer: the source of truth for everything saved.
+ *
+ * One row per chunk. A chunk row also carries the full record of each message whose first part it
+ * holds (`owned`), so that a message and the chunk it lives in are written in the same commit:
+ * a save cut short at any point leaves either both or neither.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
+import type { Role } from '../../shared/domain.js';
+import { EngineError } from './errors.js';
+
+export const CHUNKS_TABLE = 'chunks';
+const SESSIONS_TABLE = 'sessions';
+const META_TABLE = 'meta';
+
+/** A message as kept inside its owner chunk row. */
+export interface OwnedMessage {
+  msgId: string;
+  role: Role;
+  content: string;
+  contentHash: string;
+  seq: number;
+  timestamp?: string;
+}
+
+export interface ChunkRecord {
+  chunkId: string;
+  sessionId: string;
+  /** Ordering key within the session: the first message's position, then the part. */
+  seq: number;
+  text: string;
+  textHash: string;
+  vector: Float32Array;
+  msgIds: string[];
+  owned: OwnedMessage[];
+  createdAt: number;
+}
+
+/** What a save needs to know of a stored chunk: everything but its text and vector. */
+export type ChunkHead = Omit<ChunkRecord, 'text' | 'vector'>;
+
+export interface SessionMeta {
+  sessionId: string;
+  title: string;
+  source: string;
+  updatedAt: number;
+}
+
+export interface StoreModelInfo {
+  model: string;
+  dim: number;
+}
+
+export interface VectorHit {
+  chunkId: string;
+  sessionId: string;
+  text: string;
+  msgIds: string[];
+  distance: number;
+}
+
+function chunkSchema(dim: number): arrow.Schema {
+  const utf8List = () => new arrow.List(new arrow.Field('item', new arrow.Utf8(), true));
+  return new arrow.Schema([
+    new arrow.Field('chunk_id', new arrow.Utf8(), false),
+    new arrow.Field('session_id', new arrow.Utf8(), false),
+    new arrow.Field('seq', new arrow.Float64(), false),
+    new arrow.Field('text', new arrow.Utf8(), false),
+    new arrow.Field('text_hash', new arrow.Utf8(), false),
+    new arrow.Field('vector', new arrow.FixedSizeList(dim, new arrow.Field('item', new arrow.Float32(), true)), false),
+    new arrow.Field('msg_ids', utf8List(), false),
+    // [[msgId, contentHash, seq], ...] of the owned messages: enough to rebuild the archive record
+    // without reading any content.
+    new arrow.Field('owned_keys', new arrow.Utf8(), false),
+    // The owned messages in full (JSON), for `show` and for rebuilding chunks around an edit.
+    new arrow.Field('owned', new arrow.Utf8(), false),
+    new arrow.Field('created_at', new arrow.Float64(), false),
+  ]);
+}
+
+const sessionSchema = new arrow.Schema([
+  new arrow.Field('session_id', new arrow.Utf8(), false),
+  new arrow.Field('title', new arrow.Utf8(), false),
+  new arrow.Field('source', new arrow.Utf8(), false),
+  new arrow.Field('updated_at', new arrow.Float64(), false),
+]);
+
+const metaSchema = new arrow.Schema([
+  new arrow.Field('key', new arrow.Utf8(), false),
+  new arrow.Field('value', new arrow.Utf8(), false),
+]);
+
+/** Quotes a string for a LanceDB SQL filter. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+function sqlIn(column: string, values: readonly string[]): string {
+  return `${column} IN (${values.map(sqlString).join(', ')})`;
+}
+
+type Row = Record<string, unknown>;
+
+function listOf(value: unknown): string[] {
+  if (value == null) return [];
+  if (Array.isArray(value)) return value.map(String);
+  const vector = value as { toArray?: () => unknown[] };
+  return vector.toArray ? Array.from(vector.toArray(), String) : [];
+}
+
+function vectorOf(value: unknown): Float32Array {
+  if (value instanceof Float32Array) return value;
+  const vector = value as { toArray?: () => ArrayLike<number> };
+  if (vector?.toArray) return Float32Array.from(vector.toArray());
+  return Float32Array.from(value as ArrayLike<number>);
+}
+
+function headOf(row: Row): ChunkHead {
+  const keys = JSON.parse(String(row.owned_keys)) as Array<[string, string, number]>;
+  const owned = row.owned !== undefined ? (JSON.parse(String(row.owned)) as OwnedMessage[]) : keys.map(([msgId, contentHash, seq]) => ({ msgId, contentHash, seq, role: 'user' as Role, content: '' }));
+  return {
+    chunkId: String(row.chunk_id),
+    sessionId: String(row.session_id),
+    seq: Number(row.seq),
+    textHash: String(row.text_hash),
+    msgIds: listOf(row.msg_ids),
+    owned,
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toRow(chunk: ChunkRecord): Row {
+  return {
+    chunk_id: chunk.chunkId,
+    session_id: chunk.sessionId,
+    seq: chunk.seq,
+    text: chunk.text,
+    text_hash: chunk.textHash,
+    vector: Array.from(chunk.vector),
+    msg_ids: chunk.msgIds,
+    owned_keys: JSON.stringify(chunk.owned.map((m) => [m.msgId, m.contentHash, m.seq])),
+    owned: JSON.stringify(chunk.owned),
+    created_at: chunk.createdAt,
+  };
+}
+
+const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', 'owned_keys', 'owned', 'created_at'];
+
+export class ChunkStore {
+  private constructor(
+    private readonly db: lancedb.Connection,
+    private readonly chunks: lancedb.Table,
+    private readonly sessions: lancedb.Table,
+    readonly model: StoreModelInfo,
+  ) {}
+
+  /**
+   * Opens (or creates) the store at a LanceDB URI. The store remembers the model its vectors came
+   * from; opening it with another model is refused, since vectors of two models cannot be compared.
+   */
+  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>)): Promise<ChunkStore> {
+    // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
+    const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+    const names = new Set(await db.tableNames());
+    const meta = names.has(META_TABLE) ? await db.openTable(META_TABLE) : await db.createEmptyTable(META_TABLE, metaSchema, { existOk: true });
+    const metaRows = (await meta.query().toArray()) as Row[];
+    const stored = readModelInfo(metaRows);
+    const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
+    if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
+      throw new EngineError(
+        'model_mismatch',
+        `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${model.model}" (${model.dim}); ` +
+          `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
+      );
+    }
+    if (!stored) {
+      await meta.add([
+        { key: 'model', value: model.model },
+        { key: 'dim', value: String(model.dim) },
+        { key: 'created_at', value: new Date().toISOString() },
+      ]);
+    }
+    const chunks = names.has(CHUNKS_TABLE) ? await db.openTable(CHUNKS_TABLE) : await db.createEmptyTable(CHUNKS_TABLE, chunkSchema(model.dim), { existOk: true });
+    const sessions = names.has(SESSIONS_TABLE) ? await db.openTable(SESSIONS_TABLE) : await db.createEmptyTable(SESSIONS_TABLE, sessionSchema, { existOk: true });
+    return new ChunkStore(db, chunks, sessions, model);
+  }
+
+  /** The model recorded in a store, without opening it for writing. */
+  static async readModel(uri: string): Promise<StoreModelInfo | null> {
+    const db = await lancedb.connect(uri);
+    if (!(await db.tableNames()).includes(META_TABLE)) return null;
+    const meta = await db.openTable(META_TABLE);
+    return readModelInfo((await meta.query().toArray()) as Row[]);
+  }
+
+  close(): void {
+    this.chunks.close();
+    this.sessions.close();
+    this.db.close();
+  }
+
+  async version(): Promise<number> {
+    return this.chunks.version();
+  }
+
+  /** Every chunk of one session (no text, no vector), through the session_id index. */
+  async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
+    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(HEAD_COLUMNS).toArray()) as Row[];
+    return rows.map(headOf).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Full chunks of one session, in order. */
+  async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
+    const columns = [...HEAD_COLUMNS, 'text', ...(withVectors ? ['vector'] : [])];
+    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
+    return rows
+      .map((row) => ({ ...headOf(row), text: String(row.text), vector: withVectors ? vectorOf(row.vector) : new Float32Array(0) }))
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Vectors already stored for these text hashes (an embedding is never computed twice for a text). */
+  async vectorsByTextHash(sessionId: string, textHashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    for (let i = 0; i < textHashes.length; i += 500) {
+      const slice = textHashes.slice(i, i + 500);
+      const rows = (await this.chunks
+        .query()
+        .where(`session_id = ${sqlString(sessionId)} AND ${sqlIn('text_hash', slice)}`)
+        .select(['text_hash', 'vector'])
+        .toArray()) as Row[];
+      for (const row of rows) found.set(String(row.text_hash), vectorOf(row.vector));
+    }
+    return found;
+  }
+
+  async chunk(chunkId: string): Promise<ChunkRecord | null> {
+    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...HEAD_COLUMNS, 'text', 'vector']).limit(1).toArray()) as Row[];
+    const row = rows[0];
+    return row ? { ...headOf(row), text: String(row.text), vector: vectorOf(row.vector) } : null;
+  }
+
+  /**
+   * Writes chunks and removes others in ONE commit: new ids are inserted, existing ids replaced,
+   * and the ids in `remove` deleted. Re-running the same call is harmless (idempotent).
+   */
+  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean }): Promise<void> {
+    const removeIds = remove.chunkIds ?? [];
+    if (upserts.length === 0 && removeIds.length === 0 && !remove.allOthers) return;
+    if (upserts.length === 0) {
+      if (remove.allOthers) await this.chunks.delete(`session_id = ${sqlString(remove.sessionId)}`);
+      else await this.chunks.delete(sqlIn('chunk_id', removeIds));
+      return;
+    }
+    let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
+    if (remove.allOthers) {
+      builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
+    } else if (removeIds.length > 0) {
+      builder = builder.whenNotMatchedBySourceDelete({ where: sqlIn('chunk_id', removeIds) });
+    }
+    await builder.execute(upserts.map(toRow));
+    await this.ensureIndexes();
+  }
+
+  async upsertSession(meta: SessionMeta): Promise<void> {
+    await this.sessions
+      .mergeInsert('session_id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute([{ session_id: meta.sessionId, title: meta.title, source: meta.source, updated_at: meta.updatedAt }]);
+  }
+
+  async sessionMetas(): Promise<Map<string, SessionMeta>> {
+    const rows = (await this.sessions.query().toArray()) as Row[];
+    return new Map(rows.map((r) => [String(r.session_id), { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), updatedAt: Number(r.updated_at) }]));
+  }
+
+  async sessionMeta(sessionId: string): Promise<SessionMeta | null> {
+    const rows = (await this.sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1).toArray()) as Row[];
+    const r = rows[0];
+    return r ? { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), updatedAt: Number(r.updated_at) } : null;
+  }
+
+  /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
+  async *allHeads(withOwnedContent = false): AsyncGenerator<ChunkHead[]> {
+    const columns = HEAD_COLUMNS.filter((c) => withOwnedContent || c !== 'owned');
+    for await (const batch of this.chunks.query().select(columns)) {
+      const rows = batch.toArray() as Row[];
+      yield rows.map(headOf);
+    }
+  }
+
+  async countChunks(filter?: string): Promise<number> {
+    return this.chunks.countRows(filter);
+  }
+
+  async vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
+    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids']);
+    const filters: string[] = [];
+    if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
+    if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
+    if (filters.length > 0) query = query.where(filters.join(' AND '));
+    const rows = (await query.toArray()) as Row[];
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), msgIds: listOf(r.msg_ids), distance: Number(r._distance) }));
+  }
+
+  async textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+    if (!(await this.hasIndex('text'))) return [];
+    let query = this.chunks.query().fullTextSearch(text, { columns: ['text'] }).limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_score']);
+    if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
+    const rows = (await query.toArray()) as Row[];
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), msgIds: listOf(r.msg_ids), distance: -Number(r._score) }));
+  }
+
+  private indexNames: Set<string> | null = null;
+
+  private async hasIndex(column: string): Promise<boolean> {
+    if (!this.indexNames || !this.indexNames.has(column)) {
+      const indices = await this.chunks.listIndices();
+      this.indexNames = new Set(indices.flatMap((i) => i.columns));
+    }
+    return this.indexNames.has(column);
+  }
+
+  /**
+   * Scalar indexes keep a save's reads to its own session's rows; the n-gram full-text index finds
+   * words in scripts without spaces (Chinese) that the default tokenizer misses.
+   */
+  async ensureIndexes(): Promise<void> {
+    if ((await this.hasIndex('session_id')) && (await this.hasIndex('chunk_id')) && (await this.hasIndex('text'))) return;
+    if ((await this.chunks.countRows()) === 0) return;
+    if (!(await this.hasIndex('session_id'))) await this.chunks.createIndex('session_id', { config: lancedb.Index.btree() });
+    if (!(await this.hasIndex('chunk_id'))) await this.chunks.createIndex('chunk_id', { config: lancedb.Index.btree() });
+    if (!(await this.hasIndex('text'))) {
+      await this.chunks.createIndex('text', {
+        config: lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false }),
+      });
+    }
+    this.indexNames = null;
+  }
+
+  /** Compacts small fragments, brings indexes up to date and drops versions older than a minute. */
+  async optimize(): Promise<void> {
+    await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  async stats(): Promise<{ chunks: number; version: number; fragments: number }> {
+    const stats = await this.chunks.stats();
+    return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
+  }
+}
+
+function readModelInfo(rows: Row[]): StoreModelInfo | null {
+  const get = (key: string) => rows.find((r) => r.key === key)?.value;
+  const model = get('model');
+  const dim = Number(get('dim'));
+  return typeof model === 'string' && Number.isFinite(dim) ? { model, dim } : null;
+}

@@ -1,0 +1,57 @@
+/**
+ * Reading untyped JSON of foreign formats: small guards that either return the typed value or throw
+ * a `ShapeError` naming the exact place (`[3].mapping["a1"].message.author.role must be a string`).
+ * Exports are huge and only loosely specified, so the mappers check what they rely on and
+ * tolerate everything else.
+ */
+import { ShapeError } from './errors.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `where` extended by a key or an index, as a JavaScript-like path. */
+export function at(where: string, key: string | number): string {
+  if (typeof key === 'number') return `${where}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return where ? `${where}.${key}` : key;
+  return `${where}[${JSON.stringify(key)}]`;
+}
+
+/** The place for a message: the path, or "the file" when the value is the whole document. */
+function subject(where: string): string {
+  return where === '' ? 'the document' : where;
+}
+
+export function requireObject(value: unknown, where: string): JsonObject {
+  if (isObject(value)) return value;
+  throw new ShapeError(`${subject(where)} must be an object${describeFound(value)}`);
+}
+
+export function requireArray(value: unknown, where: string): unknown[] {
+  if (Array.isArray(value)) return value;
+  throw new ShapeError(`${subject(where)} must be an array${describeFound(value)}`);
+}
+
+export function requireString(value: unknown, where: string): string {
+  if (typeof value === 'string') return value;
+  throw new ShapeError(`${subject(where)} must be a string${describeFound(value)}`);
+}
+
+export function requireNonEmptyString(value: unknown, where: string): string {
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new ShapeError(`${subject(where)} must be a non-empty string${describeFound(value)}`);
+}
+
+/** A string worth keeping (non-empty after trimming), or undefined for anything else. */
+export function optionalText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function describeFound(value: unknown): string {
+  if (value === undefined) return ' (it is missing)';
+  if (value === null) return ' (found null)';
+  if (Array.isArray(value)) return ' (found an array)';
+  return ` (found ${typeof value})`;
+}

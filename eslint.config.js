@@ -1,0 +1,48 @@
+// Layering rules: folders say which runtime a file may use (see README, "Layout").
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'stream', 'url', 'util', 'zlib', 'events', 'net', 'http', 'https'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'dist-renderer/**', 'release/**', '.cache/**', '.scratch/**', 'test-results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // shared/ is plain TypeScript used by every side: no Electron, no Node, no DOM.
+    files: ['shared/**/*.ts'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['electron', 'electron/*'], message: 'shared/ must not import Electron.' },
+          { group: nodeBuiltins, message: 'shared/ must not import Node built-ins.' },
+          { group: ['react', 'react-dom', 'react-dom/*'], message: 'shared/ must not import DOM libraries.' },
+          { group: ['../electron/*', '../renderer/*', '../../electron/*', '../../renderer/*'], message: 'shared/ must not depend on a side.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'window', message: 'shared/ must not use the DOM.' },
+        { name: 'document', message: 'shared/ must not use the DOM.' },
+        { name: 'process', message: 'shared/ must not use Node.' },
+        { name: 'Buffer', message: 'shared/ must not use Node.' },
+      ],
+    },
+  },
+  {
+    // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
+    files: ['electron/**/*.ts'],
+    ignores: ['electron/main/**', 'electron/preload/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' },
+          { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' },
+        ],
+      }],
+    },
+  },
+);

@@ -1,0 +1,169 @@
+/**
+ * The domain model shared by the engine, the CLI, the importers and the UI.
+ * Plain data only: everything here crosses process and IPC boundaries unchanged.
+ */
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+export const ROLES: readonly Role[] = ['user', 'assistant', 'system', 'tool'];
+
+/** One message of a transcript, as given to a save. */
+export interface MessageInput {
+  /** Stable id from the source. When absent the engine derives one (see `deriveMessageId`). */
+  msgId?: string;
+  role: Role;
+  content: string;
+  /** ISO 8601 time, when the source has one. */
+  timestamp?: string;
+}
+
+/** A transcript to save: one conversation. */
+export interface SessionInput {
+  sessionId: string;
+  title?: string;
+  /** Where it came from: `json`, `chatgpt`, `claude`, `openclaw`, `open-webui`, `sillytavern`, `claude-code`, `markdown`. */
+  source?: string;
+  messages: MessageInput[];
+}
+
+/** A message as the store keeps it. */
+export interface StoredMessage {
+  msgId: string;
+  role: Role;
+  content: string;
+  /** sha256 of role and content, hex. Any difference in content changes it. */
+  contentHash: string;
+  timestamp?: string;
+  /** Position in the conversation (input order of the save that wrote it). */
+  seq: number;
+  /** The chunks holding this message, in order (a long message spans several). */
+  chunkIds: string[];
+}
+
+/** A piece of dialogue that was embedded and can be found by search. */
+export interface Chunk {
+  chunkId: string;
+  sessionId: string;
+  text: string;
+  /** Every message whose text (or a part of it) is in this chunk, in order. */
+  msgIds: string[];
+  createdAt: string;
+}
+
+export type SaveMode = 'incremental' | 'overwrite' | 'skip-if-archived';
+export const SAVE_MODES: readonly SaveMode[] = ['incremental', 'overwrite', 'skip-if-archived'];
+
+export interface SaveOptions {
+  mode?: SaveMode;
+  /** Remove stored messages that are absent from the input, with their chunks. */
+  syncDeletes?: boolean;
+  /** Compute the report without writing anything (an import preview). */
+  dryRun?: boolean;
+}
+
+/** What one save did. The CLI's `save --json` prints exactly these fields. */
+export interface SaveReport {
+  sessionId: string;
+  mode: SaveMode;
+  /** True when the whole session was recognised as already archived and nothing was processed. */
+  skippedSession: boolean;
+  /** Messages in the input (after removing repeated ids). */
+  total: number;
+  new: number;
+  updated: number;
+  skipped: number;
+  deleted: number;
+  chunksWritten: number;
+  chunksDeleted: number;
+  chunkIds: string[];
+  embeddingsComputed: number;
+  durationMs: number;
+  warnings: string[];
+  dryRun?: boolean;
+}
+
+/** One entry of the archive record: a fast path that says what a session holds. */
+export interface ArchiveEntry {
+  session_id: string;
+  title?: string;
+  source?: string;
+  archived_at: string;
+  last_saved_at: string;
+  message_count: number;
+  chunk_count: number;
+  chunk_ids: string[];
+  /** First and last message id of the conversation, in order. */
+  msg_range: [string, string] | [];
+  /** sha256 over the ordered (msgId, contentHash) pairs of the stored messages. */
+  fingerprint: string;
+}
+
+/** One line of the save history. */
+export interface SaveEvent {
+  sessionId: string;
+  at: string;
+  mode: SaveMode;
+  syncDeletes: boolean;
+  skippedSession: boolean;
+  total: number;
+  new: number;
+  updated: number;
+  skipped: number;
+  deleted: number;
+  chunksWritten: number;
+  chunksDeleted: number;
+  chunkIdsWritten: string[];
+  chunkIdsRemoved: string[];
+  embeddingsComputed: number;
+  durationMs: number;
+  model: string;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string;
+  source?: string;
+  messageCount: number;
+  chunkCount: number;
+  archivedAt: string;
+  lastSavedAt: string;
+  saves: number;
+}
+
+export interface SessionDetail {
+  sessionId: string;
+  title?: string;
+  source?: string;
+  messages: Array<{ msgId: string; role: Role; content: string; contentHash: string; chunkId: string; timestamp?: string }>;
+  chunks: Array<{ chunkId: string; text: string; msgIds: string[]; createdAt: string }>;
+}
+
+export interface ChunkDetail extends Chunk {
+  model: string;
+  vector: number[];
+  /** The most similar chunks in other places of the store (near-duplicates show up here). */
+  similar: SearchHit[];
+}
+
+export interface SearchHit {
+  chunkId: string;
+  sessionId: string;
+  text: string;
+  score: number;
+  msgIds: string[];
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  sessions: number;
+  messages: number;
+  chunks: number;
+  problems: string[];
+}
+
+/** Progress of a long save, for progress bars. */
+export interface SaveProgress {
+  sessionId: string;
+  phase: 'reading' | 'chunking' | 'embedding' | 'writing' | 'done';
+  done: number;
+  total: number;
+}

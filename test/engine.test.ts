@@ -1,0 +1,315 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { SessionInput } from '../shared/domain.js';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { ARCHIVE_RECORD_FILE } from '../electron/engine/archiveRecord.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+
+let embedder: WorkerEmbedder;
+const dirs: Array<() => void> = [];
+
+beforeAll(async () => {
+  embedder = await startTestEmbedder();
+});
+
+afterAll(async () => {
+  await embedder.close();
+  for (const cleanup of dirs) cleanup();
+});
+
+async function freshEngine(): Promise<{ engine: MemoryEngine; dir: string }> {
+  const { dir, cleanup } = tempDir();
+  dirs.push(cleanup);
+  return { engine: await openEngine(dir, embedder), dir };
+}
+
+/** Every stored message of a session, as `show` reports it. */
+async function storedContents(engine: MemoryEngine, sessionId: string): Promise<Map<string, string>> {
+  const detail = await engine.showSession(sessionId);
+  return new Map(detail.messages.map((m) => [m.msgId, m.content]));
+}
+
+describe('the original design\'s cases', () => {
+  it('first save of 10 messages stores all of them in chunks, each embedded once', async () => {
+    const { engine } = await freshEngine();
+    const report = await engine.save(conversation(10));
+    expect(report).toMatchObject({ sessionId: 'session-a', mode: 'incremental', skippedSession: false, total: 10, new: 10, updated: 0, skipped: 0, deleted: 0 });
+    expect(report.chunksWritten).toBeGreaterThan(1);
+    expect(report.chunksWritten).toBeLessThan(10);
+    expect(report.embeddingsComputed).toBe(report.chunksWritten);
+    expect(report.chunkIds).toHaveLength(report.chunksWritten);
+    const detail = await engine.showSession('session-a');
+    expect(detail.messages.map((m) => m.msgId)).toEqual(conversation(10).messages.map((m) => m.msgId));
+    expect(new Set(detail.chunks.map((c) => c.chunkId))).toEqual(new Set(report.chunkIds));
+    expect(await engine.verify()).toMatchObject({ ok: true, sessions: 1, messages: 10 });
+    await engine.close();
+  });
+
+  it('re-saving the same session is recognised at once: nothing embedded or written', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const report = await engine.save(conversation(10));
+    expect(report).toMatchObject({ skippedSession: true, total: 10, new: 0, skipped: 10, chunksWritten: 0, embeddingsComputed: 0 });
+    await engine.close();
+  });
+
+  it('appending 5 messages processes only those 5; earlier chunks are untouched', async () => {
+    const { engine } = await freshEngine();
+    const first = await engine.save(conversation(10));
+    const report = await engine.save(conversation(15));
+    expect(report).toMatchObject({ skippedSession: false, total: 15, new: 5, updated: 0, skipped: 10, chunksDeleted: 0 });
+    expect(report.embeddingsComputed).toBe(report.chunksWritten);
+    expect(report.chunkIds.some((id) => first.chunkIds.includes(id))).toBe(false);
+    const detail = await engine.showSession('session-a');
+    expect(detail.messages).toHaveLength(15);
+    expect(detail.chunks.map((c) => c.chunkId)).toEqual(expect.arrayContaining(first.chunkIds));
+    await engine.close();
+  });
+
+  it('a mix of 5 stored and 5 new messages stores only the new ones', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const mixed: SessionInput = { ...conversation(0), messages: [...conversation(10).messages.slice(5), ...conversation(5, { start: 10 }).messages] };
+    const report = await engine.save(mixed);
+    expect(report).toMatchObject({ total: 10, new: 5, skipped: 5, updated: 0, deleted: 0 });
+    expect((await engine.showSession('session-a')).messages).toHaveLength(15);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('the archive survives a restart', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(10));
+    await engine.close();
+    const reopened = await openEngine(dir, embedder);
+    const report = await reopened.save(conversation(10));
+    expect(report.skippedSession).toBe(true);
+    expect((await reopened.listSessions()).map((s) => [s.sessionId, s.messageCount, s.saves])).toEqual([['session-a', 10, 2]]);
+    await reopened.close();
+  });
+});
+
+describe('the original design\'s flaws, fixed', () => {
+  it('a message from the middle of a chunk is recognised, not stored again', async () => {
+    const { engine } = await freshEngine();
+    const first = await engine.save(conversation(10));
+    const detail = await engine.showSession('session-a');
+    const wide = detail.chunks.find((c) => c.msgIds.length >= 3);
+    expect(wide, 'the test needs a chunk of three or more messages').toBeDefined();
+    const middle = wide!.msgIds[1]!;
+    // Only the middle message and one new one: the old design saw the middle one as new.
+    const input = conversation(11);
+    const report = await engine.save({ ...input, messages: input.messages.filter((m) => m.msgId === middle || m.msgId === 'msg-10') });
+    expect(report).toMatchObject({ new: 1, skipped: 1, updated: 0 });
+    const after = await engine.showSession('session-a');
+    expect(after.messages.filter((m) => m.msgId === middle)).toHaveLength(1);
+    expect(after.chunks.filter((c) => c.msgIds.includes(middle)).map((c) => c.chunkId)).toEqual([wide!.chunkId]);
+    expect(first.chunkIds).toContain(wide!.chunkId);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('an edit of the same length is detected, and the old text is gone from the store', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const edited = conversation(10);
+    const original = edited.messages[4]!.content;
+    const replaced = original.replace('Question 4', 'Querying 4'); // same length
+    expect(replaced.length).toBe(original.length);
+    edited.messages[4] = { ...edited.messages[4]!, content: replaced };
+    const report = await engine.save(edited);
+    expect(report).toMatchObject({ new: 0, updated: 1, skipped: 9 });
+    expect(report.embeddingsComputed).toBe(1);
+    expect(report.chunksWritten).toBe(1);
+    const detail = await engine.showSession('session-a');
+    expect(detail.messages.find((m) => m.msgId === 'msg-4')!.content).toBe(replaced);
+    expect(detail.chunks.some((c) => c.text.includes('Question 4'))).toBe(false);
+    expect(detail.chunks.filter((c) => c.text.includes('Querying 4'))).toHaveLength(1);
+    const hits = await engine.search('Question 4', { limit: 50 });
+    expect(hits.some((h) => h.text.includes('Question 4:'))).toBe(false);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('an id-less transcript saved twice is stored once', async () => {
+    const { engine } = await freshEngine();
+    const first = await engine.save(conversation(8, { withIds: false }));
+    expect(first.new).toBe(8);
+    const again = await engine.save(conversation(8, { withIds: false }));
+    expect(again.skippedSession).toBe(true);
+    const grown = await engine.save(conversation(10, { withIds: false }));
+    expect(grown).toMatchObject({ new: 2, skipped: 8 });
+    expect((await engine.showSession('session-a')).messages).toHaveLength(10);
+    await engine.close();
+  });
+
+  it('an id repeated inside one input is stored once, with a warning', async () => {
+    const { engine } = await freshEngine();
+    const input = conversation(6);
+    input.messages.push({ ...input.messages[2]!, content: 'a different text under a repeated id' });
+    const report = await engine.save(input);
+    expect(report.total).toBe(6);
+    expect(report.new).toBe(6);
+    expect(report.warnings).toEqual([expect.stringContaining('msg-2 appears again at messages[6]')]);
+    const stored = await storedContents(engine, 'session-a');
+    expect(stored.size).toBe(6);
+    expect(stored.get('msg-2')).toBe(input.messages[2]!.content);
+    await engine.close();
+  });
+});
+
+describe('modes', () => {
+  it('overwrite replaces the session\'s chunks; texts already embedded are not embedded again', async () => {
+    const { engine } = await freshEngine();
+    const first = await engine.save(conversation(10));
+    const same = await engine.save(conversation(10), { mode: 'overwrite' });
+    expect(same).toMatchObject({ mode: 'overwrite', skippedSession: false, embeddingsComputed: 0 });
+    expect(new Set(same.chunkIds)).toEqual(new Set(first.chunkIds));
+
+    const shorter = await engine.save(conversation(6), { mode: 'overwrite' });
+    expect(shorter).toMatchObject({ total: 6, deleted: 4 });
+    expect(shorter.chunksDeleted).toBeGreaterThan(0);
+    const detail = await engine.showSession('session-a');
+    expect(detail.messages.map((m) => m.msgId)).toEqual(['msg-0', 'msg-1', 'msg-2', 'msg-3', 'msg-4', 'msg-5']);
+    expect(detail.chunks.every((c) => c.msgIds.every((id) => Number(id.slice(4)) < 6))).toBe(true);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('skip-if-archived skips a session that is archived at all, even with new messages', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const report = await engine.save(conversation(14), { mode: 'skip-if-archived' });
+    expect(report).toMatchObject({ skippedSession: true, new: 0, chunksWritten: 0, embeddingsComputed: 0 });
+    expect((await engine.showSession('session-a')).messages).toHaveLength(10);
+    const other = await engine.save(conversation(4, { sessionId: 'session-b' }), { mode: 'skip-if-archived' });
+    expect(other).toMatchObject({ skippedSession: false, new: 4 });
+    await engine.close();
+  });
+
+  it('sync-deletes removes stored messages absent from the input, with their chunks', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const input = conversation(10);
+    input.messages = input.messages.filter((m) => m.msgId !== 'msg-3' && m.msgId !== 'msg-7');
+    const without = await engine.save(input);
+    expect(without).toMatchObject({ deleted: 0, skipped: 8 });
+    const report = await engine.save(input, { syncDeletes: true });
+    expect(report).toMatchObject({ deleted: 2, new: 0, updated: 0, skipped: 8 });
+    expect(report.chunksDeleted).toBeGreaterThan(0);
+    const detail = await engine.showSession('session-a');
+    expect(detail.messages.map((m) => m.msgId)).not.toContain('msg-3');
+    expect(detail.chunks.some((c) => c.text.includes('Answer 3:') || c.text.includes('Answer 7:'))).toBe(false);
+    expect(detail.messages).toHaveLength(8);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('a dry run reports what a save would do and writes nothing', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    const preview = await engine.save(conversation(14), { dryRun: true });
+    expect(preview).toMatchObject({ dryRun: true, new: 4, skipped: 10 });
+    expect(preview.chunksWritten).toBeGreaterThan(0);
+    expect((await engine.showSession('session-a')).messages).toHaveLength(10);
+    expect(await engine.history('session-a')).toHaveLength(1);
+    await engine.close();
+  });
+});
+
+describe('the archive record', () => {
+  it('a corrupt record is rebuilt from the store with a warning, and still skips what is archived', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(10));
+    await fs.writeFile(path.join(dir, ARCHIVE_RECORD_FILE), '{"format": 1, "sessions": [garbage');
+    const report = await engine.save(conversation(10));
+    expect(report.warnings).toEqual([expect.stringContaining('not valid JSON')]);
+    expect(report).toMatchObject({ new: 0, skipped: 10, chunksWritten: 0, embeddingsComputed: 0 });
+    const record = JSON.parse(await fs.readFile(path.join(dir, ARCHIVE_RECORD_FILE), 'utf8'));
+    expect(record.sessions['session-a']).toMatchObject({ session_id: 'session-a', message_count: 10, msg_range: ['msg-0', 'msg-9'] });
+    expect(record.sessions['session-a'].chunk_ids).toHaveLength(record.sessions['session-a'].chunk_count);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+
+  it('a stale record (the store moved on without it) is not trusted', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(10));
+    const stale = await fs.readFile(path.join(dir, ARCHIVE_RECORD_FILE), 'utf8');
+    await engine.save(conversation(12));
+    await fs.writeFile(path.join(dir, ARCHIVE_RECORD_FILE), stale); // as if the last save died before updating it
+    const verify = await engine.verify();
+    expect(verify.ok).toBe(false);
+    expect(verify.problems.join('\n')).toContain('describes store version');
+    const report = await engine.save(conversation(10));
+    expect(report.warnings.join('\n')).toContain('rebuilt it from the store');
+    expect(report).toMatchObject({ skippedSession: false, new: 0, skipped: 10 });
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+});
+
+describe('store', () => {
+  it('remembers its model: opening it with another one is a clear error', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(2));
+    await engine.close();
+    await expect(MemoryEngine.open({ dataDir: dir, model: 'Xenova/paraphrase-multilingual-MiniLM-L12-v2' })).rejects.toThrow(/built with the embedding model "use-lite-en".*--model use-lite-en/);
+  });
+
+  it('search finds English by meaning and Chinese by words, one result per chunk, optionally in one session', async () => {
+    const { engine } = await freshEngine();
+    await engine.save({
+      sessionId: 'pets',
+      messages: [
+        { msgId: 'p1', role: 'user', content: 'My cat keeps sleeping on the sofa all afternoon.' },
+        { msgId: 'p2', role: 'assistant', content: 'Cats nap a lot; a warm couch is a favourite spot.' },
+      ],
+    });
+    await engine.save({
+      sessionId: 'money',
+      messages: [
+        { msgId: 'm1', role: 'user', content: 'The central bank raised interest rates again.' },
+        { msgId: 'm2', role: 'assistant', content: '利率上升会影响房贷。' },
+      ],
+    });
+    const byMeaning = await engine.search('kitten resting on a couch');
+    expect(byMeaning[0]!.sessionId).toBe('pets');
+    expect(new Set(byMeaning.map((h) => h.chunkId)).size).toBe(byMeaning.length);
+    const chinese = await engine.search('房贷');
+    expect(chinese[0]!.sessionId).toBe('money');
+    expect(chinese[0]!.text).toContain('房贷');
+    const scoped = await engine.search('interest rates', { sessionId: 'pets' });
+    expect(scoped.every((h) => h.sessionId === 'pets')).toBe(true);
+    await engine.close();
+  });
+
+  it('history lists every save with its counts', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(10));
+    await engine.save(conversation(10));
+    await engine.save(conversation(12));
+    const history = await engine.history('session-a');
+    expect(history.map((e) => [e.new, e.skipped, e.skippedSession])).toEqual([
+      [10, 0, false],
+      [0, 10, true],
+      [2, 10, false],
+    ]);
+    expect(history[0]).toMatchObject({ mode: 'incremental', model: 'use-lite-en' });
+    expect(history[0]!.chunkIdsWritten.length).toBe(history[0]!.chunksWritten);
+    await engine.close();
+  });
+
+  it('a chunk can be inspected with its vector and its nearest neighbours', async () => {
+    const { engine } = await freshEngine();
+    const report = await engine.save(conversation(12));
+    const detail = await engine.inspectChunk(report.chunkIds[0]!);
+    expect(detail.vector).toHaveLength(512);
+    expect(detail.model).toBe('use-lite-en');
+    expect(detail.similar.length).toBeGreaterThan(0);
+    expect(detail.similar.map((s) => s.chunkId)).not.toContain(detail.chunkId);
+    await engine.close();
+  });
+});

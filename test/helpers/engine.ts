@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MessageInput, SessionInput } from '../../shared/domain.js';
+import { WorkerEmbedder } from '../../electron/embedding/embedder.js';
+import { MemoryEngine, type MemoryEngineOptions } from '../../electron/engine/engine.js';
+import { TEST_MODELS_DIR } from './model.js';
+
+export function tempDir(prefix = 'sm-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The real offline model in a worker thread, shared by the tests of one file. */
+export function startTestEmbedder(): Promise<WorkerEmbedder> {
+  return WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR });
+}
+
+export function openEngine(dataDir: string, embedder: WorkerEmbedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
+  return MemoryEngine.open({ dataDir, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000, ...extra });
+}
+
+const TOPICS = [
+  ['garden', 'tomatoes', 'watering', 'soil', 'compost', 'seedlings'],
+  ['database', 'index', 'query', 'table', 'rows', 'compaction'],
+  ['travel', 'train', 'tickets', 'Lisbon', 'hotel', 'luggage'],
+  ['cooking', 'risotto', 'stock', 'parmesan', 'stirring', 'rice'],
+  ['running', 'marathon', 'pace', 'training', 'shoes', 'recovery'],
+];
+
+/** A deterministic, readable conversation: user questions and assistant answers about a few topics. */
+export function conversation(count: number, options: { withIds?: boolean; start?: number; sessionId?: string; topicEvery?: number } = {}): SessionInput {
+  const start = options.start ?? 0;
+  const messages: MessageInput[] = [];
+  for (let i = start; i < start + count; i++) {
+    const topic = TOPICS[Math.floor(i / (options.topicEvery ?? 6)) % TOPICS.length]!;
+    const w = (k: number) => topic[(i + k) % topic.length]!;
+    const role = i % 2 === 0 ? 'user' : 'assistant';
+    const content =
+      role === 'user'
+        ? `Question ${i}: how should I think about ${w(0)} and ${w(1)} when the ${w(2)} changes?`
+        : `Answer ${i}: keep the ${w(0)} steady, check the ${w(3)} each week, and note how the ${w(4)} responds before changing the ${w(5)}.`;
+    messages.push({ ...(options.withIds === false ? {} : { msgId: `msg-${i}` }), role, content });
+  }
+  return { sessionId: options.sessionId ?? 'session-a', title: 'A test conversation', messages };
+}
