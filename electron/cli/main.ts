@@ -66,6 +66,10 @@ async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine: Memor
   const engine = await MemoryEngine.open({
     dataDir: dataDirOf(options),
     ...(options.model ? { model: options.model } : {}),
+    // Models can live apart from the data (one download shared by several stores).
+    ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
+    // Test runs only: small commits, so that a save can be interrupted between many of them.
+    ...(process.env.SESSION_MEMORY_TEST_WRITE_BATCH ? { writeBatchChunks: Number(process.env.SESSION_MEMORY_TEST_WRITE_BATCH) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
   });

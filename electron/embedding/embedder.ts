@@ -29,7 +29,7 @@ export interface WorkerEmbedderOptions {
   modelsDir: string;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The worker script; a packaged build passes its compiled worker. */
-  workerUrl?: URL;
+  workerUrl?: URL | undefined;
 }
 
 export class WorkerEmbedder implements Embedder {

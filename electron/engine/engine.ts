@@ -27,7 +27,7 @@ import type {
 import { SAVE_MODES } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type DownloadProgress, type Embedder } from '../embedding/embedder.js';
-import { readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
+import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
 import { chunkDialogue, type ChunkableMessage, type PlannedChunk } from './chunker.js';
 import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
@@ -62,6 +62,8 @@ export interface MemoryEngineOptions {
   optimizeEvery?: number;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
+  /** The embedding worker script (a packaged build passes its compiled one). */
+  embedWorkerUrl?: URL;
 }
 
 export interface SaveCallOptions extends SaveOptions {
@@ -118,7 +120,7 @@ export class MemoryEngine {
     let ownsEmbedder = false;
     if (!stored && !embedder) {
       // A new store needs the model's dimension before its table can be created.
-      embedder = await WorkerEmbedder.start(wanted, { modelsDir, onDownloadProgress: options.onDownloadProgress });
+      embedder = await WorkerEmbedder.start(wanted, { modelsDir, onDownloadProgress: options.onDownloadProgress, workerUrl: options.embedWorkerUrl });
       ownsEmbedder = true;
     }
     let store: ChunkStore;
@@ -147,6 +149,7 @@ export class MemoryEngine {
       this.embedderPromise = WorkerEmbedder.start(this.store.model.model, {
         modelsDir: this.options.modelsDir!,
         onDownloadProgress: this.options.onDownloadProgress,
+        workerUrl: this.options.embedWorkerUrl,
       }).then((embedder) => {
         if (embedder.dim !== this.store.model.dim) {
           void embedder.close();
@@ -298,7 +301,7 @@ export class MemoryEngine {
         record.writesSinceOptimize = 0;
       }
       record.storeVersion = await this.store.version();
-      await writeArchiveRecord(this.dataDir, record);
+      await this.writeRecord(record);
     }
     const event: SaveEvent = {
       sessionId: report.sessionId,
@@ -324,6 +327,14 @@ export class MemoryEngine {
     return report;
   }
 
+  private recordCache: { stamp: string; record: ArchiveRecord } | null = null;
+
+  private async writeRecord(record: ArchiveRecord): Promise<void> {
+    this.recordCache = null;
+    await writeArchiveRecord(this.dataDir, record);
+    this.recordCache = { stamp: await recordStamp(this.dataDir), record };
+  }
+
   private async recordSessionMeta(sessionId: string, title: string | undefined, source: string | undefined, isNew: boolean): Promise<void> {
     if (!isNew && title === undefined && source === undefined) return;
     const current = isNew ? null : await this.store.sessionMeta(sessionId);
@@ -341,9 +352,16 @@ export class MemoryEngine {
    * rebuilt from the store (the source of truth) and the rebuild is reported.
    */
   async loadRecord(warnings: string[] = []): Promise<ArchiveRecord> {
-    const read = await readArchiveRecord(this.dataDir);
     const version = await this.store.version();
-    if (read.record && read.record.storeVersion === version) return read.record;
+    // A long-running process re-reads the record only when another process has replaced it.
+    const stamp = await recordStamp(this.dataDir);
+    if (this.recordCache && stamp === this.recordCache.stamp && this.recordCache.record.storeVersion === version) return this.recordCache.record;
+    this.recordCache = null;
+    const read = await readArchiveRecord(this.dataDir);
+    if (read.record && read.record.storeVersion === version) {
+      this.recordCache = { stamp, record: read.record };
+      return read.record;
+    }
     const why = read.record ? `the archive record describes store version ${read.record.storeVersion}, the store is at ${version}` : read.problem;
     const rebuilt = await this.rebuildRecord();
     const hadData = Object.keys(rebuilt.sessions).length > 0 || read.record !== null;
@@ -353,7 +371,7 @@ export class MemoryEngine {
       this.logger.warn(message);
     }
     try {
-      await writeArchiveRecord(this.dataDir, rebuilt);
+      await this.writeRecord(rebuilt);
     } catch (error) {
       this.logger.warn(`could not write the rebuilt archive record: ${(error as Error).message}`);
     }
@@ -523,7 +541,7 @@ export class MemoryEngine {
       for (const id of Object.keys(read.record.sessions)) if (!fromStore.sessions[id]) problems.push(`archive record: session ${id} is recorded but not stored`);
     }
     if (options.repair && problems.length > 0) {
-      await writeArchiveRecord(this.dataDir, await this.rebuildRecord());
+      await this.writeRecord(await this.rebuildRecord());
     }
     return { ok: problems.length === 0, sessions: bySession.size, messages, chunks, problems };
   }
@@ -683,6 +701,16 @@ class ChunkWriter {
       owned: ownedHere,
       createdAt: Date.now(),
     };
+  }
+}
+
+/** Identifies one version of the record file: it is replaced by rename, so a new write changes the inode or mtime. */
+async function recordStamp(dataDir: string): Promise<string> {
+  try {
+    const stat = await fs.stat(path.join(dataDir, ARCHIVE_RECORD_FILE), { bigint: true });
+    return `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
+  } catch {
+    return 'missing';
   }
 }
 

@@ -9,7 +9,7 @@ import type { SaveEvent } from '../../shared/domain.js';
 export const HISTORY_FILE = 'save-history.jsonl';
 
 export async function appendSaveEvent(dataDir: string, event: SaveEvent): Promise<void> {
-  const handle = await fs.open(path.join(dataDir, HISTORY_FILE), 'a');
+  const handle = await fs.open(path.join(dataDir, HISTORY_FILE), 'a+');
   try {
     // A previous writer may have died mid-line; start on a fresh line so this event stays readable.
     const { size } = await handle.stat();

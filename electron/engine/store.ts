@@ -295,7 +295,7 @@ export class ChunkStore {
   }
 
   async vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
-    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids']);
+    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_distance']);
     const filters: string[] = [];
     if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
     if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);

@@ -12,16 +12,26 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `where` extended by a key or an index, as a JavaScript-like path. */
+/**
+ * `where` extended by a key or an index, as a JavaScript-like path. A `where` ending in a colon
+ * names a line of a JSONL file (`line 7:`), and the path inside that line follows it.
+ */
 export function at(where: string, key: string | number): string {
-  if (typeof key === 'number') return `${where}[${key}]`;
-  if (/^[A-Za-z_$][\w$]*$/.test(key)) return where ? `${where}.${key}` : key;
-  return `${where}[${JSON.stringify(key)}]`;
+  const base = where.endsWith(':') ? `${where} ` : where;
+  if (typeof key === 'number') return `${base}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return where === '' || where.endsWith(':') ? `${base}${key}` : `${where}.${key}`;
+  return `${base}[${JSON.stringify(key)}]`;
 }
 
-/** The place for a message: the path, or "the file" when the value is the whole document. */
+/** The `where` of a line of a JSONL file. */
+export function lineWhere(lineNo: number): string {
+  return `line ${lineNo}:`;
+}
+
+/** The place for a message: the path, the whole document, or a whole line. */
 function subject(where: string): string {
-  return where === '' ? 'the document' : where;
+  if (where === '') return 'the document';
+  return where.endsWith(':') ? `${where} the line` : where;
 }
 
 export function requireObject(value: unknown, where: string): JsonObject {

@@ -1,0 +1,276 @@
+/**
+ * Hosts the engine for a UI: the handlers behind every IPC channel, shared by the Electron main
+ * process and the web-mode server. Plain Node: no Electron here, so every handler is tested directly.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { SaveReport } from '../../shared/domain.js';
+import type { ErrorInfo } from '../../shared/errors.js';
+import type { Channel, EventMap, EventName, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
+import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
+import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
+import { MemoryEngine, type Logger } from '../engine/engine.js';
+import { EngineError } from '../engine/errors.js';
+import { ChunkStore } from '../engine/store.js';
+import { ImportError, readTranscripts } from '../importers/index.js';
+
+export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
+
+export interface MemoryHostOptions {
+  dataDir: string;
+  model?: string;
+  modelsDir?: string;
+  language?: Settings['language'];
+  theme?: Settings['theme'];
+  nativeDialogs?: boolean;
+  /** Pushes an event to the UI. */
+  emit?: <E extends EventName>(event: E, payload: EventMap[E]) => void;
+  /** Called when settings change, so the shell can persist them. */
+  onSettingsChanged?: (settings: Settings) => void;
+  logger?: Logger;
+  /** The embedding worker script of a packaged build. */
+  embedWorkerUrl?: URL;
+  /** Where dropped files are staged. Default: a fresh folder under the OS temp directory. */
+  stagingDir?: string;
+}
+
+interface StagedFile {
+  name: string;
+  path: string;
+  size: number;
+}
+
+export function toErrorInfo(error: unknown): ErrorInfo {
+  if (error instanceof EngineError) return error.toInfo();
+  if (error instanceof ImportError) return { code: error.code === 'unknown-format' ? 'unknown_format' : 'invalid_input', message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message };
+}
+
+export class MemoryHost {
+  private enginePromise: Promise<MemoryEngine> | null = null;
+  private readonly staged = new Map<string, StagedFile>();
+  private stagingDir: string | null = null;
+  private running: AbortController | null = null;
+  private runningJob: Promise<unknown> | null = null;
+  private settings: Omit<Settings, 'storeModel' | 'model'> & { model?: string };
+  private closed = false;
+
+  constructor(private readonly options: MemoryHostOptions) {
+    this.settings = {
+      dataDir: path.resolve(options.dataDir),
+      ...(options.model ? { model: options.model } : {}),
+      defaultModel: DEFAULT_MODEL,
+      offlineModel: OFFLINE_MODEL,
+      language: options.language ?? 'system',
+      theme: options.theme ?? 'system',
+      nativeDialogs: options.nativeDialogs ?? false,
+    };
+  }
+
+  get dataDir(): string {
+    return this.settings.dataDir;
+  }
+
+  private get storeUri(): string {
+    return path.join(this.settings.dataDir, 'lancedb');
+  }
+
+  private async storeExists(): Promise<boolean> {
+    return existsSync(this.settings.dataDir) && (await ChunkStore.readModel(this.storeUri)) !== null;
+  }
+
+  /** The engine, opened on first use (a new store loads the model to learn its dimension). */
+  engine(): Promise<MemoryEngine> {
+    if (this.closed) return Promise.reject(new EngineError('cancelled', 'the app is shutting down'));
+    if (!this.enginePromise) {
+      this.enginePromise = MemoryEngine.open({
+        dataDir: this.settings.dataDir,
+        ...(this.settings.model ? { model: this.settings.model } : {}),
+        ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
+        ...(this.options.logger ? { logger: this.options.logger } : {}),
+        ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
+        onDownloadProgress: (p) => this.options.emit?.('onModelDownload', p),
+      });
+      this.enginePromise.catch(() => {
+        this.enginePromise = null;
+      });
+    }
+    return this.enginePromise;
+  }
+
+  readonly handlers: Handlers = {
+    'sessions:list': async () => ((await this.storeExists()) ? (await this.engine()).listSessions() : []),
+    'sessions:show': async ({ sessionId }) => {
+      if (!(await this.storeExists())) throw new EngineError('not_found', `no session "${sessionId}" in this store`);
+      return (await this.engine()).showSession(sessionId);
+    },
+    'sessions:history': async ({ sessionId }) => ((await this.storeExists()) ? (await this.engine()).history(sessionId) : []),
+    'chunks:inspect': async ({ chunkId, similar }) => {
+      if (!(await this.storeExists())) throw new EngineError('not_found', `no chunk "${chunkId}" in this store`);
+      return (await this.engine()).inspectChunk(chunkId, similar ?? 5);
+    },
+    'files:stage': async ({ name, dataBase64 }) => this.stage(name, dataBase64),
+    'import:preview': async ({ fileIds, include }) => this.preview(fileIds, include),
+    'import:run': async (request) => this.runImport(request),
+    'import:cancel': async () => {
+      const running = this.running;
+      running?.abort();
+      return { cancelled: running !== null };
+    },
+    'search:query': async ({ query, limit, sessionId }) => ((await this.storeExists()) ? (await this.engine()).search(query, { ...(limit ? { limit } : {}), ...(sessionId ? { sessionId } : {}) }) : []),
+    'store:verify': async ({ repair }) => ((await this.storeExists()) ? (await this.engine()).verify({ repair: Boolean(repair) }) : { ok: true, sessions: 0, messages: 0, chunks: 0, problems: [] }),
+    'settings:get': async () => this.currentSettings(),
+    'settings:set': async (changes) => this.changeSettings(changes),
+  };
+
+  private async currentSettings(): Promise<Settings> {
+    const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
+    return {
+      ...this.settings,
+      model: stored?.model ?? this.settings.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL,
+      storeModel: stored?.model ?? null,
+    };
+  }
+
+  private async changeSettings(changes: RequestMap['settings:set']): Promise<Settings> {
+    const previous = { ...this.settings };
+    const reopen = (changes.dataDir !== undefined && path.resolve(changes.dataDir) !== this.settings.dataDir) || (changes.model !== undefined && changes.model !== this.settings.model);
+    if (changes.language) this.settings.language = changes.language;
+    if (changes.theme) this.settings.theme = changes.theme;
+    if (reopen) {
+      if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
+      if (changes.dataDir !== undefined) this.settings.dataDir = path.resolve(changes.dataDir);
+      if (changes.model !== undefined) this.settings.model = changes.model;
+      await this.closeEngine();
+      try {
+        // Open now, so a wrong model or an unusable folder is reported here, not at the next save.
+        if (await this.storeExists()) await this.engine();
+        else if (changes.model !== undefined) await (await this.engine()).embedder();
+      } catch (error) {
+        await this.closeEngine();
+        this.settings = previous;
+        throw error;
+      }
+    }
+    const settings = await this.currentSettings();
+    this.options.onSettingsChanged?.(settings);
+    return settings;
+  }
+
+  private async stage(name: string, dataBase64: string): Promise<ResponseMap['files:stage']> {
+    const bytes = Buffer.from(dataBase64, 'base64');
+    if (bytes.length > MAX_STAGED_BYTES) throw new EngineError('invalid_request', `${name}: larger than ${MAX_STAGED_BYTES / 1024 / 1024} MB`);
+    if (!this.stagingDir) this.stagingDir = await fs.mkdtemp(path.join(this.options.stagingDir ?? os.tmpdir(), 'session-memory-staging-'));
+    const fileId = randomUUID();
+    // Keep only the base name: the UI chooses the label, never where the file goes.
+    const safeName = path.basename(name).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_') || 'transcript';
+    const dir = path.join(this.stagingDir, fileId);
+    await fs.mkdir(dir);
+    const file = path.join(dir, safeName);
+    await fs.writeFile(file, bytes);
+    this.staged.set(fileId, { name: safeName, path: file, size: bytes.length });
+    return { fileId, name: safeName, size: bytes.length };
+  }
+
+  private stagedFile(fileId: string): StagedFile {
+    const file = this.staged.get(fileId);
+    if (!file) throw new EngineError('not_found', `no staged file ${fileId}; drop the file again`);
+    return file;
+  }
+
+  private async preview(fileIds: string[], include?: Array<'tools' | 'thinking'>): Promise<FilePreview[]> {
+    const files = fileIds.map((id) => [id, this.stagedFile(id)] as const);
+    const previews: FilePreview[] = [];
+    for (const [fileId, staged] of files) {
+      const preview: FilePreview = { fileId, name: staged.name, sessions: [] };
+      previews.push(preview);
+      for await (const file of readTranscripts([staged.path], include ? { include } : {})) {
+        if ('error' in file) {
+          preview.error = toErrorInfo(file.error);
+          break;
+        }
+        preview.format = file.format;
+        try {
+          const engine = await this.engine();
+          for await (const session of file.sessions) {
+            const report = await engine.save(session, { dryRun: true });
+            preview.sessions.push({ ...report, ...(session.title ? { title: session.title } : {}) });
+          }
+        } catch (error) {
+          preview.error = toErrorInfo(error);
+          preview.sessions = [];
+        }
+      }
+    }
+    return previews;
+  }
+
+  private async runImport(request: RequestMap['import:run']): Promise<ImportResult> {
+    if (this.running) throw new EngineError('invalid_request', 'an import is already running');
+    const files = request.fileIds.map((id) => [id, this.stagedFile(id)] as const);
+    const controller = new AbortController();
+    this.running = controller;
+    const job = (async () => {
+      const result: ImportResult = { files: [], cancelled: false };
+      const wanted = request.sessionIds ? new Set(request.sessionIds) : null;
+      for (const [index, [fileId, staged]] of files.entries()) {
+        const entry: ImportResult['files'][number] = { fileId, name: staged.name, reports: [] };
+        result.files.push(entry);
+        for await (const file of readTranscripts([staged.path], request.include ? { include: request.include } : {})) {
+          if ('error' in file) {
+            entry.error = toErrorInfo(file.error);
+            break;
+          }
+          entry.format = file.format;
+          const engine = await this.engine();
+          for await (const session of file.sessions) {
+            if (wanted && !wanted.has(session.sessionId)) continue;
+            if (controller.signal.aborted) break;
+            try {
+              const report: SaveReport = await engine.save(session, {
+                mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
+                syncDeletes: Boolean(request.syncDeletes),
+                signal: controller.signal,
+                onProgress: (p) => this.options.emit?.('onSaveProgress', { ...p, fileIndex: index, fileCount: files.length }),
+              });
+              entry.reports.push(report);
+            } catch (error) {
+              if (error instanceof EngineError && error.code === 'cancelled') break;
+              entry.error = toErrorInfo(error);
+              break;
+            }
+          }
+        }
+        if (controller.signal.aborted) break;
+      }
+      result.cancelled = controller.signal.aborted;
+      return result;
+    })();
+    this.runningJob = job;
+    try {
+      return await job;
+    } finally {
+      this.running = null;
+      this.runningJob = null;
+    }
+  }
+
+  private async closeEngine(): Promise<void> {
+    const engine = this.enginePromise;
+    this.enginePromise = null;
+    if (engine) await (await engine.catch(() => null))?.close();
+  }
+
+  /** Cancels a running import (its written commits stay whole), then closes the store and removes staged files. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.running?.abort();
+    await this.runningJob?.catch(() => {});
+    this.closed = true;
+    await this.closeEngine();
+    if (this.stagingDir) await fs.rm(this.stagingDir, { recursive: true, force: true });
+  }
+}

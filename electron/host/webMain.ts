@@ -1,0 +1,49 @@
+/**
+ * `npm run web -- [--port N] [--data DIR] [--model NAME]`: serves the UI on 127.0.0.1 and prints
+ * the URL to open (with this run's token) as the first line of its output.
+ */
+import { Command } from 'commander';
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defaultDataDir } from '../engine/paths.js';
+import { MemoryHost } from './memoryHost.js';
+import { startWebServer, type WebServer } from './webServer.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function runWeb(argv: string[]): Promise<void> {
+  const program = new Command('session-memory-web')
+    .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', (v) => Number(v), 0)
+    .option('--data <dir>', 'data directory (default: $SESSION_MEMORY_HOME, else the desktop app\'s)')
+    .option('--model <name|dir>', 'embedding model (default: the store\'s, else $SESSION_MEMORY_MODEL, else the multilingual default)')
+    .option('--static <dir>', 'the built UI', path.join(repo, 'dist-renderer'))
+    .parse(argv);
+  const options = program.opts<{ port: number; data?: string; model?: string; static: string }>();
+  if (!existsSync(path.join(options.static, 'index.html'))) {
+    process.stderr.write(`session-memory web: the UI is not built (${options.static}/index.html is missing); run "npm run build:renderer" first\n`);
+    process.exit(1);
+  }
+  let server: WebServer | null = null;
+  const host = new MemoryHost({
+    dataDir: options.data ? path.resolve(options.data) : defaultDataDir(),
+    ...(options.model ? { model: options.model } : {}),
+    ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
+    emit: (event, payload) => server?.emit(event, payload),
+    logger: { warn: (m) => process.stderr.write(`warning: ${m}\n`), info: () => {} },
+  });
+  server = await startWebServer({ handlers: host.handlers, staticDir: options.static, port: options.port });
+  process.stdout.write(`${server.url}\n`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server?.close();
+    await host.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+await runWeb(process.argv);

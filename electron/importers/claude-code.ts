@@ -1,0 +1,108 @@
+/**
+ * Claude Code transcripts (`~/.claude/projects/<project>/<sessionId>.jsonl`). Lines of type `user`
+ * and `assistant` are the conversation; `summary`, `system`, `file-history-snapshot` and other
+ * bookkeeping lines are not (a `summary` gives the title). msgId: the line's `uuid`.
+ *
+ * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
+ * in the file, so we take the path from the last message up to the root, as for the other
+ * tree-shaped formats; after `/compact` the chain restarts at a boundary line whose
+ * `logicalParentUuid` leads back to the messages before it, which stay part of the conversation.
+ *
+ * Left out: sub-agent lines (`isSidechain`, a separate conversation of their own), meta lines
+ * (`isMeta`: caveats the client injects) and compaction summaries (`isCompactSummary`: the
+ * model's retelling of messages that are still in the file).
+ */
+import type { MessageInput, SessionInput } from '../../shared/domain.js';
+import type { JsonlRecord } from './jsonl-record.js';
+import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from './parts.js';
+import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, type JsonObject } from './shape.js';
+import { isoFromDateString } from './time.js';
+
+const MESSAGE_TYPES = new Set(['user', 'assistant']);
+const BOOKKEEPING_TYPES = new Set(['summary', 'file-history-snapshot', 'system']);
+
+export function isClaudeCodeTranscript(records: readonly JsonlRecord[]): boolean {
+  return records.slice(0, 50).some(({ value }) =>
+    (MESSAGE_TYPES.has(value.type as string) && typeof value.uuid === 'string' && isObject(value.message)) ||
+    (BOOKKEEPING_TYPES.has(value.type as string) && ('leafUuid' in value || 'messageId' in value || 'sessionId' in value)),
+  );
+}
+
+/** @param fallbackSessionId used only when no line names its session (Claude Code names files `<sessionId>.jsonl`). */
+export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbackSessionId: string, options: MappingOptions): SessionInput {
+  const sessionId = records.map(({ value }) => optionalText(value.sessionId)).find((id) => id !== undefined) ?? fallbackSessionId;
+  const toolNames = new Map<string, string>();
+  const messages: MessageInput[] = [];
+  for (const record of conversationPath(records)) {
+    const { value } = record;
+    if (value.isMeta === true || value.isCompactSummary === true) continue;
+    messages.push(...mapLine(record, toolNames, options));
+  }
+  const title = latestSummary(records);
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
+}
+
+function isConversationLine(value: JsonObject): boolean {
+  return MESSAGE_TYPES.has(value.type as string) && value.isSidechain !== true;
+}
+
+function conversationPath(records: readonly JsonlRecord[]): JsonlRecord[] {
+  const byUuid = new Map<string, JsonlRecord>();
+  for (const record of records) {
+    if (typeof record.value.uuid === 'string') byUuid.set(record.value.uuid, record);
+  }
+  const leaf = records.findLast((record) => isConversationLine(record.value));
+  const path: JsonlRecord[] = [];
+  const seen = new Set<string>();
+  for (let record = leaf; record !== undefined; ) {
+    const uuid = record.value.uuid;
+    if (typeof uuid !== 'string' || seen.has(uuid)) break;
+    seen.add(uuid);
+    if (isConversationLine(record.value)) path.push(record);
+    const parent = optionalText(record.value.parentUuid) ?? optionalText(record.value.logicalParentUuid);
+    // A parent outside this file (a session resumed from another file) ends the walk.
+    record = parent === undefined ? undefined : byUuid.get(parent);
+  }
+  return path.reverse();
+}
+
+function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
+  const where = lineWhere(record.lineNo);
+  const id = requireNonEmptyString(record.value.uuid, at(where, 'uuid'));
+  const message = requireObject(record.value.message, at(where, 'message'));
+  const role = record.value.type === 'user' ? 'user' : 'assistant';
+  const timestamp = isoFromDateString(record.value.timestamp);
+  const parts = contentParts(message.content, toolNames);
+  return messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+}
+
+function contentParts(content: unknown, toolNames: Map<string, string>): MessagePart[] {
+  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter(isObject).map((block): MessagePart => {
+    switch (block.type) {
+      case 'text':
+        return { kind: 'text', text: typeof block.text === 'string' ? block.text : '' };
+      case 'image':
+        return { kind: 'text', text: IMAGE_PLACEHOLDER };
+      case 'thinking':
+        return { kind: 'thinking', text: typeof block.thinking === 'string' ? block.thinking : '' };
+      case 'tool_use': {
+        const name = optionalText(block.name) ?? 'tool';
+        if (typeof block.id === 'string') toolNames.set(block.id, name);
+        return { kind: 'tool-call', name, args: block.input ?? {} };
+      }
+      case 'tool_result': {
+        const name = (typeof block.tool_use_id === 'string' ? toolNames.get(block.tool_use_id) : undefined) ?? 'tool';
+        return { kind: 'tool-result', name, text: textOfResultContent(block.content), isError: block.is_error === true };
+      }
+      default:
+        // redacted_thinking and future block types carry nothing readable.
+        return { kind: 'text', text: '' };
+    }
+  });
+}
+
+function latestSummary(records: readonly JsonlRecord[]): string | undefined {
+  return records.findLast(({ value }) => value.type === 'summary' && optionalText(value.summary) !== undefined)?.value.summary as string | undefined;
+}

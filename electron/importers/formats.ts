@@ -1,0 +1,110 @@
+/**
+ * The formats we understand, how each is recognised by its content, and which mapper reads it.
+ * Two families: JSON documents (one conversation, or an array of them, which large files stream
+ * one at a time) and JSONL files (one conversation per file, one entry per line).
+ */
+import type { SessionInput } from '../../shared/domain.js';
+import { isChatGptConversation, mapChatGptConversation } from './chatgpt.js';
+import { isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
+import { isClaudeConversation, mapClaudeConversation } from './claude.js';
+import { isEngineSession, mapEngineSession } from './engine-json.js';
+import type { JsonlRecord } from './jsonl-record.js';
+import { looksLikeMarkdownTranscript } from './markdown.js';
+import { isOpenClawSession, mapOpenClawSession } from './openclaw.js';
+import { isOpenWebUiChat, mapOpenWebUiChat } from './open-webui.js';
+import type { MappingOptions } from './parts.js';
+import { isObject } from './shape.js';
+import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
+
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown';
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown'];
+
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code'>;
+
+/** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
+export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
+  // Most specific first: the engine's own format only asks for a message list.
+  if (isChatGptConversation(conversation)) return 'chatgpt';
+  if (isClaudeConversation(conversation)) return 'claude';
+  if (isOpenWebUiChat(conversation)) return 'open-webui';
+  if (isEngineSession(conversation)) return 'json';
+  return undefined;
+}
+
+export function mapDocumentConversation(format: DocumentFormat, conversation: unknown, where: string, options: MappingOptions): SessionInput {
+  switch (format) {
+    case 'chatgpt':
+      return mapChatGptConversation(conversation, where, options);
+    case 'claude':
+      return mapClaudeConversation(conversation, where, options);
+    case 'open-webui':
+      return mapOpenWebUiChat(conversation, where, options);
+    case 'json':
+      return mapEngineSession(conversation, where);
+  }
+}
+
+/** The format of a JSONL file, from its first lines. */
+export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat | undefined {
+  if (isOpenClawSession(records)) return 'openclaw';
+  if (isSillyTavernChat(records)) return 'sillytavern';
+  if (isClaudeCodeTranscript(records)) return 'claude-code';
+  return undefined;
+}
+
+/** @param baseName the file name without folders: Claude Code names its files after the session. */
+export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions): SessionInput {
+  switch (format) {
+    case 'openclaw':
+      return mapOpenClawSession(records, options);
+    case 'sillytavern':
+      return mapSillyTavernChat(records, options);
+    case 'claude-code':
+      return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
+  }
+}
+
+/**
+ * The format of a transcript, from its content alone (file names are often wrong: a ChatGPT export
+ * renamed to .txt is still a ChatGPT export). Undefined when it is none of ours, or not valid
+ * enough to tell; `readTranscripts` says precisely what is wrong with such a file.
+ */
+export function detectFormat(content: string | Uint8Array): ImportFormat | undefined {
+  let text: string;
+  try {
+    text = typeof content === 'string' ? content : new TextDecoder('utf-8', { fatal: true }).decode(content);
+  } catch {
+    return undefined;
+  }
+  text = text.replace(/^\uFEFF/, '');
+  const start = text.trimStart()[0];
+  if (start === '[' || start === '{') {
+    const document = parseJsonOrUndefined(text);
+    if (document !== undefined) {
+      if (isObject(document)) {
+        const asLine = detectJsonlFormat([{ lineNo: 1, value: document }]);
+        if (asLine) return asLine;
+      }
+      const first = Array.isArray(document) ? document[0] : document;
+      return detectDocumentFormat(first);
+    }
+    const records = text
+      .split('\n')
+      .map((line, index) => ({ lineNo: index + 1, value: parseJsonOrUndefined(line) }))
+      .filter((record): record is JsonlRecord => isObject(record.value));
+    const jsonl = records.length > 0 ? detectJsonlFormat(records) : undefined;
+    if (jsonl) return jsonl;
+  }
+  return looksLikeMarkdownTranscript(text) ? 'markdown' : undefined;
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Open WebUI "Export chats": an array of chats. Current exports hold a tree in
+ * `chat.history.messages` with `chat.history.currentId` as the message the person last saw; we
+ * keep the path from there up to the root. Older exports have a linear `chat.messages`.
+ *
+ * Open WebUI writes model reasoning and tool calls into the assistant's text as
+ * `<details type="reasoning">` and `<details type="tool_calls">` blocks. They are taken out of the
+ * text and handled like thinking and tool calls elsewhere (left out unless included).
+ */
+import type { MessageInput, Role, SessionInput } from '../../shared/domain.js';
+import { ShapeError } from './errors.js';
+import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
+import { at, isObject, optionalText, requireObject, requireString, type JsonObject } from './shape.js';
+import { isoFromEpoch } from './time.js';
+
+export function isOpenWebUiChat(value: unknown): boolean {
+  return isObject(value) && isObject(value.chat) && (isObject(value.chat.history) || Array.isArray(value.chat.messages));
+}
+
+export function mapOpenWebUiChat(value: unknown, where: string, options: MappingOptions): SessionInput {
+  const item = requireObject(value, where);
+  const chatWhere = at(where, 'chat');
+  const chat = requireObject(item.chat, chatWhere);
+  const sessionId = optionalText(item.id) ?? optionalText(chat.id);
+  if (sessionId === undefined) throw new ShapeError(`${at(where, 'id')} must be a non-empty string (it is missing)`);
+
+  const messages: MessageInput[] = [];
+  for (const { message, where: messageWhere } of conversation(chat, chatWhere)) {
+    messages.push(...mapMessage(message, messageWhere, options));
+  }
+  const title = optionalText(item.title) ?? optionalText(chat.title);
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'open-webui', messages };
+}
+
+function conversation(chat: JsonObject, where: string): Array<{ message: JsonObject; where: string }> {
+  const history = isObject(chat.history) ? chat.history : undefined;
+  const tree = history && isObject(history.messages) ? history.messages : undefined;
+  if (history && tree && typeof history.currentId === 'string') {
+    return activePath(tree, history.currentId, at(at(where, 'history'), 'messages'));
+  }
+  if (Array.isArray(chat.messages)) {
+    return chat.messages.map((message, index) => ({ message: requireObject(message, at(at(where, 'messages'), index)), where: at(at(where, 'messages'), index) }));
+  }
+  if (tree && Object.keys(tree).length === 0) return [];
+  throw new ShapeError(`${at(at(where, 'history'), 'currentId')} must name a message of ${at(at(where, 'history'), 'messages')}, or ${at(where, 'messages')} must be an array`);
+}
+
+function activePath(tree: JsonObject, currentId: string, where: string): Array<{ message: JsonObject; where: string }> {
+  if (!(currentId in tree)) throw new ShapeError(`currentId ${JSON.stringify(currentId)} is not in ${where}`);
+  const path: Array<{ message: JsonObject; where: string }> = [];
+  const seen = new Set<string>();
+  for (let id: string | undefined = currentId; id !== undefined; ) {
+    if (seen.has(id)) throw new ShapeError(`${where} has a cycle through message ${JSON.stringify(id)}`);
+    seen.add(id);
+    const message = requireObject(tree[id], at(where, id));
+    path.push({ message, where: at(where, id) });
+    const parentId = message.parentId;
+    if (parentId === null || parentId === undefined) break;
+    if (typeof parentId !== 'string') throw new ShapeError(`${at(at(where, id), 'parentId')} must be a string or null`);
+    if (!(parentId in tree)) throw new ShapeError(`${at(at(where, id), 'parentId')} ${JSON.stringify(parentId)} is not in ${where}`);
+    id = parentId;
+  }
+  return path.reverse();
+}
+
+function mapMessage(message: JsonObject, where: string, options: MappingOptions): MessageInput[] {
+  const roleName = requireString(message.role, at(where, 'role'));
+  const role: Role | undefined = roleName === 'user' || roleName === 'assistant' || roleName === 'system' ? roleName : undefined;
+  if (role === undefined) return [];
+  const content = typeof message.content === 'string' ? message.content : '';
+  const timestamp = isoFromEpoch(message.timestamp);
+  const id = optionalText(message.id);
+  const parts = role === 'assistant' ? splitDetailsBlocks(content) : [{ kind: 'text' as const, text: content }];
+  return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+}
+
+const DETAILS_BLOCK = /<details\s+type="(reasoning|tool_calls)"([^>]*)>([\s\S]*?)<\/details>/g;
+
+/** The assistant's text with its reasoning and tool-call blocks as separate parts, in order. */
+function splitDetailsBlocks(content: string): MessagePart[] {
+  const parts: MessagePart[] = [];
+  let last = 0;
+  for (const match of content.matchAll(DETAILS_BLOCK)) {
+    parts.push({ kind: 'text', text: content.slice(last, match.index).trim() });
+    const [, type, attributes = '', body = ''] = match;
+    if (type === 'reasoning') {
+      parts.push({ kind: 'thinking', text: reasoningText(body) });
+    } else {
+      const attrs = parseAttributes(attributes);
+      const name = attrs.get('name') ?? 'tool';
+      parts.push({ kind: 'tool-call', name, args: parseJsonOr(attrs.get('arguments') ?? '') });
+      if (attrs.has('result')) {
+        const result = parseJsonOr(attrs.get('result') ?? '');
+        parts.push({ kind: 'tool-result', name, text: typeof result === 'string' ? result : JSON.stringify(result) });
+      }
+    }
+    last = match.index + match[0].length;
+  }
+  parts.push({ kind: 'text', text: content.slice(last).trim() });
+  return parts;
+}
+
+/** Reasoning is shown as a quote under a "Thought for N seconds" summary. */
+function reasoningText(body: string): string {
+  return body
+    .replace(/<summary>[\s\S]*?<\/summary>/, '')
+    .split('\n')
+    .map((line) => line.replace(/^>\s?/, ''))
+    .join('\n')
+    .trim();
+}
+
+function parseAttributes(attributes: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const match of attributes.matchAll(/([\w-]+)="([^"]*)"/g)) {
+    result.set(match[1]!, decodeHtmlEntities(match[2]!));
+  }
+  return result;
+}
+
+function decodeHtmlEntities(text: string): string {
+  return text.replace(/&(quot|amp|lt|gt|#39|apos);/g, (_, entity: string) => ({ quot: '"', amp: '&', lt: '<', gt: '>', '#39': "'", apos: "'" })[entity] ?? '');
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The desktop shell: one secure window, the IPC handlers, the app menu, and an orderly shutdown.
+ * Everything with logic lives in plain-Node modules (host, engine) or pure functions (window
+ * options, URL checks) that are tested without Electron; this file only wires them to Electron.
+ */
+import { app, BrowserWindow, Menu, ipcMain, session, shell, nativeTheme, type IpcMainInvokeEvent } from 'electron';
+import path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { CHANNELS, type Result, type Settings } from '../../shared/ipc.js';
+import { dispatch } from '../host/dispatch.js';
+import { MemoryHost } from '../host/memoryHost.js';
+import { PRODUCT_NAME } from '../engine/paths.js';
+import { appMenuTemplate } from './menu.js';
+import { CONTENT_SECURITY_POLICY, isAppUrl, isSafeExternalUrl, secureWindowOptions } from './windowOptions.js';
+
+app.setName(PRODUCT_NAME);
+
+const here = __dirname;
+const rendererIndex = process.env.SESSION_MEMORY_RENDERER_URL ?? pathToFileURL(path.join(here, '..', 'dist-renderer', 'index.html')).toString();
+const settingsFile = () => path.join(app.getPath('userData'), 'settings.json');
+
+let host: MemoryHost | null = null;
+let mainWindow: BrowserWindow | null = null;
+
+async function loadSettings(): Promise<Partial<Settings>> {
+  try {
+    return JSON.parse(await fs.readFile(settingsFile(), 'utf8')) as Partial<Settings>;
+  } catch {
+    return {};
+  }
+}
+
+function createWindow(): BrowserWindow {
+  const window = new BrowserWindow(secureWindowOptions(path.join(here, 'preload.cjs'), nativeTheme.shouldUseDarkColors));
+  window.once('ready-to-show', () => window.show());
+  window.webContents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url, rendererIndex)) event.preventDefault();
+  });
+  window.webContents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url, rendererIndex)) event.preventDefault();
+  });
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (isSafeExternalUrl(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.webContents.on('will-attach-webview', (event) => event.preventDefault());
+  void window.loadURL(rendererIndex);
+  return window;
+}
+
+/** Only our own page may call the handlers (VS Code checks the sender frame the same way). */
+function fromOurPage(event: IpcMainInvokeEvent): boolean {
+  const url = event.senderFrame?.url;
+  return typeof url === 'string' && isAppUrl(url, rendererIndex);
+}
+
+async function start(): Promise<void> {
+  const saved = await loadSettings();
+  host = new MemoryHost({
+    dataDir: saved.dataDir ?? process.env.SESSION_MEMORY_HOME ?? path.join(app.getPath('userData'), 'memory'),
+    ...(saved.model ? { model: saved.model } : {}),
+    modelsDir: path.join(app.getPath('userData'), 'models'),
+    ...(saved.language ? { language: saved.language } : {}),
+    ...(saved.theme ? { theme: saved.theme } : {}),
+    nativeDialogs: true,
+    embedWorkerUrl: pathToFileURL(path.join(here, 'embedWorker.mjs')),
+    emit: (event, payload) => mainWindow?.webContents.send(event, payload),
+    onSettingsChanged: (settings) => {
+      const { dataDir, model, language, theme } = settings;
+      void fs.writeFile(settingsFile(), JSON.stringify({ dataDir, model, language, theme }, null, 2));
+    },
+  });
+  const handlers = host.handlers;
+  for (const channel of CHANNELS) {
+    ipcMain.handle(channel, async (event, request: unknown): Promise<Result<unknown>> => {
+      if (!fromOurPage(event)) return { ok: false, error: { code: 'forbidden', message: 'request from an unknown page' } };
+      return dispatch(handlers, channel, request);
+    });
+  }
+  session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, { openDataFolder: () => void shell.openPath(host!.dataDir) })));
+  mainWindow = createWindow();
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+  });
+  app.whenReady().then(start, (error: unknown) => {
+    console.error(error);
+    app.exit(1);
+  });
+  app.on('window-all-closed', () => app.quit());
+  let shuttingDown = false;
+  app.on('before-quit', (event) => {
+    if (shuttingDown || !host) return;
+    // Finish or cleanly cancel a running save before the store closes.
+    event.preventDefault();
+    shuttingDown = true;
+    void host.close().finally(() => app.exit(0));
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * `npm run bench [-- --json] [-- --messages N] [-- --others N]`
+ *
+ * Measures the engine on a realistic 2,000-message session with the real offline model:
+ * first save, unchanged re-save, a 10% append, a one-message edit in the middle, the raw embedding
+ * time of the same chunk texts (batches of 32, nothing else: the floor no save can beat), and the
+ * re-save and append again with 500 other sessions (100k+ chunks) in the store.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { SaveReport, SessionInput } from '../shared/domain.js';
+import { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { chunkIdFor, sha256 } from '../electron/engine/hashing.js';
+import { ChunkStore, type ChunkRecord } from '../electron/engine/store.js';
+import { realisticConversation, seededRandom } from './transcriptGenerator.js';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    messages: { type: 'string', default: '2000' },
+    others: { type: 'string', default: '500' },
+    'chunks-per-other': { type: 'string', default: '210' },
+    models: { type: 'string', default: path.resolve('.cache/models') },
+  },
+});
+const MESSAGES = Number(values.messages);
+const OTHERS = Number(values.others);
+const CHUNKS_PER_OTHER = Number(values['chunks-per-other']);
+const log = (line: string) => {
+  if (!values.json) console.log(line);
+  else console.error(line);
+};
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function withAppended(session: SessionInput, extra: number): SessionInput {
+  const longer = realisticConversation(session.sessionId, session.messages.length + extra, 7);
+  return { ...session, messages: [...session.messages, ...longer.messages.slice(session.messages.length)] };
+}
+
+async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await job();
+  return [result, performance.now() - started];
+}
+
+/** Fills a store with other sessions whose vectors are random: their values do not matter here. */
+async function fillOtherSessions(uri: string, dim: number, model: string): Promise<number> {
+  const store = await ChunkStore.open(uri, { model, dim });
+  const random = seededRandom(99);
+  let total = 0;
+  let batch: ChunkRecord[] = [];
+  for (let s = 0; s < OTHERS; s++) {
+    const sessionId = `other-${s}`;
+    for (let c = 0; c < CHUNKS_PER_OTHER; c++) {
+      const msgId = `${sessionId}-m${c}`;
+      const text = `user: filler question ${c} of ${sessionId} about topic ${c % 17}`;
+      const vector = new Float32Array(dim);
+      for (let i = 0; i < dim; i++) vector[i] = random() - 0.5;
+      batch.push({
+        chunkId: chunkIdFor(sessionId, [msgId]),
+        sessionId,
+        seq: c * 1000,
+        text,
+        textHash: sha256(text),
+        vector,
+        msgIds: [msgId],
+        owned: [{ msgId, role: 'user', content: text.slice(6), contentHash: sha256(text), seq: c }],
+        createdAt: Date.now(),
+      });
+    }
+    if (batch.length >= 10_000 || s === OTHERS - 1) {
+      await store.commit(batch, { sessionId });
+      total += batch.length;
+      batch = [];
+      log(`  filled ${total} chunks`);
+    }
+  }
+  await store.optimize();
+  store.close();
+  return total;
+}
+
+async function main(): Promise<void> {
+  const modelsDir = path.resolve(values.models);
+  await ensureUseLiteEn(modelsDir);
+  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  const session = realisticConversation('bench-session', MESSAGES, 7);
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-'));
+  try {
+    log(`Session Memory benchmark: ${MESSAGES} messages, model use-lite-en, ${os.cpus().length} cores, Node ${process.version}`);
+    const engine = await MemoryEngine.open({ dataDir: path.join(tmp, 'empty'), embedder });
+    const [first, firstSaveMs] = await timed(() => engine.save(session));
+    log(`first save        ${firstSaveMs.toFixed(0).padStart(8)} ms  ${first.chunksWritten} chunks, ${first.embeddingsComputed} embeddings`);
+
+    const resaves: Array<[SaveReport, number]> = [];
+    for (let i = 0; i < 5; i++) resaves.push(await timed(() => engine.save(session)));
+    const resaveMs = median(resaves.map(([, ms]) => ms));
+    log(`re-save unchanged ${resaveMs.toFixed(1).padStart(8)} ms  (${((resaveMs / firstSaveMs) * 100).toFixed(3)}% of first save), ${resaves[0]![0].embeddingsComputed} embeddings`);
+
+    const appended = withAppended(session, Math.round(MESSAGES / 10));
+    const [append, appendMs] = await timed(() => engine.save(appended));
+    log(`append 10%        ${appendMs.toFixed(0).padStart(8)} ms  (${((appendMs / firstSaveMs) * 100).toFixed(2)}% of first save), ${append.new} new messages, ${append.chunksWritten} chunks, ${append.embeddingsComputed} embeddings`);
+
+    const edited: SessionInput = { ...appended, messages: appended.messages.map((m, i) => (i === Math.floor(MESSAGES / 2) ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
+    const [edit, editMs] = await timed(() => engine.save(edited));
+    log(`edit one message  ${editMs.toFixed(1).padStart(8)} ms  (${((editMs / firstSaveMs) * 100).toFixed(3)}% of first save), ${edit.updated} updated, ${edit.chunksWritten} chunk rewritten, ${edit.embeddingsComputed} embeddings`);
+
+    const texts = (await engine.showSession(session.sessionId)).chunks.filter((c) => first.chunkIds.includes(c.chunkId)).map((c) => c.text);
+    const [, rawEmbedMs] = await timed(async () => {
+      for (let i = 0; i < texts.length; i += 32) await embedder.embed(texts.slice(i, i + 32));
+    });
+    log(`raw embedding     ${rawEmbedMs.toFixed(0).padStart(8)} ms  ${texts.length} chunk texts in batches of 32; first save = ${(firstSaveMs / rawEmbedMs).toFixed(3)}x raw`);
+    await engine.close();
+
+    log(`filling a second store with ${OTHERS} other sessions x ${CHUNKS_PER_OTHER} chunks (synthetic vectors)...`);
+    const largeDir = path.join(tmp, 'large');
+    const otherChunks = await fillOtherSessions(path.join(largeDir, 'lancedb'), embedder.dim, embedder.model);
+    const large = await MemoryEngine.open({ dataDir: largeDir, embedder });
+    await large.save({ sessionId: 'warm-up', messages: [{ role: 'user', content: 'warm-up' }] }); // rebuilds the record once
+    await large.save(session);
+    const largeResaves: number[] = [];
+    for (let i = 0; i < 5; i++) largeResaves.push((await timed(() => large.save(session)))[1]);
+    const resaveLargeStoreMs = median(largeResaves);
+    const [, appendLargeStoreMs] = await timed(() => large.save(appended));
+    const totalChunks = (await large.store.stats()).chunks;
+    await large.close();
+    log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty)`);
+
+    const summary = {
+      messages: MESSAGES,
+      chunks: first.chunksWritten,
+      firstSaveMs: Math.round(firstSaveMs),
+      resaveMs: Math.round(resaveMs * 10) / 10,
+      appendMs: Math.round(appendMs),
+      editMs: Math.round(editMs * 10) / 10,
+      rawEmbedMs: Math.round(rawEmbedMs),
+      resaveLargeStoreMs: Math.round(resaveLargeStoreMs * 10) / 10,
+      appendLargeStoreMs: Math.round(appendLargeStoreMs),
+      resaveEmbeddings: resaves[0]![0].embeddingsComputed,
+      appendEmbeddings: append.embeddingsComputed,
+      editEmbeddings: edit.embeddingsComputed,
+      appendChunks: append.chunksWritten,
+      largeStoreChunks: totalChunks,
+      otherChunks,
+      ratios: {
+        resaveOfFirst: resaveMs / firstSaveMs,
+        appendOfFirst: appendMs / firstSaveMs,
+        editOfFirst: editMs / firstSaveMs,
+        firstOverRaw: firstSaveMs / rawEmbedMs,
+        resaveLargeOverEmpty: resaveLargeStoreMs / resaveMs,
+        appendLargeOverEmpty: appendLargeStoreMs / appendMs,
+      },
+    };
+    if (values.json) console.log(JSON.stringify(summary));
+  } finally {
+    await embedder.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();

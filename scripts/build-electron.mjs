@@ -1,0 +1,13 @@
+// Bundles the Electron main process, the sandboxed preload (one CommonJS file, as Electron requires)
+// and the embedding worker into dist-electron/. Packages stay external: electron-builder ships them.
+import { build } from 'esbuild';
+
+// The embedder's default worker URL uses import.meta; the packaged main passes its own worker URL instead.
+const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning', logOverride: { 'empty-import-meta': 'silent' } };
+
+await Promise.all([
+  build({ ...common, entryPoints: ['electron/main/main.ts'], outfile: 'dist-electron/main.cjs', format: 'cjs', packages: 'external' }),
+  build({ ...common, entryPoints: ['electron/preload/preload.ts'], outfile: 'dist-electron/preload.cjs', format: 'cjs', external: ['electron'] }),
+  build({ ...common, entryPoints: ['electron/embedding/embedWorker.ts'], outfile: 'dist-electron/embedWorker.mjs', format: 'esm', packages: 'external' }),
+]);
+console.log('built dist-electron/main.cjs, preload.cjs, embedWorker.mjs');

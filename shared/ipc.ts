@@ -1,0 +1,149 @@
+/**
+ * The one contract between the UI and the engine host (Electron main, or the web-mode server).
+ * Channels are `domain:verb`; each has a request and a response type and a runtime schema for the
+ * request, which the host checks before doing anything (the UI is untrusted). Pushed events are `onX`.
+ */
+import { z } from 'zod';
+import type {
+  ChunkDetail,
+  SaveEvent,
+  SaveProgress,
+  SaveReport,
+  SearchHit,
+  SessionDetail,
+  SessionSummary,
+  VerifyResult,
+} from './domain.js';
+import { SAVE_MODES } from './domain.js';
+import type { ErrorInfo } from './errors.js';
+
+/** Most bytes one staged file may carry (a large ChatGPT export fits). */
+export const MAX_STAGED_BYTES = 512 * 1024 * 1024;
+
+const id = z.string().min(1).max(512);
+const include = z.array(z.enum(['tools', 'thinking'])).max(2).optional();
+
+export const requestSchemas = {
+  'sessions:list': z.object({}).strict(),
+  'sessions:show': z.object({ sessionId: id }).strict(),
+  'sessions:history': z.object({ sessionId: id }).strict(),
+  'chunks:inspect': z.object({ chunkId: id, similar: z.number().int().min(0).max(50).optional() }).strict(),
+  /** Hands a file the user dropped or picked to the host; later requests refer to it by `fileId`. */
+  'files:stage': z.object({ name: z.string().min(1).max(255), dataBase64: z.string().max(Math.ceil(MAX_STAGED_BYTES / 3) * 4) }).strict(),
+  'import:preview': z.object({ fileIds: z.array(id).min(1).max(100), include }).strict(),
+  'import:run': z
+    .object({
+      fileIds: z.array(id).min(1).max(100),
+      include,
+      mode: z.enum(SAVE_MODES as unknown as [string, ...string[]]).optional(),
+      syncDeletes: z.boolean().optional(),
+      /** Only these sessions of the files (all when absent). */
+      sessionIds: z.array(id).max(10_000).optional(),
+    })
+    .strict(),
+  'import:cancel': z.object({}).strict(),
+  'search:query': z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(200).optional(), sessionId: id.optional() }).strict(),
+  'store:verify': z.object({ repair: z.boolean().optional() }).strict(),
+  'settings:get': z.object({}).strict(),
+  'settings:set': z
+    .object({
+      dataDir: z.string().min(1).max(4096).optional(),
+      model: z.string().min(1).max(4096).optional(),
+      language: z.enum(['en', 'zh-CN', 'system']).optional(),
+      theme: z.enum(['light', 'dark', 'system']).optional(),
+    })
+    .strict(),
+} as const;
+
+export type Channel = keyof typeof requestSchemas;
+export const CHANNELS = Object.keys(requestSchemas) as Channel[];
+
+export interface FilePreview {
+  fileId: string;
+  name: string;
+  format?: string;
+  /** Set when the file cannot be imported; nothing of it is written. */
+  error?: ErrorInfo;
+  /** What a save would do to each session of the file (dry runs). */
+  sessions: Array<SaveReport & { title?: string }>;
+}
+
+export interface ImportResult {
+  files: Array<{ fileId: string; name: string; format?: string; error?: ErrorInfo; reports: SaveReport[] }>;
+  cancelled: boolean;
+}
+
+export interface Settings {
+  dataDir: string;
+  /** The model saves and searches use (the store's). */
+  model: string;
+  /** The model recorded in the store, if it has one yet. */
+  storeModel: string | null;
+  defaultModel: string;
+  offlineModel: string;
+  language: 'en' | 'zh-CN' | 'system';
+  theme: 'light' | 'dark' | 'system';
+  /** Whether the host can pick folders with a native dialog (the desktop app) or not (web mode). */
+  nativeDialogs: boolean;
+}
+
+export interface ResponseMap {
+  'sessions:list': SessionSummary[];
+  'sessions:show': SessionDetail;
+  'sessions:history': SaveEvent[];
+  'chunks:inspect': ChunkDetail;
+  'files:stage': { fileId: string; name: string; size: number };
+  'import:preview': FilePreview[];
+  'import:run': ImportResult;
+  'import:cancel': { cancelled: boolean };
+  'search:query': SearchHit[];
+  'store:verify': VerifyResult;
+  'settings:get': Settings;
+  'settings:set': Settings;
+}
+
+export type RequestMap = { [C in Channel]: z.infer<(typeof requestSchemas)[C]> };
+
+/** Events the host pushes to the UI. */
+export interface EventMap {
+  onSaveProgress: SaveProgress & { fileIndex: number; fileCount: number };
+  onModelDownload: { file: string; loaded: number; total: number; status: string };
+}
+export type EventName = keyof EventMap;
+export const EVENT_NAMES: EventName[] = ['onSaveProgress', 'onModelDownload'];
+
+/** What crosses the boundary: a value or an error with a code (Electron keeps only `message` of a thrown error). */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+
+/** The API the UI sees: one function per channel, one subscription per event. */
+export type MemoryApi = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> } & {
+  on<E extends EventName>(event: E, listener: (payload: EventMap[E]) => void): () => void;
+};
+
+/** Thrown by the UI-side client when the host answers with an error. */
+export class MemoryApiError extends Error {
+  constructor(
+    readonly code: ErrorInfo['code'],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MemoryApiError';
+  }
+}
+
+/** Builds the UI-side API from one transport function (IPC in the desktop app, HTTP in web mode). */
+export function createMemoryApi(
+  call: (channel: Channel, request: unknown) => Promise<Result<unknown>>,
+  subscribe: (event: EventName, listener: (payload: unknown) => void) => () => void,
+): MemoryApi {
+  const api: Record<string, unknown> = {};
+  for (const channel of CHANNELS) {
+    api[channel] = async (request: unknown) => {
+      const result = await call(channel, request);
+      if (!result.ok) throw new MemoryApiError(result.error.code, result.error.message);
+      return result.value;
+    };
+  }
+  api.on = (event: EventName, listener: (payload: unknown) => void) => subscribe(event, listener);
+  return api as MemoryApi;
+}

@@ -1,0 +1,172 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { promises as fs, readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { realisticConversation } from '../scripts/transcriptGenerator.js';
+import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
+import { tempDir } from './helpers/engine.js';
+
+const cleanups: Array<() => void> = [];
+afterAll(() => cleanups.forEach((c) => c()));
+
+function workDir(): string {
+  const { dir, cleanup } = tempDir('sm-cli-');
+  cleanups.push(cleanup);
+  return dir;
+}
+
+async function writeTranscript(dir: string, name: string, body: unknown): Promise<string> {
+  const file = path.join(dir, name);
+  await fs.writeFile(file, typeof body === 'string' ? body : JSON.stringify(body));
+  return file;
+}
+
+const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'durationMs', 'warnings'];
+
+function transcript(count: number, sessionId = 'cli-session') {
+  return {
+    session_id: sessionId,
+    title: 'CLI conversation',
+    messages: Array.from({ length: count }, (_, i) => ({
+      msg_id: `m${i}`,
+      role: i % 2 ? 'assistant' : 'user',
+      content: i % 2 ? `Answer ${i} about sourdough starters and feeding schedules.` : `Question ${i}: how often should I feed the sourdough starter?`,
+    })),
+  };
+}
+
+describe('session-memory CLI', () => {
+  it('saves, re-saves, appends and reports with the documented JSON fields', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const file = await writeTranscript(dir, 'chat.json', transcript(10));
+    const first = await runCli(['--data', data, 'save', file, '--json']);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    const [report] = jsonLines(first.stdout);
+    expect(Object.keys(report!)).toEqual(REPORT_FIELDS);
+    expect(report).toMatchObject({ sessionId: 'cli-session', mode: 'incremental', skippedSession: false, total: 10, new: 10 });
+
+    const again = await runCli(['--data', data, 'save', file, '--json']);
+    expect(jsonLines(again.stdout)[0]).toMatchObject({ skippedSession: true, skipped: 10, embeddingsComputed: 0 });
+
+    const longer = await writeTranscript(dir, 'longer.json', transcript(15));
+    const human = await runCli(['--data', data, 'save', longer]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toMatch(/cli-session: 15 messages: 5 new, 0 updated, 10 skipped -> \d+ chunks/);
+
+    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout);
+    expect(sessions).toEqual([expect.objectContaining({ sessionId: 'cli-session', title: 'CLI conversation', messageCount: 15, saves: 3 })]);
+    expect(Object.keys(sessions[0])).toEqual(expect.arrayContaining(['sessionId', 'title', 'messageCount', 'chunkCount', 'archivedAt', 'lastSavedAt', 'saves']));
+
+    const show = JSON.parse((await runCli(['--data', data, 'show', 'cli-session', '--json'])).stdout);
+    expect(show.messages).toHaveLength(15);
+    expect(Object.keys(show.messages[0])).toEqual(expect.arrayContaining(['msgId', 'role', 'content', 'contentHash', 'chunkId']));
+    expect(Object.keys(show.chunks[0])).toEqual(expect.arrayContaining(['chunkId', 'text', 'msgIds', 'createdAt']));
+
+    const history = JSON.parse((await runCli(['--data', data, 'history', 'cli-session', '--json'])).stdout);
+    expect(history.map((e: { new: number; at: string }) => e.new)).toEqual([10, 0, 5]);
+    expect(history[0].at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const hits = JSON.parse((await runCli(['--data', data, 'search', 'feeding a sourdough starter', '--limit', '3', '--json'])).stdout);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(3);
+    expect(Object.keys(hits[0])).toEqual(expect.arrayContaining(['chunkId', 'sessionId', 'text', 'score', 'msgIds']));
+
+    const verify = await runCli(['--data', data, 'verify', '--json']);
+    expect(verify.status).toBe(0);
+    expect(JSON.parse(verify.stdout)).toEqual({ ok: true, sessions: 1, messages: 15, chunks: expect.any(Number), problems: [] });
+  });
+
+  it('--session supplies the id, --mode overwrite and --sync-deletes work from the command line', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const { session_id: _drop, ...noId } = transcript(6);
+    const file = await writeTranscript(dir, 'noid.json', noId);
+    const saved = jsonLines((await runCli(['--data', data, 'save', file, '--session', 'named', '--json'])).stdout)[0];
+    expect(saved).toMatchObject({ sessionId: 'named', new: 6 });
+    const shorter = await writeTranscript(dir, 'short.json', { messages: transcript(4).messages });
+    const synced = jsonLines((await runCli(['--data', data, 'save', shorter, '--session', 'named', '--sync-deletes', '--json'])).stdout)[0];
+    expect(synced).toMatchObject({ deleted: 2, skipped: 4 });
+    const over = jsonLines((await runCli(['--data', data, 'save', file, '--session', 'named', '--mode', 'overwrite', '--json'])).stdout)[0];
+    expect(over).toMatchObject({ mode: 'overwrite', new: 2, skipped: 4 });
+  });
+
+  it('bad input exits non-zero with one line naming the file and the problem, and writes nothing', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const good = await writeTranscript(dir, 'good.json', transcript(4));
+    expect((await runCli(['--data', data, 'save', good])).status).toBe(0);
+    const before = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
+
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['invalid.json', '{"session_id": "x", "messages": [', /invalid\.json: .*(truncated|JSON)/i],
+      ['empty-content.json', { session_id: 'x', messages: [{ role: 'user', content: '' }] }, /empty-content\.json: .*messages\[0\]\.content/],
+      ['bad-role.json', { session_id: 'x', messages: [{ role: 'robot', content: 'hi' }] }, /bad-role\.json: .*role/],
+    ];
+    for (const [name, body, pattern] of cases) {
+      const file = await writeTranscript(dir, name, body);
+      const result = await runCli(['--data', data, 'save', file]);
+      expect(result.status, name).not.toBe(0);
+      expect(result.stderr.trim().split('\n'), name).toHaveLength(1);
+      expect(result.stderr, name).toMatch(pattern);
+    }
+    const missing = await runCli(['--data', data, 'save', path.join(dir, 'nope.json')]);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/nope\.json/);
+    const mode = await runCli(['--data', data, 'save', good, '--mode', 'sideways']);
+    expect(mode.status).not.toBe(0);
+    expect(mode.stderr.trim().split('\n')).toHaveLength(1);
+    expect(mode.stderr).toMatch(/sideways/);
+    // An array with one bad session writes none of them.
+    const mixed = await writeTranscript(dir, 'mixed.json', [transcript(3, 'fine'), { session_id: 'broken', messages: [{ role: 'user', content: '  ' }] }]);
+    const mixedResult = await runCli(['--data', data, 'save', mixed]);
+    expect(mixedResult.status).not.toBe(0);
+    expect(mixedResult.stderr).toMatch(/mixed\.json: sessions\[1\]\.messages\[0\]\.content/);
+    const after = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
+    expect(after).toEqual(before);
+  });
+
+  it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
+    const dir = workDir();
+    const file = await writeTranscript(dir, 'long.json', realisticConversation('crash-session', 400, 3));
+    const clean = path.join(dir, 'clean');
+    const cleanRun = await runCli(['--data', clean, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16' });
+    expect(cleanRun.status).toBe(0);
+    const expected = JSON.parse((await runCli(['--data', clean, 'show', 'crash-session', '--json'])).stdout);
+
+    const crashed = path.join(dir, 'crashed');
+    const versions = path.join(crashed, 'lancedb', 'chunks.lance', '_versions');
+    const child = startCli(['--data', crashed, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16' });
+    const done = collect(child);
+    // Kill it once a few commits have landed, well before the end.
+    const killedAfter = await new Promise<number>((resolve) => {
+      const timer = setInterval(() => {
+        const count = existsSync(versions) ? readdirSync(versions).length : 0;
+        if (count >= 4) {
+          child.kill('SIGKILL');
+          clearInterval(timer);
+          resolve(count);
+        }
+      }, 5);
+    });
+    const killed = await done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killedAfter).toBeGreaterThanOrEqual(4);
+    const partial = JSON.parse((await runCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
+    expect(partial.messages.length).toBeGreaterThan(0);
+    expect(partial.messages.length).toBeLessThan(expected.messages.length);
+
+    const rerun = await runCli(['--data', crashed, 'save', file, '--json']);
+    expect(rerun.status).toBe(0);
+    const report = jsonLines(rerun.stdout)[0]!;
+    expect(report.skipped).toBe(partial.messages.length);
+    expect(report.new).toBe(400 - partial.messages.length);
+    const actual = JSON.parse((await runCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
+    expect(actual.messages.map((m: { msgId: string; contentHash: string; chunkId: string }) => [m.msgId, m.contentHash, m.chunkId])).toEqual(
+      expected.messages.map((m: { msgId: string; contentHash: string; chunkId: string }) => [m.msgId, m.contentHash, m.chunkId]),
+    );
+    expect(actual.chunks.map((c: { chunkId: string; text: string }) => [c.chunkId, c.text])).toEqual(expected.chunks.map((c: { chunkId: string; text: string }) => [c.chunkId, c.text]));
+    const verify = JSON.parse((await runCli(['--data', crashed, 'verify', '--json'])).stdout);
+    expect(verify).toMatchObject({ ok: true, messages: 400, problems: [] });
+  });
+});

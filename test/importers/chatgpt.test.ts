@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { fixture, sessionsOf, triples } from './helpers.js';
+
+const KYOTO = '6650a1b2-7c3d-4e5f-8a9b-0c1d2e3f4a5b';
+const SHORT = '5f00aa11-2222-4333-8444-555566667777';
+
+describe('ChatGPT export', () => {
+  it('keeps the branch the person last saw, without regenerations, edits or hidden messages', async () => {
+    const sessions = await sessionsOf(fixture('chatgpt', 'conversations.json'));
+
+    // The third conversation holds only a hidden system message: nothing to import.
+    expect(sessions.map((session) => [session.sessionId, session.title, session.source])).toEqual([
+      [KYOTO, 'Kyoto weekend 京都', 'chatgpt'],
+      [SHORT, 'Short question', 'chatgpt'],
+    ]);
+    expect(sessions[0]!.messages).toEqual([
+      { msgId: 'ctx-0', role: 'system', content: 'I live in Berlin.\n\nAnswer briefly.' },
+      { msgId: 'u-1', role: 'user', content: 'Plan a weekend in Kyoto.', timestamp: '2024-05-29T16:26:50.500Z' },
+      { msgId: 'a-1', role: 'assistant', content: 'Day 1: Fushimi Inari.\nDay 2: Arashiyama.', timestamp: '2024-05-29T16:27:00.000Z' },
+      // An image, typed text and a voice transcription, in part order.
+      { msgId: 'u-2', role: 'user', content: '[image]\nWhat temple is this?\n这是哪座寺庙？', timestamp: '2024-05-29T16:27:20.000Z' },
+      { msgId: 'a-2', role: 'assistant', content: 'That is Kinkaku-ji (金閣寺). It is open 8 hours a day.', timestamp: '2024-05-29T16:27:28.000Z' },
+    ]);
+    expect(triples(sessions[1])).toEqual([
+      ['b-u', 'user', 'How many days in a leap year?'],
+      ['b-a', 'assistant', '366.'],
+    ]);
+  });
+
+  it('includes thinking, tool calls and tool results when asked', async () => {
+    const [kyoto] = await sessionsOf(fixture('chatgpt', 'conversations.json'), { include: ['tools', 'thinking'] });
+    expect(triples(kyoto)).toEqual([
+      ['ctx-0', 'system', 'I live in Berlin.\n\nAnswer briefly.'],
+      ['u-1', 'user', 'Plan a weekend in Kyoto.'],
+      ['a-1', 'assistant', 'Day 1: Fushimi Inari.\nDay 2: Arashiyama.'],
+      ['u-2', 'user', '[image]\nWhat temple is this?\n这是哪座寺庙？'],
+      ['a-2-thoughts', 'assistant', '[thinking] Identifying the temple\nA golden pavilion over a pond: Kinkaku-ji.'],
+      ['a-2-recap', 'assistant', '[thinking] Thought for 4 seconds'],
+      ['a-2-search', 'tool', '[tool call: browser] search("Kinkaku-ji opening hours")'],
+      ['a-2-browse', 'tool', '[tool result: browser] Kinkaku-ji: open 9:00-17:00'],
+      ['a-2-code', 'tool', '[tool call: python] print(17 - 9)'],
+      ['a-2-exec', 'tool', '[tool result: python] 8'],
+      ['a-2', 'assistant', 'That is Kinkaku-ji (金閣寺). It is open 8 hours a day.'],
+    ]);
+  });
+
+  it('includes only what was asked for', async () => {
+    const [thinkingOnly] = await sessionsOf(fixture('chatgpt', 'conversations.json'), { include: ['thinking'] });
+    expect(thinkingOnly!.messages.map((message) => message.msgId)).toEqual(['ctx-0', 'u-1', 'a-1', 'u-2', 'a-2-thoughts', 'a-2-recap', 'a-2']);
+    const [toolsOnly] = await sessionsOf(fixture('chatgpt', 'conversations.json'), { include: ['tools'] });
+    expect(toolsOnly!.messages.map((message) => message.msgId)).toEqual(['ctx-0', 'u-1', 'a-1', 'u-2', 'a-2-search', 'a-2-browse', 'a-2-code', 'a-2-exec', 'a-2']);
+  });
+
+  it('gives a later export the same ids for the earlier messages, plus the new ones', async () => {
+    const before = await sessionsOf(fixture('chatgpt', 'conversations.json'));
+    const after = await sessionsOf(fixture('chatgpt', 'conversations-later.json'));
+    const byId = new Map(after.map((session) => [session.sessionId, session]));
+
+    const kyotoBefore = before.find((session) => session.sessionId === KYOTO)!;
+    const kyotoAfter = byId.get(KYOTO)!;
+    expect(kyotoAfter.messages.slice(0, kyotoBefore.messages.length)).toEqual(kyotoBefore.messages);
+    expect(triples(kyotoAfter).slice(kyotoBefore.messages.length)).toEqual([
+      ['u-3', 'user', 'Thanks! 谢谢'],
+      ['a-3', 'assistant', "You're welcome. Enjoy Kyoto!"],
+    ]);
+    expect(byId.get(SHORT)).toEqual(before.find((session) => session.sessionId === SHORT));
+    expect(after.map((session) => session.sessionId)).toEqual(['7a00cc33-4444-4555-8666-777788889999', KYOTO, SHORT]);
+  });
+});

@@ -1,0 +1,61 @@
+import { appendFileSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
+
+const SESSION = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
+const TRANSCRIPT = fixture('claude-code', `${SESSION}.jsonl`);
+
+describe('Claude Code transcript', () => {
+  it('keeps the user and assistant lines of the current branch, across /compact', async () => {
+    const [session] = await sessionsOf(TRANSCRIPT);
+    expect(session!.sessionId).toBe(SESSION);
+    expect(session!.title).toBe('Fix the failing date test');
+    expect(session!.source).toBe('claude-code');
+    expect(session!.messages).toEqual([
+      { msgId: 'cc-0001', role: 'user', content: 'The date test fails, can you fix it?', timestamp: '2025-06-01T08:00:01.000Z' },
+      // cc-0002 is a meta line, cc-0003 only thinking, cc-0005/6 a tool call and its result.
+      { msgId: 'cc-0004', role: 'assistant', content: 'Let me look at the test.', timestamp: '2025-06-01T08:00:04.000Z' },
+      // cc-0007 belongs to a sub-agent.
+      { msgId: 'cc-0008', role: 'assistant', content: 'The test expects UTC; I fixed the formatter.', timestamp: '2025-06-01T08:00:20.000Z' },
+      // cc-0009/10 were rewound: the person replaced cc-0009 by cc-0011.
+      { msgId: 'cc-0011', role: 'user', content: 'Thanks! Please also run the linter.', timestamp: '2025-06-01T08:02:00.000Z' },
+      // cc-0012 is the compact boundary, cc-0013 the compaction summary.
+      { msgId: 'cc-0014', role: 'user', content: 'Great, commit it.', timestamp: '2025-06-01T09:01:00.000Z' },
+      { msgId: 'cc-0015', role: 'assistant', content: 'Committed as abc123.', timestamp: '2025-06-01T09:01:05.000Z' },
+    ]);
+  });
+
+  it('includes thinking, tool calls and tool results when asked', async () => {
+    const [session] = await sessionsOf(TRANSCRIPT, { include: ['tools', 'thinking'] });
+    expect(triples(session).slice(0, 6)).toEqual([
+      ['cc-0001', 'user', 'The date test fails, can you fix it?'],
+      ['cc-0003', 'assistant', '[thinking] Look at the test first.'],
+      ['cc-0004', 'assistant', 'Let me look at the test.'],
+      ['cc-0005', 'tool', '[tool call: Read] {"file_path":"/repo/date.test.ts"}'],
+      ['cc-0006', 'tool', "[tool result: Read] expect(format(d)).toBe('2024-01-01')"],
+      ['cc-0008', 'assistant', 'The test expects UTC; I fixed the formatter.'],
+    ]);
+  });
+
+  it('keeps earlier ids when the session continues', async () => {
+    const file = path.join(tempDir(), `${SESSION}.jsonl`);
+    copyFileSync(TRANSCRIPT, file);
+    appendFileSync(
+      file,
+      [
+        { parentUuid: 'cc-0015', isSidechain: false, sessionId: SESSION, type: 'user', message: { role: 'user', content: 'Push it too.' }, uuid: 'cc-0016', timestamp: '2025-06-01T09:05:00.000Z' },
+        { parentUuid: 'cc-0016', isSidechain: false, sessionId: SESSION, type: 'assistant', message: { id: 'msg_05', role: 'assistant', content: [{ type: 'text', text: 'Pushed.' }] }, uuid: 'cc-0017', timestamp: '2025-06-01T09:05:09.000Z' },
+      ]
+        .map((line) => JSON.stringify(line) + '\n')
+        .join(''),
+    );
+    const [before] = await sessionsOf(TRANSCRIPT);
+    const [after] = await sessionsOf(file);
+    expect(after!.messages.slice(0, before!.messages.length)).toEqual(before!.messages);
+    expect(triples(after).slice(before!.messages.length)).toEqual([
+      ['cc-0016', 'user', 'Push it too.'],
+      ['cc-0017', 'assistant', 'Pushed.'],
+    ]);
+  });
+});

@@ -1,0 +1,78 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFormat } from '../../electron/importers/index.js';
+import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
+
+const SAMPLES: Array<[string, string[]]> = [
+  ['chatgpt', ['chatgpt', 'conversations.json']],
+  ['claude', ['claude', 'conversations.json']],
+  ['openclaw', ['openclaw', 'sessions', '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6.jsonl']],
+  ['openclaw', ['openclaw', 'sessions', '1e2d3c4b-0000-4aaa-8bbb-123456789abc.jsonl.reset.2026-01-10T08-00-00.000Z']],
+  ['open-webui', ['open-webui', 'chats.json']],
+  ['sillytavern', ['sillytavern', 'Seraphina - 2024-05-01@12h30m15s.jsonl']],
+  ['claude-code', ['claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl']],
+  ['json', ['json', 'session.json']],
+  ['json', ['json', 'sessions.json']],
+  ['markdown', ['markdown', 'kyoto-notes.md']],
+  ['markdown', ['markdown', '对话.txt']],
+];
+
+describe('format detection by content', () => {
+  it.each(SAMPLES)('recognises %s (%j)', (format, parts) => {
+    expect(detectFormat(readFileSync(fixture(...parts)))).toBe(format);
+    expect(detectFormat(readFileSync(fixture(...parts), 'utf8'))).toBe(format);
+  });
+
+  it('says undefined for what it does not understand', () => {
+    expect(detectFormat(readFileSync(fixture('bad', 'unknown.json')))).toBeUndefined();
+    expect(detectFormat(readFileSync(fixture('bad', 'unknown.txt')))).toBeUndefined();
+    expect(detectFormat(Buffer.from([0xff, 0xfe, 0x00]))).toBeUndefined();
+  });
+
+  it('ignores misleading file names: every sample renamed keeps its format', async () => {
+    const dir = tempDir();
+    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl'];
+    for (const [index, [format, parts]] of SAMPLES.entries()) {
+      const renamed = path.join(dir, `${index}-${names[index]}`);
+      copyFileSync(fixture(...parts), renamed);
+      const [result] = await readAll([renamed]);
+      expect(result && 'format' in result ? result.format : result).toBe(format);
+    }
+  });
+
+  it('reads a ChatGPT export renamed to .txt exactly like the original', async () => {
+    const renamed = path.join(tempDir(), 'my chats.txt');
+    copyFileSync(fixture('chatgpt', 'conversations.json'), renamed);
+    expect(await sessionsOf(renamed)).toEqual(await sessionsOf(fixture('chatgpt', 'conversations.json')));
+  });
+
+  it('reads a compact one-line JSON session, and a pretty-printed JSON document that starts like JSONL', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'one-line.json'), JSON.stringify({ session_id: 'x', messages: [{ role: 'user', content: 'hi' }] }));
+    writeFileSync(path.join(dir, 'pretty.json'), JSON.stringify({ session_id: 'y', messages: [{ role: 'user', content: 'hi' }] }, null, 2));
+    const results = await readAll([dir]);
+    expect(results.map((result) => ('format' in result ? [path.basename(result.file), result.format, result.sessions[0]!.sessionId] : result.error.message))).toEqual([
+      ['one-line.json', 'json', 'x'],
+      ['pretty.json', 'json', 'y'],
+    ]);
+  });
+
+  it('expands folders recursively, to transcript-looking files only; named files are always read', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'nested', 'deeper'), { recursive: true });
+    mkdirSync(path.join(dir, '.hidden'));
+    copyFileSync(fixture('json', 'session.json'), path.join(dir, 'nested', 'deeper', 'session.json'));
+    copyFileSync(fixture('markdown', 'kyoto-notes.md'), path.join(dir, 'kyoto-notes.md'));
+    copyFileSync(fixture('json', 'sessions.json'), path.join(dir, '.hidden', 'sessions.json'));
+    writeFileSync(path.join(dir, 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    writeFileSync(path.join(dir, 'user.json'), '{"id":"user-1","email":"a@example.com"}');
+
+    const results = await readAll([dir]);
+    expect(results.map((result) => path.relative(dir, result.file))).toEqual(['kyoto-notes.md', path.join('nested', 'deeper', 'session.json')]);
+    expect(results.every((result) => 'sessions' in result)).toBe(true);
+
+    const [named] = await readAll([path.join(dir, 'photo.png')]);
+    expect(named && 'error' in named ? named.error.code : named).toBe('binary');
+  });
+});

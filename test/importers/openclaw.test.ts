@@ -1,0 +1,104 @@
+import { copyFileSync, appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
+
+const CURRENT = '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const ARCHIVED = '1e2d3c4b-0000-4aaa-8bbb-123456789abc';
+const SESSIONS = fixture('openclaw', 'sessions');
+const CURRENT_FILE = path.join(SESSIONS, `${CURRENT}.jsonl`);
+const ARCHIVED_FILE = path.join(SESSIONS, `${ARCHIVED}.jsonl.reset.2026-01-10T08-00-00.000Z`);
+
+describe('OpenClaw session transcript', () => {
+  it('takes the path from the last entry to the root, across branches and compaction', async () => {
+    const [session] = await sessionsOf(CURRENT_FILE);
+    expect(session!.sessionId).toBe(CURRENT);
+    expect(session!.title).toBe('Refactor 重构');
+    expect(session!.source).toBe('openclaw');
+    expect(session!.messages).toEqual([
+      { msgId: `${CURRENT}:a0000003`, role: 'user', content: 'List the files in src', timestamp: '2026-01-12T09:00:05.000Z' },
+      { msgId: `${CURRENT}:a0000006`, role: 'assistant', content: 'There are two files: index.ts and util.ts.', timestamp: '2026-01-12T09:00:10.000Z' },
+      // "Delete util.ts" and its answer are on the branch the person went back from.
+      { msgId: `${CURRENT}:a000000a`, role: 'user', content: 'Rename util.ts to helpers.ts instead', timestamp: '2026-01-12T09:02:05.000Z' },
+      // Compacted away for the model, but still in the file and part of the conversation.
+      { msgId: `${CURRENT}:a000000b`, role: 'assistant', content: 'Renamed util.ts to helpers.ts.', timestamp: '2026-01-12T09:02:09.000Z' },
+      { msgId: `${CURRENT}:a000000f`, role: 'user', content: '谢谢，现在运行测试\n\n[image]', timestamp: '2026-01-12T09:31:00.000Z' },
+      { msgId: `${CURRENT}:a0000010`, role: 'assistant', content: 'Tests pass ✅', timestamp: '2026-01-12T09:31:20.000Z' },
+    ]);
+    const everything = session!.messages.map((message) => message.content).join('\n');
+    expect(everything).not.toContain('renamed util.ts to helpers.ts.'); // the compaction summary
+    expect(everything).not.toContain('went back'); // the branch summary
+  });
+
+  it('includes thinking, tool calls and tool results when asked', async () => {
+    const [session] = await sessionsOf(CURRENT_FILE, { include: ['tools', 'thinking'] });
+    expect(triples(session).slice(0, 5)).toEqual([
+      [`${CURRENT}:a0000003`, 'user', 'List the files in src'],
+      [`${CURRENT}:a0000004`, 'assistant', '[thinking] I should run ls on src.'],
+      [`${CURRENT}:a0000004#1`, 'tool', '[tool call: bash] {"command":"ls src"}'],
+      [`${CURRENT}:a0000005`, 'tool', '[tool result: bash] index.ts\nutil.ts'],
+      [`${CURRENT}:a0000006`, 'assistant', 'There are two files: index.ts and util.ts.'],
+    ]);
+  });
+
+  it('reads an archived session (.jsonl.reset.<timestamp>) under the id in its header', async () => {
+    const [session] = await sessionsOf(ARCHIVED_FILE);
+    expect(session).toEqual({
+      sessionId: ARCHIVED,
+      source: 'openclaw',
+      messages: [
+        { msgId: `${ARCHIVED}:b0000001`, role: 'user', content: 'What does this project do?', timestamp: '2026-01-09T20:00:10.000Z' },
+        { msgId: `${ARCHIVED}:b0000002`, role: 'assistant', content: 'It keeps long-term memory of conversations.', timestamp: '2026-01-09T20:00:15.000Z' },
+      ],
+    });
+  });
+
+  it('reads a whole sessions folder: current and archived sessions, not the index', async () => {
+    const results = await readAll([SESSIONS]);
+    expect(results.map((result) => ('error' in result ? result.error.message : [path.basename(result.file), result.format, result.sessions[0]!.sessionId]))).toEqual([
+      [path.basename(ARCHIVED_FILE), 'openclaw', ARCHIVED],
+      [`${CURRENT}.jsonl`, 'openclaw', CURRENT],
+    ]);
+  });
+
+  it('keeps earlier ids when the session grows (the file is append-only)', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, `${CURRENT}.jsonl`);
+    copyFileSync(CURRENT_FILE, file);
+    const [before] = await sessionsOf(file);
+    appendFileSync(
+      file,
+      [
+        { type: 'message', id: 'a0000012', parentId: 'a0000011', timestamp: '2026-01-12T10:00:00.000Z', message: { role: 'user', content: 'Commit it', timestamp: 1768212000000 } },
+        { type: 'message', id: 'a0000013', parentId: 'a0000012', timestamp: '2026-01-12T10:00:04.000Z', message: { role: 'assistant', content: [{ type: 'text', text: 'Committed.' }], stopReason: 'stop', timestamp: 1768212004000 } },
+      ]
+        .map((entry) => JSON.stringify(entry) + '\n')
+        .join(''),
+    );
+    const [after] = await sessionsOf(file);
+    expect(after!.messages.slice(0, before!.messages.length)).toEqual(before!.messages);
+    expect(triples(after).slice(before!.messages.length)).toEqual([
+      [`${CURRENT}:a0000012`, 'user', 'Commit it'],
+      [`${CURRENT}:a0000013`, 'assistant', 'Committed.'],
+    ]);
+  });
+
+  it('reads version 1 files, which have no entry ids, in line order', async () => {
+    const file = path.join(tempDir(), 'old.jsonl');
+    writeFileSync(
+      file,
+      [
+        { type: 'session', id: 'v1-session', timestamp: '2025-01-01T00:00:00.000Z', cwd: '/' },
+        { type: 'message', timestamp: '2025-01-01T00:00:01.000Z', message: { role: 'user', content: 'hi', timestamp: 1735689601000 } },
+        { type: 'message', timestamp: '2025-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'text', text: 'hello' }], timestamp: 1735689602000 } },
+      ]
+        .map((entry) => JSON.stringify(entry))
+        .join('\n'),
+    );
+    const [session] = await sessionsOf(file);
+    expect(triples(session)).toEqual([
+      ['v1-session:L2', 'user', 'hi'],
+      ['v1-session:L3', 'assistant', 'hello'],
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
+
+const CHAT = fixture('sillytavern', 'Seraphina - 2024-05-01@12h30m15s.jsonl');
+const SESSION = 'sillytavern-b62b9d65bc12199d';
+
+/** "May 1, 2024 12:30pm" carries no zone: it is a local time of the machine that ran SillyTavern. */
+const local = (hours: number, minutes: number) => new Date(2024, 4, 1, hours, minutes).toISOString();
+
+describe('SillyTavern chat', () => {
+  it('maps the shown swipe of every message, with ids from line number and content', async () => {
+    const [session] = await sessionsOf(CHAT);
+    expect(session!.sessionId).toBe(SESSION);
+    expect(session!.title).toBe('Seraphina - 2024-05-01@12h30m15s');
+    expect(session!.source).toBe('sillytavern');
+    expect(session!.messages).toEqual([
+      { msgId: `${SESSION}:2:6afd3b6d919e`, role: 'assistant', content: '*Seraphina smiles.* Welcome, traveller.', timestamp: local(12, 30) },
+      { msgId: `${SESSION}:3:4cd850234391`, role: 'user', content: 'Where am I?', timestamp: local(12, 31) },
+      // swipe_id 1 is shown, whatever `mes` says.
+      { msgId: `${SESSION}:4:2fd073a812f8`, role: 'assistant', content: '*She gestures around.* This is the Whispering Forest, my home.', timestamp: local(12, 32) },
+      { msgId: `${SESSION}:5:b99fa5f06ea0`, role: 'system', content: 'Ana has entered the Whispering Forest.', timestamp: local(12, 33) },
+      { msgId: `${SESSION}:6:f3569953af71`, role: 'user', content: '我想回家。', timestamp: '2024-05-01T10:34:00.000Z' },
+      { msgId: `${SESSION}:7:55430bdbe551`, role: 'assistant', content: '*She nods.* Then follow the river north.', timestamp: '2024-05-01T10:35:00.000Z' },
+    ]);
+  });
+
+  it('includes the reasoning of a message when asked', async () => {
+    const [session] = await sessionsOf(CHAT, { include: ['thinking'] });
+    expect(triples(session).slice(2, 4)).toEqual([
+      [`${SESSION}:4:2fd073a812f8#0`, 'assistant', '[thinking] She should explain where the traveller is.'],
+      [`${SESSION}:4:2fd073a812f8`, 'assistant', '*She gestures around.* This is the Whispering Forest, my home.'],
+    ]);
+  });
+
+  it('keeps earlier ids when lines are appended, and derives the session from the header, not the file name', async () => {
+    const file = path.join(tempDir(), 'renamed.jsonl');
+    copyFileSync(CHAT, file);
+    appendFileSync(file, JSON.stringify({ name: 'Ana', is_user: true, is_system: false, send_date: '2024-05-02T08:00:00.000Z', mes: 'Thank you!', extra: {} }) + '\n');
+    const [before] = await sessionsOf(CHAT);
+    const [after] = await sessionsOf(file);
+    expect(after!.sessionId).toBe(SESSION);
+    expect(after!.messages.slice(0, before!.messages.length)).toEqual(before!.messages);
+    expect(triples(after).slice(before!.messages.length)).toEqual([[`${SESSION}:8:e3dd9796ef9e`, 'user', 'Thank you!']]);
+  });
+
+  it('gives a message a new id when another swipe is shown, and leaves the others alone', async () => {
+    const file = path.join(tempDir(), 'swiped.jsonl');
+    const lines = readFileSync(CHAT, 'utf8').split('\n');
+    lines[3] = lines[3]!.replace('"swipe_id":1', '"swipe_id":0');
+    writeFileSync(file, lines.join('\n'));
+    const [before] = await sessionsOf(CHAT);
+    const [after] = await sessionsOf(file);
+    const changed = after!.messages.findIndex((message, index) => message.msgId !== before!.messages[index]!.msgId);
+    expect(changed).toBe(2);
+    expect(after!.messages[2]!.content).toBe('You are in the glade.');
+    expect(after!.messages.filter((_, index) => index !== 2)).toEqual(before!.messages.filter((_, index) => index !== 2));
+  });
+});

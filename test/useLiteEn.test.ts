@@ -1,0 +1,120 @@
+// use-lite-en, rebuilt from the TF.js package as ONNX, must reproduce the original tokenizer and encoder:
+// golden token ids and vectors come from the TF.js original (@energetic-ai/embeddings).
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AutoTokenizer, env } from '@huggingface/transformers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureUseLiteEn, loadUseLiteEn, USE_LITE_EN } from '../electron/embedding/useLiteEn.js';
+import { TEST_MODELS_DIR, testModelDir } from './helpers/model.js';
+
+interface GoldenCase {
+  text: string;
+  tokenIds: number[];
+  embedding: number[];
+}
+
+function readGolden(): GoldenCase[] {
+  const raw: unknown = JSON.parse(readFileSync(new URL('./fixtures/use-lite-en-golden.json', import.meta.url), 'utf8'));
+  const cases = typeof raw === 'object' && raw !== null && 'cases' in raw ? raw.cases : undefined;
+  if (!Array.isArray(cases)) throw new Error('golden file: no cases');
+  const numbers = (v: unknown): number[] => {
+    if (!Array.isArray(v) || !v.every((n): n is number => typeof n === 'number')) throw new Error('golden file: bad numbers');
+    return v;
+  };
+  return cases.map((c: unknown): GoldenCase => {
+    if (typeof c !== 'object' || c === null || !('text' in c) || typeof c.text !== 'string') throw new Error('golden file: bad case');
+    return {
+      text: c.text,
+      tokenIds: numbers('tokenIds' in c ? c.tokenIds : undefined),
+      embedding: numbers('embedding' in c ? c.embedding : undefined),
+    };
+  });
+}
+
+const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs((a[i] ?? 0) - (b[i] ?? 0)));
+  return max;
+};
+const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
+
+const golden = readGolden();
+const BUILD_TIMEOUT = 300_000;
+
+describe('use-lite-en', () => {
+  let embed: (texts: string[]) => Promise<Float32Array[]>;
+
+  beforeAll(async () => {
+    await testModelDir();
+    embed = await loadUseLiteEn(TEST_MODELS_DIR);
+  }, BUILD_TIMEOUT);
+
+  it('tokenizes every golden case exactly like the original (before the 128-token cut)', async () => {
+    env.allowRemoteModels = false;
+    env.localModelPath = TEST_MODELS_DIR;
+    const tokenizer = await AutoTokenizer.from_pretrained(USE_LITE_EN.name);
+    for (const c of golden) {
+      expect(tokenizer.encode(c.text), JSON.stringify(c.text)).toEqual(c.tokenIds);
+    }
+    // The model only sees the first 128 tokens; the tokenizer cuts there when truncating.
+    const long = golden.find((c) => c.tokenIds.length > USE_LITE_EN.maxTokens);
+    expect(long).toBeDefined();
+    const { input_ids } = tokenizer(long?.text ?? '', { truncation: true });
+    expect(Array.from(input_ids.data as BigInt64Array, Number)).toEqual(long?.tokenIds.slice(0, USE_LITE_EN.maxTokens));
+  });
+
+  it('embeds every golden case like the TF.js original (max abs diff < 1e-5)', async () => {
+    let worst = 0;
+    for (const c of golden) {
+      const [vector] = await embed([c.text]);
+      expect(vector?.length).toBe(USE_LITE_EN.dim);
+      const diff = maxAbsDiff(vector ?? [], c.embedding);
+      expect(diff, JSON.stringify(c.text)).toBeLessThan(1e-5);
+      worst = Math.max(worst, diff);
+    }
+    console.log(`use-lite-en: max abs diff over ${golden.length} golden cases ${worst.toExponential(2)}`);
+  });
+
+  it('gives a text the same vector alone and padded in a batch with a much longer text', async () => {
+    const short = 'The cat sits on the mat.';
+    const long = golden.reduce((a, b) => (b.tokenIds.length > a.tokenIds.length ? b : a)).text;
+    const [alone] = await embed([short]);
+    const [inBatch, longVector] = await embed([short, long]);
+    expect(maxAbsDiff(alone ?? [], inBatch ?? [])).toBeLessThan(1e-6);
+    const [longAlone] = await embed([long]);
+    expect(maxAbsDiff(longAlone ?? [], longVector ?? [])).toBeLessThan(1e-6);
+  });
+
+  it('puts paraphrases close together and unrelated sentences apart', async () => {
+    const [cat, kitten, rates] = await embed([
+      'The cat is sleeping on the sofa.',
+      'A kitten naps on the couch.',
+      'The central bank raised interest rates by half a percentage point.',
+    ]);
+    if (!cat || !kitten || !rates) throw new Error('missing vectors');
+    expect(cosine(cat, kitten)).toBeGreaterThan(0.7);
+    expect(cosine(cat, rates)).toBeLessThan(0.3);
+  });
+
+  it('builds a missing model directory, then reuses it', async () => {
+    const modelsDir = await mkdtemp(path.join(os.tmpdir(), 'use-lite-en-'));
+    try {
+      const dir = await ensureUseLiteEn(modelsDir);
+      expect(dir).toBe(path.join(modelsDir, USE_LITE_EN.name));
+      for (const file of ['onnx/model.onnx', 'config.json', 'tokenizer.json', 'tokenizer_config.json']) {
+        expect(existsSync(path.join(dir, file)), file).toBe(true);
+      }
+      // The build is deterministic: the same bytes as the shared test model.
+      const built = await readFile(path.join(dir, 'onnx/model.onnx'));
+      expect(built.equals(await readFile(path.join(TEST_MODELS_DIR, USE_LITE_EN.name, 'onnx/model.onnx')))).toBe(true);
+
+      const before = (await stat(path.join(dir, 'onnx/model.onnx'))).mtimeMs;
+      expect(await ensureUseLiteEn(modelsDir)).toBe(dir);
+      expect((await stat(path.join(dir, 'onnx/model.onnx'))).mtimeMs).toBe(before);
+    } finally {
+      await rm(modelsDir, { recursive: true, force: true });
+    }
+  }, BUILD_TIMEOUT);
+});
