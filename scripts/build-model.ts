@@ -9,14 +9,10 @@ const args = process.argv.slice(2);
 const force = args.includes('--force');
 const modelsDir = path.resolve(args.find((a) => !a.startsWith('--')) ?? '.cache/models');
 
+const dir = path.join(modelsDir, USE_LITE_EN.name);
 const started = performance.now();
-let dir: string;
-if (force) {
-  dir = path.join(modelsDir, USE_LITE_EN.name);
-  await fs.rm(dir, { recursive: true, force: true });
-  await buildUseLiteEn(dir);
-} else {
-  dir = await ensureUseLiteEn(modelsDir);
-}
+if (force) await fs.rm(dir, { recursive: true, force: true });
+const existed = !force && (await fs.access(path.join(dir, 'onnx', 'model.onnx')).then(() => true, () => false));
+await (force ? buildUseLiteEn(dir) : ensureUseLiteEn(modelsDir));
 const seconds = ((performance.now() - started) / 1000).toFixed(2);
-console.log(`${USE_LITE_EN.name}: ${dir} (${seconds} s)`);
+console.log(existed ? `${USE_LITE_EN.name}: ${dir} (already built)` : `${USE_LITE_EN.name}: built ${dir} in ${seconds} s`);

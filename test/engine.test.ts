@@ -94,16 +94,21 @@ describe('the original design\'s cases', () => {
 describe('the original design\'s flaws, fixed', () => {
   it('a message from the middle of a chunk is recognised, not stored again', async () => {
     const { engine } = await freshEngine();
-    const first = await engine.save(conversation(10));
-    const detail = await engine.showSession('session-a');
+    // Short turns on one topic: several share a chunk.
+    const short = (n: number): SessionInput => ({
+      sessionId: 'short',
+      messages: Array.from({ length: n }, (_, i) => ({ msgId: `s${i}`, role: i % 2 ? 'assistant' : 'user', content: i % 2 ? `Water the garden soil, note ${i}.` : `Garden soil question ${i}?` })),
+    });
+    const first = await engine.save(short(10));
+    const detail = await engine.showSession('short');
     const wide = detail.chunks.find((c) => c.msgIds.length >= 3);
     expect(wide, 'the test needs a chunk of three or more messages').toBeDefined();
     const middle = wide!.msgIds[1]!;
     // Only the middle message and one new one: the old design saw the middle one as new.
-    const input = conversation(11);
-    const report = await engine.save({ ...input, messages: input.messages.filter((m) => m.msgId === middle || m.msgId === 'msg-10') });
+    const input = short(11);
+    const report = await engine.save({ ...input, messages: input.messages.filter((m) => m.msgId === middle || m.msgId === 's10') });
     expect(report).toMatchObject({ new: 1, skipped: 1, updated: 0 });
-    const after = await engine.showSession('session-a');
+    const after = await engine.showSession('short');
     expect(after.messages.filter((m) => m.msgId === middle)).toHaveLength(1);
     expect(after.chunks.filter((c) => c.msgIds.includes(middle)).map((c) => c.chunkId)).toEqual([wide!.chunkId]);
     expect(first.chunkIds).toContain(wide!.chunkId);
@@ -215,6 +220,10 @@ describe('modes', () => {
     expect(preview.chunksWritten).toBeGreaterThan(0);
     expect((await engine.showSession('session-a')).messages).toHaveLength(10);
     expect(await engine.history('session-a')).toHaveLength(1);
+    const preview2 = await engine.save(conversation(3, { sessionId: 'never-saved' }), { dryRun: true });
+    expect(preview2).toMatchObject({ new: 3, dryRun: true });
+    expect((await engine.listSessions()).map((s) => [s.sessionId, s.messageCount])).toEqual([['session-a', 10]]);
+    expect((await engine.verify()).ok).toBe(true);
     await engine.close();
   });
 });

@@ -13,7 +13,16 @@ import { EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/normalize.js';
 import { defaultDataDir } from '../engine/paths.js';
 import { ChunkStore } from '../engine/store.js';
-import { readSessionsFromFile, ImportError } from '../importers/index.js';
+import { readSessionsFromFile, readTranscripts, ImportError } from '../importers/index.js';
+import { watchTranscripts } from './watch.js';
+
+type IncludedExtra = 'tools' | 'thinking';
+
+function parseInclude(value: string): IncludedExtra[] {
+  const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of parts) if (p !== 'tools' && p !== 'thinking') throw new UsageError(`--include takes "tools" and/or "thinking", not "${p}"`);
+  return parts as IncludedExtra[];
+}
 
 interface GlobalOptions {
   data?: string;
@@ -166,6 +175,73 @@ export function buildProgram(io: Io = defaultIo): Command {
             bar.stop();
           }
         }
+      });
+    });
+
+  program
+    .command('import')
+    .description('import transcripts of any supported format: files, folders, ZIP exports')
+    .argument('<paths...>', 'files, folders or ZIP archives')
+    .option('--dry-run', 'write nothing; report what a save would do')
+    .option('--include <extras>', 'also import tool calls and results ("tools") and model thinking ("thinking"), comma-separated', parseInclude)
+    .addOption(new Option('--mode <mode>', 'save mode').choices([...SAVE_MODES]).default('incremental'))
+    .option('--sync-deletes', 'remove stored messages that are absent from the files')
+    .option('--json', 'one JSON report per session per line, and {"file","error"} per failed file')
+    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; json?: boolean }) => {
+      let failed = 0;
+      await withEngine(globals(), io, async (engine) => {
+        for await (const file of readTranscripts(paths, options.include ? { include: options.include } : {})) {
+          if ('error' in file) {
+            failed++;
+            if (options.json) io.out(JSON.stringify({ file: file.file, error: file.error.message }));
+            else io.err(`session-memory: ${file.error.message}`);
+            continue;
+          }
+          if (!options.json) io.out(`${file.file} (${file.format}, ${file.sessionCount} session${file.sessionCount === 1 ? '' : 's'})`);
+          for await (const session of file.sessions) {
+            const bar = progressBar(io, !options.json);
+            try {
+              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), onProgress: bar.onProgress });
+              bar.stop();
+              io.out(options.json ? JSON.stringify(reportJson(report)) : `  ${describeReport(report)}`);
+            } catch (error) {
+              bar.stop();
+              if (!(error instanceof EngineError) || error.code !== 'invalid_input') throw error;
+              failed++;
+              const message = `${file.file}: ${session.sessionId}: ${error.message}`;
+              if (options.json) io.out(JSON.stringify({ file: file.file, error: message }));
+              else io.err(`session-memory: ${message}`);
+            }
+          }
+        }
+      });
+      if (failed > 0) throw new ExitStatus(1);
+    });
+
+  program
+    .command('watch')
+    .description('watch a folder (e.g. OpenClaw\'s sessions folder) and save each transcript as it grows')
+    .argument('<dir>', 'folder to watch')
+    .option('--debounce <ms>', 'wait this long after the last change of a file', (v) => positiveInt(v, '--debounce'), 1500)
+    .option('--include <extras>', 'also import "tools" and "thinking", comma-separated', parseInclude)
+    .option('--json', 'one JSON report per save per line')
+    .action(async (dir: string, options: { debounce: number; include?: IncludedExtra[]; json?: boolean }) => {
+      await withEngine(globals(), io, async (engine) => {
+        const watcher = await watchTranscripts(engine, {
+          dir: path.resolve(dir),
+          debounceMs: options.debounce,
+          ...(options.include ? { include: options.include } : {}),
+          onReport: (file, report) => io.out(options.json ? JSON.stringify({ file, ...reportJson(report) }) : `${path.basename(file)}: ${describeReport(report)}`),
+          onError: (file, message) => (options.json ? io.out(JSON.stringify({ file, error: message })) : io.err(`session-memory: ${message}`)),
+        });
+        if (!options.json) io.err(`watching ${path.resolve(dir)} (Ctrl-C to stop)`);
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        await watcher.close();
+        if (!options.json) io.err('stopped');
       });
     });
 

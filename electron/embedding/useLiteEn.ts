@@ -17,6 +17,7 @@ import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
+import type { onnx as Proto } from 'onnx-proto';
 
 const { onnx } = onnxProto;
 
@@ -51,6 +52,8 @@ export async function buildUseLiteEn(outDir: string): Promise<void> {
   }
 }
 
+const building = new Map<string, Promise<void>>();
+
 /** Returns `<modelsDir>/use-lite-en`, building it first if it is not there yet. */
 export async function ensureUseLiteEn(modelsDir: string): Promise<string> {
   const dir = path.join(modelsDir, USE_LITE_EN.name);
@@ -65,7 +68,6 @@ export async function ensureUseLiteEn(modelsDir: string): Promise<string> {
   }
   return dir;
 }
-const building = new Map<string, Promise<void>>();
 
 /**
  * Loads the built model through transformers.js, fully offline, and returns a batch embedder: one
@@ -75,7 +77,7 @@ const building = new Map<string, Promise<void>>();
 export async function loadUseLiteEn(modelsDir: string): Promise<(texts: string[]) => Promise<Float32Array[]>> {
   const { env, pipeline } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
-  env.localModelPath = modelsDir;
+  env.localModelPath = path.resolve(modelsDir);
   const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32' });
 
   return async (texts) => {
@@ -84,7 +86,8 @@ export async function loadUseLiteEn(modelsDir: string): Promise<(texts: string[]
     // the sentence embeddings as they come out of the model.
     const output = await extractor(texts);
     const { data, dims } = output;
-    if (!(data instanceof Float32Array) || dims.length !== 2 || dims[0] !== texts.length || dims[1] !== USE_LITE_EN.dim) {
+    const expected = [texts.length, USE_LITE_EN.dim];
+    if (!(data instanceof Float32Array) || dims.join() !== expected.join()) {
       throw new Error(`use-lite-en: unexpected model output [${dims.join(', ')}]`);
     }
     return texts.map((_, i) => data.slice(i * USE_LITE_EN.dim, (i + 1) * USE_LITE_EN.dim));
@@ -188,6 +191,14 @@ class TfjsGraph {
     return shape ? { ...w, shape } : w;
   }
 
+  /** An int32 vector feeding `node`. */
+  int32s(node: string, index: number): number[] {
+    const w = this.constant(node, index);
+    if (w.dtype !== 'int32') throw new Error(`${PACKAGE}: input ${index} of ${node} is not int32`);
+    const view = new DataView(w.bytes.buffer, w.bytes.byteOffset, w.bytes.length);
+    return Array.from({ length: w.bytes.length / 4 }, (_, i) => view.getInt32(4 * i, true));
+  }
+
   /** A scalar constant feeding `node` (float32 or int32). */
   scalar(node: string, index: number): number {
     const w = this.constant(node, index);
@@ -212,7 +223,7 @@ const { FLOAT, INT64 } = onnx.TensorProto.DataType;
  * softmax weight is exactly 0), and the final mean, which only counts real tokens. So a text's vector does
  * not depend on what else is in its batch.
  */
-function buildModel(tf: TfjsGraph): onnx.IModelProto {
+function buildModel(tf: TfjsGraph): Proto.IModelProto {
   const g = new OnnxGraph();
   const { ids, mask } = clipToMaxLength(g, tf, 'input_ids', 'attention_mask');
   const maskF = g.op('Cast', [mask], { to: FLOAT });
@@ -224,10 +235,10 @@ function buildModel(tf: TfjsGraph): onnx.IModelProto {
   }
   g.output(sentenceEmbedding(g, tf, maskedMean(g, x, maskF)), OUTPUT_NAME);
 
-  const dim = (name: string): onnx.TensorShapeProto.IDimension => ({ dimParam: name });
-  const tensor = (name: string, elemType: number, shape: onnx.TensorShapeProto.IDimension[]): onnx.IValueInfoProto => ({
+  const dim = (name: string): Proto.TensorShapeProto.IDimension => ({ dimParam: name });
+  const tensor = (name: string, elemType: number, dims: Proto.TensorShapeProto.IDimension[]): Proto.IValueInfoProto => ({
     name,
-    type: { tensorType: { elemType, shape: { dim: shape } } },
+    type: { tensorType: { elemType, shape: { dim: dims } } },
   });
   return {
     irVersion: 8,
@@ -274,7 +285,9 @@ function embedTokens(g: OnnxGraph, tf: TfjsGraph, ids: string, mask: string): st
 
 /** [batch, 1, 1, seq]: 0 for real tokens, the graph's large negative constant for padding. */
 function paddingBias(g: OnnxGraph, tf: TfjsGraph, maskF: string): string {
-  const bias = tf.scalar(`${STACK}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul`, 1);
+  // TF computes this once (under Layer_1's name) and adds it to the logits of both layers.
+  const node = `${STACK}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul`;
+  const bias = tf.scalar(node, 1);
   const padding = g.op('Sub', [g.float(1), maskF]);
   return g.op('Unsqueeze', [g.op('Mul', [padding, g.float(bias)]), g.ints([1, 2])]);
 }
@@ -284,10 +297,12 @@ function transformerLayer(g: OnnxGraph, tf: TfjsGraph, prefix: string, x: string
   // Layer 0 widens 256 -> 512, so its residual goes through a dense projection (AdjustResidualInput).
   const adjust = `${prefix}AdjustResidualInput/dense/`;
   const residual = tf.has(`${adjust}MatMul`) ? dense(g, tf, x, `${adjust}MatMul`, `${adjust}BiasAdd`) : x;
-  const attended = g.op('Add', [attention(g, tf, prefix, layerNorm(g, tf, `${prefix}layer_prepostprocess/`, x), bias), residual]);
+  const normed = layerNorm(g, tf, `${prefix}layer_prepostprocess/`, x);
+  const attended = g.op('Add', [attention(g, tf, prefix, normed, bias), residual]);
 
   const ffn = `${prefix}FFN/`;
-  const hidden = g.op('Relu', [dense(g, tf, layerNorm(g, tf, `${ffn}layer_prepostprocess/`, attended), `${ffn}conv1/Tensordot/MatMul`, `${ffn}conv1/BiasAdd`)]);
+  const ffnIn = layerNorm(g, tf, `${ffn}layer_prepostprocess/`, attended);
+  const hidden = g.op('Relu', [dense(g, tf, ffnIn, `${ffn}conv1/Tensordot/MatMul`, `${ffn}conv1/BiasAdd`)]);
   return g.op('Add', [dense(g, tf, hidden, `${ffn}conv2/Tensordot/MatMul`, `${ffn}conv2/BiasAdd`), attended]);
 }
 
@@ -297,30 +312,31 @@ function layerNorm(g: OnnxGraph, tf: TfjsGraph, prefix: string, x: string): stri
   const scale = tf.floats(`${ln}mul`, 0);
   const bias = tf.floats(`${ln}add_1`, 1);
   const epsilon = tf.scalar(`${ln}add`, 1);
-  return g.op('LayerNormalization', [x, g.weight(`${ln}scale`, scale), g.weight(`${ln}bias`, bias)], { axis: -1, epsilon: { float: epsilon } });
+  const inputs = [x, g.weight(`${ln}scale`, scale), g.weight(`${ln}bias`, bias)];
+  return g.op('LayerNormalization', inputs, { axis: -1, epsilon: { float: epsilon } });
 }
 
 /** Multi-head self-attention with a fused qkv kernel (a 1x1 Conv2D in TF, a MatMul here). */
 function attention(g: OnnxGraph, tf: TfjsGraph, prefix: string, x: string, bias: string): string {
   const mha = `${prefix}MultiheadAttention/`;
-  const split = tf.constant(`${mha}split`, 1, 'SplitV'); // [width, width, width]: q, k, v
   const shape = `${mha}split_heads/split_last_dimension/Reshape/shape`;
   const heads = tf.scalar(shape, 2);
   const headDim = tf.scalar(shape, 3);
   const width = heads * headDim;
-  if (split.shape[0] !== 3) throw new Error(`${PACKAGE}: ${mha}split is not q/k/v`);
+  const split = tf.int32s(`${mha}split`, 1); // the fused projection is q, k, v side by side
+  if (split.join() !== [width, width, width].join()) throw new Error(`${PACKAGE}: unexpected q/k/v split ${split}`);
 
   const qkvKernel = `${mha}qkv_transform_single/`;
   const qkv = dense(g, tf, x, `${qkvKernel}Conv2D`, `${qkvKernel}BiasAdd`, [width, 3 * width]);
-  const [q, k, v] = g.ops('Split', [qkv, g.ints([width, width, width])], 3, { axis: -1 });
+  const [q, k, v] = g.ops('Split', [qkv, g.ints(split)], 3, { axis: -1 }) as [string, string, string];
   const toHeads = (t: string, perm: number[]): string =>
     g.op('Transpose', [g.op('Reshape', [t, g.ints([0, 0, heads, headDim])])], { perm });
 
   // q is scaled before the dot product, as in the graph (the scale is 1/sqrt(head width)).
-  const scaledQ = g.op('Mul', [toHeads(q as string, [0, 2, 1, 3]), g.float(tf.scalar(`${mha}mul`, 1))]);
-  const logits = g.op('Add', [g.op('MatMul', [scaledQ, toHeads(k as string, [0, 2, 3, 1])]), bias]);
+  const scaledQ = g.op('Mul', [toHeads(q, [0, 2, 1, 3]), g.float(tf.scalar(`${mha}mul`, 1))]);
+  const logits = g.op('Add', [g.op('MatMul', [scaledQ, toHeads(k, [0, 2, 3, 1])]), bias]);
   const weights = g.op('Softmax', [logits], { axis: -1 });
-  const context = g.op('MatMul', [weights, toHeads(v as string, [0, 2, 1, 3])]);
+  const context = g.op('MatMul', [weights, toHeads(v, [0, 2, 1, 3])]);
   const merged = g.op('Reshape', [g.op('Transpose', [context], { perm: [0, 2, 1, 3] }), g.ints([0, 0, width])]);
 
   const out = `${mha}output_transform_single/`;
@@ -330,7 +346,8 @@ function attention(g: OnnxGraph, tf: TfjsGraph, prefix: string, x: string, bias:
 
 /** Mean over the real tokens only (the graph divides by max(length, 1)). */
 function maskedMean(g: OnnxGraph, x: string, maskF: string): string {
-  const sum = g.op('ReduceSum', [g.op('Mul', [x, g.op('Unsqueeze', [maskF, g.ints([-1])])]), g.ints([1])], { keepdims: 0 });
+  const masked = g.op('Mul', [x, g.op('Unsqueeze', [maskF, g.ints([-1])])]);
+  const sum = g.op('ReduceSum', [masked, g.ints([1])], { keepdims: 0 });
   const count = g.op('Max', [g.op('ReduceSum', [maskF, g.ints([1])], { keepdims: 1 }), g.float(1)]);
   return g.op('Div', [sum, count]);
 }
@@ -347,15 +364,16 @@ function sentenceEmbedding(g: OnnxGraph, tf: TfjsGraph, pooled: string): string 
 function dense(g: OnnxGraph, tf: TfjsGraph, x: string, matmulNode: string, biasNode: string, shape?: number[]): string {
   const kernel = tf.floats(matmulNode, 1, shape);
   const bias = tf.floats(biasNode, 1);
-  return g.op('Add', [g.op('MatMul', [x, g.weight(`${matmulNode}/kernel`, kernel)]), g.weight(`${biasNode}/bias`, bias)]);
+  const product = g.op('MatMul', [x, g.weight(`${matmulNode}/kernel`, kernel)]);
+  return g.op('Add', [product, g.weight(`${biasNode}/bias`, bias)]);
 }
 
 type Attribute = number | number[] | { float: number };
 
 /** Just enough of an ONNX graph builder: nodes get generated output names, constants become initializers. */
 class OnnxGraph {
-  readonly nodes: onnx.INodeProto[] = [];
-  readonly initializers: onnx.ITensorProto[] = [];
+  readonly nodes: Proto.INodeProto[] = [];
+  readonly initializers: Proto.ITensorProto[] = [];
   private readonly names = new Map<string, number>();
 
   op(opType: string, inputs: string[], attributes: Record<string, Attribute> = {}): string {
@@ -365,7 +383,7 @@ class OnnxGraph {
   ops(opType: string, inputs: string[], outputs: number, attributes: Record<string, Attribute> = {}): string[] {
     const name = this.unique(opType);
     const output = Array.from({ length: outputs }, (_, i) => (outputs === 1 ? name : `${name}_${i}`));
-    const attribute = Object.entries(attributes).map(([key, value]): onnx.IAttributeProto => {
+    const attribute = Object.entries(attributes).map(([key, value]): Proto.IAttributeProto => {
       if (Array.isArray(value)) return { name: key, type: onnx.AttributeProto.AttributeType.INTS, ints: value };
       if (typeof value === 'number') return { name: key, type: onnx.AttributeProto.AttributeType.INT, i: value };
       return { name: key, type: onnx.AttributeProto.AttributeType.FLOAT, f: value.float };
@@ -421,6 +439,9 @@ class OnnxGraph {
  *   and its Viterbi treats a running score of exactly 0 as "no path yet": at the very start of a text a
  *   zero-score piece ("▁:", "▁:)", ...) is always overridden. Splitting off the leading U+2581 before such
  *   a piece reproduces that.
+ * Left as is: exact score ties (the same pieces in two orders, e.g. "---" as "-" "--" or "--" "-", common
+ * in runs of one character) go to the longer last piece in transformers.js's lattice but to the shorter one
+ * in the original; no tokenizer.json setting changes that.
  */
 function tokenizerJson(vocab: Vocab): unknown {
   const RESERVED = 6; // the original tokenizer never inserts ids 0-5 into its trie

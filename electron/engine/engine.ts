@@ -274,6 +274,7 @@ export class MemoryEngine {
         }
       }
 
+      if (options.dryRun) return await this.finish(report, record, started, syncDeletes, [], true);
       await this.recordSessionMeta(sessionId, session.title, session.source, heads.length === 0);
       const after = applyToHeads(heads, writer.written, writer.removed);
       record.sessions[sessionId] = archiveEntry(sessionId, after, entry, session.title, session.source);

@@ -3,12 +3,12 @@
  * Everything with logic lives in plain-Node modules (host, engine) or pure functions (window
  * options, URL checks) that are tested without Electron; this file only wires them to Electron.
  */
-import { app, BrowserWindow, Menu, ipcMain, session, shell, nativeTheme, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, Menu, ipcMain, session, shell, nativeTheme } from 'electron';
 import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { CHANNELS, type Result, type Settings } from '../../shared/ipc.js';
-import { dispatch } from '../host/dispatch.js';
+import type { Settings } from '../../shared/ipc.js';
+import { registerIpcHandlers } from './ipc.js';
 import { MemoryHost } from '../host/memoryHost.js';
 import { PRODUCT_NAME } from '../engine/paths.js';
 import { appMenuTemplate } from './menu.js';
@@ -49,12 +49,6 @@ function createWindow(): BrowserWindow {
   return window;
 }
 
-/** Only our own page may call the handlers (VS Code checks the sender frame the same way). */
-function fromOurPage(event: IpcMainInvokeEvent): boolean {
-  const url = event.senderFrame?.url;
-  return typeof url === 'string' && isAppUrl(url, rendererIndex);
-}
-
 async function start(): Promise<void> {
   const saved = await loadSettings();
   host = new MemoryHost({
@@ -64,20 +58,15 @@ async function start(): Promise<void> {
     ...(saved.language ? { language: saved.language } : {}),
     ...(saved.theme ? { theme: saved.theme } : {}),
     nativeDialogs: true,
-    embedWorkerUrl: pathToFileURL(path.join(here, 'embedWorker.mjs')),
+    // Worker threads cannot start from inside the asar archive; the worker is unpacked beside it.
+    embedWorkerUrl: pathToFileURL(path.join(here, 'embedWorker.mjs').replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`)),
     emit: (event, payload) => mainWindow?.webContents.send(event, payload),
     onSettingsChanged: (settings) => {
       const { dataDir, model, language, theme } = settings;
       void fs.writeFile(settingsFile(), JSON.stringify({ dataDir, model, language, theme }, null, 2));
     },
   });
-  const handlers = host.handlers;
-  for (const channel of CHANNELS) {
-    ipcMain.handle(channel, async (event, request: unknown): Promise<Result<unknown>> => {
-      if (!fromOurPage(event)) return { ok: false, error: { code: 'forbidden', message: 'request from an unknown page' } };
-      return dispatch(handlers, channel, request);
-    });
-  }
+  registerIpcHandlers(ipcMain, host.handlers, rendererIndex);
   session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {

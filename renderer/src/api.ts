@@ -1,0 +1,148 @@
+/// <reference types="vite/client" />
+/**
+ * Picks how the UI talks to the engine host and returns one typed `MemoryApi` either way:
+ * - the desktop app: the preload's bridge `window.memory`, one function per channel, each answering a `Result`;
+ * - web mode: `POST /api/<channel>` with the page's `?token=` as a bearer token, events over SSE.
+ * Every failure, including a broken transport, reaches the UI as a `MemoryApiError`.
+ */
+import type { ErrorInfo } from '../../shared/errors.js';
+import { CHANNELS, createMemoryApi, EVENT_NAMES, type Channel, type EventName, type MemoryApi, type Result } from '../../shared/ipc.js';
+
+/** What the Electron preload exposes as `window.memory`. */
+export type MemoryBridge = { [C in Channel]: (request: unknown) => Promise<Result<unknown>> } & {
+  on(event: EventName, listener: (payload: unknown) => void): () => void;
+};
+
+declare global {
+  interface Window {
+    memory?: MemoryBridge;
+  }
+}
+
+function failure(code: ErrorInfo['code'], message: string): Result<never> {
+  return { ok: false, error: { code, message } };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isResult(value: unknown): value is Result<unknown> {
+  if (typeof value !== 'object' || value === null || typeof (value as { ok?: unknown }).ok !== 'boolean') return false;
+  const candidate = value as { ok: boolean; error?: { code?: unknown; message?: unknown } };
+  return candidate.ok ? 'value' in candidate : typeof candidate.error?.code === 'string' && typeof candidate.error.message === 'string';
+}
+
+export function isMemoryBridge(value: unknown): value is MemoryBridge {
+  if (typeof value !== 'object' || value === null) return false;
+  const bridge = value as Record<string, unknown>;
+  return typeof bridge.on === 'function' && CHANNELS.every((channel) => typeof bridge[channel] === 'function');
+}
+
+/** The desktop app: Electron IPC through the preload bridge. */
+export function createBridgeApi(bridge: MemoryBridge): MemoryApi {
+  return createMemoryApi(
+    async (channel, request) => {
+      try {
+        const result = await bridge[channel](request);
+        return isResult(result) ? result : failure('internal', `The app answered ${channel} with something unexpected.`);
+      } catch (error) {
+        return failure('internal', messageOf(error));
+      }
+    },
+    (event, listener) => bridge.on(event, listener),
+  );
+}
+
+export interface HttpTransportOptions {
+  /** Bearer token for the web-mode server (from the page URL). */
+  token: string | null;
+  /** Prefix of `/api/...`; empty for the page's own origin. */
+  origin: string;
+  fetch: typeof fetch;
+  /** Absent where the browser has no SSE (then events simply never arrive). */
+  EventSource?: typeof EventSource;
+}
+
+/** Web mode: JSON over HTTP for requests, Server-Sent Events for pushed progress. */
+export function createHttpApi(options: HttpTransportOptions): MemoryApi {
+  const { token, origin } = options;
+  const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  let source: EventSource | null = null;
+
+  const openEvents = (): void => {
+    if (source || !options.EventSource || !token) return;
+    source = new options.EventSource(`${origin}/api/events?token=${encodeURIComponent(token)}`);
+    for (const event of EVENT_NAMES) {
+      source.addEventListener(event, (message) => {
+        let payload: unknown;
+        try {
+          payload = JSON.parse((message as MessageEvent<string>).data);
+        } catch {
+          return; // A malformed event is dropped; the next one carries the current state again.
+        }
+        for (const listener of listeners.get(event) ?? []) listener(payload);
+      });
+    }
+  };
+
+  const closeEventsIfUnused = (): void => {
+    if ([...listeners.values()].some((set) => set.size > 0)) return;
+    source?.close();
+    source = null;
+  };
+
+  return createMemoryApi(
+    async (channel, request) => {
+      if (!token) return failure('forbidden', 'This page has no access token. Open the address the server printed (it ends in ?token=…).');
+      let response: Response;
+      try {
+        response = await options.fetch(`${origin}/api/${channel}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify(request),
+        });
+      } catch (error) {
+        return failure('internal', `Cannot reach the server: ${messageOf(error)}`);
+      }
+      let body: unknown;
+      try {
+        body = await response.json();
+      } catch {
+        body = undefined;
+      }
+      if (isResult(body)) return body;
+      if (response.status === 401 || response.status === 403) return failure('forbidden', 'The server refused the access token.');
+      return failure('internal', `The server answered ${channel} with HTTP ${response.status}.`);
+    },
+    (event, listener) => {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      openEvents();
+      return () => {
+        set.delete(listener);
+        closeEventsIfUnused();
+      };
+    },
+  );
+}
+
+/**
+ * The bridge when the preload provided one, else HTTP. A demo over in-memory data exists only in builds made
+ * with VITE_MEMORY_DEMO=1 and only when the URL asks for it with `?mock`; other builds leave it out entirely.
+ */
+export async function resolveMemoryApi(win: Window = window): Promise<MemoryApi> {
+  if (isMemoryBridge(win.memory)) return createBridgeApi(win.memory);
+  const params = new URL(win.location.href).searchParams;
+  if (import.meta.env.VITE_MEMORY_DEMO === '1' && params.has('mock')) {
+    const { createDemoApi } = await import('./demo/demoData.js');
+    return createDemoApi();
+  }
+  return createHttpApi({
+    token: params.get('token'),
+    origin: '',
+    fetch: win.fetch.bind(win),
+    EventSource: typeof win.EventSource === 'function' ? win.EventSource : undefined,
+  });
+}

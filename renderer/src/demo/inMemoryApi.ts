@@ -1,0 +1,538 @@
+/**
+ * A whole `MemoryApi` over in-memory data: the same channels, request schemas, error codes and events as the
+ * real host, with a toy engine behind them (JSON and Markdown files only, hashed character n-grams instead of a
+ * neural embedding). The component tests run the UI against it, and the `?mock` demo build shows it; the
+ * shipping app never loads it.
+ */
+import type { Chunk, Role, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import { ROLES } from '../../../shared/domain.js';
+import type { ErrorCode } from '../../../shared/errors.js';
+import {
+  createMemoryApi,
+  requestSchemas,
+  type Channel,
+  type EventMap,
+  type EventName,
+  type FilePreview,
+  type ImportResult,
+  type MemoryApi,
+  type RequestMap,
+  type ResponseMap,
+  type Settings,
+} from '../../../shared/ipc.js';
+
+export const EMBEDDING_DIMENSIONS = 512;
+const CHUNK_CHARS = 700;
+
+/** An error the toy host answers with, as the real host would (code + readable message). */
+export class HostError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface InMemoryOptions {
+  settings?: Partial<Settings>;
+  now?: () => Date;
+  /** Awaited between the progress steps of an import or a model download (tests hold it to look mid-way). */
+  step?: () => Promise<void>;
+  /** Models already on disk; choosing another "downloads" it with `onModelDownload` events. */
+  downloadedModels?: string[];
+}
+
+export interface SaveOptionsInMemory {
+  mode?: SaveMode;
+  syncDeletes?: boolean;
+  dryRun?: boolean;
+  /** When the save happens (seeding a history); defaults to `now()`. */
+  at?: string;
+}
+
+interface StoredSession {
+  sessionId: string;
+  title: string;
+  source?: string;
+  messages: StoredMessage[];
+  chunks: Chunk[];
+  vectors: Map<string, number[]>;
+  archivedAt: string;
+  lastSavedAt: string;
+  history: SaveEvent[];
+}
+
+interface StagedFile {
+  fileId: string;
+  name: string;
+  bytes: Uint8Array;
+}
+
+type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
+
+/** FNV-1a over a string, 32 bits, as 8 hex digits; two seeds make a 16-digit id that is stable across runs. */
+function fnv(text: string, seed = 0x811c9dc5): string {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+export function stableHash(text: string): string {
+  return fnv(text) + fnv(text, 0x1234567);
+}
+
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+
+/** Signed feature hashing of character trigrams (and CJK bigrams), L2-normalised: similar text, similar vector. */
+export function toyEmbedding(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  const normalised = ` ${text.toLowerCase().replace(/\s+/g, ' ')} `;
+  const add = (feature: string): void => {
+    const hash = parseInt(fnv(feature), 16);
+    const index = hash % EMBEDDING_DIMENSIONS;
+    vector[index] = (vector[index] ?? 0) + ((hash >>> 16) & 1 ? 1 : -1);
+  };
+  for (let i = 0; i + 3 <= normalised.length; i++) add(normalised.slice(i, i + 3));
+  for (let i = 0; i + 2 <= normalised.length; i++) {
+    const pair = normalised.slice(i, i + 2);
+    if (CJK.test(pair)) add(pair);
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += (a[i] ?? 0) * (b[i] ?? 0);
+  return dot;
+}
+
+function bytesFromBase64(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** The toy importer: a JSON transcript (one, a list, or `{sessions}`) or a Markdown one with `## user` headings. */
+export function parseTranscriptFile(name: string, bytes: Uint8Array): { format: string; sessions: SessionInput[] } {
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const base = name.replace(/\.[^.]+$/, '');
+  if (/\.md$/i.test(name)) {
+    const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
+    const messages: SessionInput['messages'] = [];
+    for (const section of text.split(/^##\s+/m).slice(1)) {
+      const newline = section.indexOf('\n');
+      const role = section.slice(0, newline < 0 ? undefined : newline).trim().toLowerCase();
+      const content = newline < 0 ? '' : section.slice(newline + 1).trim();
+      if (isRole(role) && content) messages.push({ role, content });
+    }
+    if (messages.length === 0) throw new HostError('invalid_input', `${name}: no "## user" or "## assistant" sections found.`);
+    return { format: 'markdown', sessions: [{ sessionId: base, title: title ?? base, source: 'markdown', messages }] };
+  }
+  if (!/\.json$/i.test(name)) throw new HostError('unknown_format', `${name}: this file type is not recognised.`);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new HostError('invalid_input', `${name}: not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  const list = Array.isArray(data) ? data : typeof data === 'object' && data !== null && Array.isArray((data as { sessions?: unknown }).sessions) ? (data as { sessions: unknown[] }).sessions : [data];
+  const sessions = list.map((item, index): SessionInput => {
+    const candidate = item as Partial<SessionInput> | null;
+    if (!candidate || typeof candidate.sessionId !== 'string' || !Array.isArray(candidate.messages)) {
+      throw new HostError('invalid_input', `${name}: transcript ${index + 1} has no sessionId or messages.`);
+    }
+    for (const message of candidate.messages) {
+      if (!isRole(message?.role) || typeof message.content !== 'string') throw new HostError('invalid_input', `${name}: a message of ${candidate.sessionId} has no role or content.`);
+    }
+    return { sessionId: candidate.sessionId, title: candidate.title, source: candidate.source ?? 'json', messages: candidate.messages };
+  });
+  return { format: 'json', sessions };
+}
+
+/** Packs consecutive messages into chunks of about CHUNK_CHARS; a long message spans several chunks. */
+function chunkMessages(sessionId: string, messages: StoredMessage[], createdAt: string, previous: Map<string, Chunk>): Chunk[] {
+  const chunks: Chunk[] = [];
+  let text = '';
+  let msgIds: string[] = [];
+  const flush = (): void => {
+    if (!text) return;
+    const chunkId = `c-${stableHash(`${sessionId}\n${msgIds.join(',')}\n${text}`)}`;
+    chunks.push({ chunkId, sessionId, text, msgIds, createdAt: previous.get(chunkId)?.createdAt ?? createdAt });
+    text = '';
+    msgIds = [];
+  };
+  for (const message of messages) {
+    message.chunkIds = [];
+    let rest = `${message.role}: ${message.content}`;
+    while (rest) {
+      if (text && text.length + rest.length + 1 > CHUNK_CHARS) flush();
+      const piece = rest.slice(0, CHUNK_CHARS - text.length - (text ? 1 : 0));
+      text = text ? `${text}\n${piece}` : piece;
+      msgIds.push(message.msgId);
+      rest = rest.slice(piece.length);
+      if (rest) flush();
+    }
+  }
+  flush();
+  const byId = new Map(messages.map((message) => [message.msgId, message]));
+  for (const chunk of chunks) {
+    for (const msgId of new Set(chunk.msgIds)) byId.get(msgId)?.chunkIds.push(chunk.chunkId);
+  }
+  return chunks;
+}
+
+export interface InMemoryHost {
+  api: MemoryApi;
+  /** Saves a transcript directly (to seed a store with a history). */
+  save(input: SessionInput, options?: SaveOptionsInMemory): SaveReport;
+  /** Pushes an event to the UI's listeners, as the host's progress reporting does. */
+  emit<E extends EventName>(event: E, payload: EventMap[E]): void;
+  readonly settings: Settings;
+  sessionIds(): string[];
+}
+
+export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
+  const now = options.now ?? (() => new Date());
+  const step = options.step ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
+  const downloaded = new Set(options.downloadedModels ?? []);
+  const settings: Settings = {
+    dataDir: '/home/demo/.session-memory',
+    model: 'Xenova/multilingual-e5-small',
+    storeModel: null,
+    defaultModel: 'Xenova/multilingual-e5-small',
+    offlineModel: 'use-lite-en',
+    language: 'system',
+    theme: 'system',
+    nativeDialogs: false,
+    ...options.settings,
+  };
+  downloaded.add(settings.offlineModel);
+  const sessions = new Map<string, StoredSession>();
+  const staged = new Map<string, StagedFile>();
+  const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  let stagedCount = 0;
+  let running: { cancelled: boolean } | null = null;
+
+  const emit = <E extends EventName>(event: E, payload: EventMap[E]): void => {
+    for (const listener of listeners.get(event) ?? []) listener(payload);
+  };
+
+  const requireSession = (sessionId: string): StoredSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw new HostError('not_found', `No archived session "${sessionId}".`);
+    return session;
+  };
+
+  const save = (input: SessionInput, saveOptions: SaveOptionsInMemory = {}): SaveReport => {
+    const mode = saveOptions.mode ?? 'incremental';
+    const at = saveOptions.at ?? now().toISOString();
+    const existing = sessions.get(input.sessionId);
+    const seen = new Set<string>();
+    const incoming: StoredMessage[] = [];
+    input.messages.forEach((message, index) => {
+      const msgId = message.msgId ?? `m-${stableHash(`${index}\n${message.role}\n${message.content}`).slice(0, 12)}`;
+      if (seen.has(msgId)) return;
+      seen.add(msgId);
+      const contentHash = stableHash(`${message.role}\n${message.content}`);
+      incoming.push({ msgId, role: message.role, content: message.content, contentHash, timestamp: message.timestamp, seq: incoming.length, chunkIds: [] });
+    });
+    const report: SaveReport = {
+      sessionId: input.sessionId,
+      mode,
+      skippedSession: false,
+      total: incoming.length,
+      new: 0,
+      updated: 0,
+      skipped: 0,
+      deleted: 0,
+      chunksWritten: 0,
+      chunksDeleted: 0,
+      chunkIds: [],
+      embeddingsComputed: 0,
+      durationMs: 0,
+      warnings: [],
+      ...(saveOptions.dryRun ? { dryRun: true } : {}),
+    };
+    const storedById = new Map((existing?.messages ?? []).map((message) => [message.msgId, message]));
+    const fingerprint = (list: StoredMessage[]): string => list.map((message) => `${message.msgId}:${message.contentHash}`).join('|');
+    if (existing && (mode === 'skip-if-archived' || (mode === 'incremental' && fingerprint(existing.messages) === fingerprint(incoming)))) {
+      return { ...report, skippedSession: true, skipped: incoming.length, chunkIds: existing.chunks.map((chunk) => chunk.chunkId), durationMs: 1 };
+    }
+    for (const message of incoming) {
+      const stored = storedById.get(message.msgId);
+      if (!stored) report.new++;
+      else if (stored.contentHash !== message.contentHash) report.updated++;
+      else report.skipped++;
+    }
+    const removing = mode === 'overwrite' || saveOptions.syncDeletes ? (existing?.messages ?? []).filter((message) => !seen.has(message.msgId)) : [];
+    report.deleted = removing.length;
+
+    let finalMessages: StoredMessage[];
+    if (mode === 'overwrite' || !existing) {
+      finalMessages = incoming;
+    } else {
+      const removed = new Set(removing.map((message) => message.msgId));
+      const incomingById = new Map(incoming.map((message) => [message.msgId, message]));
+      finalMessages = existing.messages.filter((message) => !removed.has(message.msgId)).map((message) => ({ ...(incomingById.get(message.msgId) ?? message), chunkIds: [] }));
+      finalMessages.push(...incoming.filter((message) => !storedById.has(message.msgId)));
+    }
+    finalMessages = finalMessages.map((message, seq) => ({ ...message, seq, chunkIds: [] }));
+    const previousChunks = new Map((existing?.chunks ?? []).map((chunk) => [chunk.chunkId, chunk]));
+    const chunks = chunkMessages(input.sessionId, finalMessages, at, previousChunks);
+    const keep = mode === 'overwrite' ? new Set<string>() : new Set(chunks.map((chunk) => chunk.chunkId).filter((chunkId) => previousChunks.has(chunkId)));
+    const written = chunks.filter((chunk) => !keep.has(chunk.chunkId));
+    const removedChunks = [...previousChunks.keys()].filter((chunkId) => !keep.has(chunkId));
+    report.chunksWritten = written.length;
+    report.chunksDeleted = removedChunks.length;
+    report.embeddingsComputed = written.length;
+    report.chunkIds = chunks.map((chunk) => chunk.chunkId);
+    report.durationMs = 4 + written.length * 9;
+    if (saveOptions.dryRun) return report;
+
+    const vectors = new Map<string, number[]>();
+    for (const chunk of chunks) vectors.set(chunk.chunkId, existing?.vectors.get(chunk.chunkId) ?? toyEmbedding(chunk.text));
+    const history = existing?.history ?? [];
+    history.push({
+      sessionId: input.sessionId,
+      at,
+      mode,
+      syncDeletes: saveOptions.syncDeletes ?? false,
+      skippedSession: false,
+      total: report.total,
+      new: report.new,
+      updated: report.updated,
+      skipped: report.skipped,
+      deleted: report.deleted,
+      chunksWritten: report.chunksWritten,
+      chunksDeleted: report.chunksDeleted,
+      chunkIdsWritten: written.map((chunk) => chunk.chunkId),
+      chunkIdsRemoved: removedChunks,
+      embeddingsComputed: report.embeddingsComputed,
+      durationMs: report.durationMs,
+      model: settings.model,
+    });
+    sessions.set(input.sessionId, {
+      sessionId: input.sessionId,
+      title: input.title ?? existing?.title ?? input.sessionId,
+      source: input.source ?? existing?.source,
+      messages: finalMessages,
+      chunks,
+      vectors,
+      archivedAt: existing?.archivedAt ?? at,
+      lastSavedAt: at,
+      history,
+    });
+    settings.storeModel ??= settings.model;
+    return report;
+  };
+
+  const readStaged = (fileId: string): StagedFile => {
+    const file = staged.get(fileId);
+    if (!file) throw new HostError('not_found', `No staged file "${fileId}"; drop it again.`);
+    return file;
+  };
+
+  const allChunks = (): Array<{ chunk: Chunk; vector: number[] }> =>
+    [...sessions.values()].flatMap((session) => session.chunks.map((chunk) => ({ chunk, vector: session.vectors.get(chunk.chunkId) ?? [] })));
+
+  const hit = (chunk: Chunk, score: number): SearchHit => ({ chunkId: chunk.chunkId, sessionId: chunk.sessionId, text: chunk.text, score: Math.round(score * 1000) / 1000, msgIds: chunk.msgIds });
+
+  const downloadModel = async (model: string): Promise<void> => {
+    const files = ['config.json', 'tokenizer.json', 'onnx/model_quantized.onnx'];
+    for (const file of files) {
+      const total = file.endsWith('.onnx') ? 118_000_000 : 700_000;
+      for (let part = 0; part <= 4; part++) {
+        emit('onModelDownload', { file: `${model}/${file}`, loaded: Math.round((total * part) / 4), total, status: part === 4 ? 'done' : 'progress' });
+        await step();
+      }
+    }
+    downloaded.add(model);
+    emit('onModelDownload', { file: model, loaded: 1, total: 1, status: 'ready' });
+  };
+
+  const handlers: Handlers = {
+    'sessions:list': async () =>
+      [...sessions.values()].map((session) => ({
+        sessionId: session.sessionId,
+        title: session.title,
+        source: session.source,
+        messageCount: session.messages.length,
+        chunkCount: session.chunks.length,
+        archivedAt: session.archivedAt,
+        lastSavedAt: session.lastSavedAt,
+        saves: session.history.length,
+      })),
+    'sessions:show': async ({ sessionId }) => {
+      const session = requireSession(sessionId);
+      return {
+        sessionId,
+        title: session.title,
+        source: session.source,
+        messages: session.messages.map((message) => ({
+          msgId: message.msgId,
+          role: message.role,
+          content: message.content,
+          contentHash: message.contentHash,
+          chunkId: message.chunkIds[0] ?? '',
+          ...(message.timestamp ? { timestamp: message.timestamp } : {}),
+        })),
+        chunks: session.chunks.map(({ chunkId, text, msgIds, createdAt }) => ({ chunkId, text, msgIds, createdAt })),
+      };
+    },
+    'sessions:history': async ({ sessionId }) => requireSession(sessionId).history.map((event) => ({ ...event })),
+    'chunks:inspect': async ({ chunkId, similar }) => {
+      const all = allChunks();
+      const found = all.find((entry) => entry.chunk.chunkId === chunkId);
+      if (!found) throw new HostError('not_found', `No chunk "${chunkId}".`);
+      const neighbours = all
+        .filter((entry) => entry.chunk.chunkId !== chunkId)
+        .map((entry) => hit(entry.chunk, cosine(found.vector, entry.vector)))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, similar ?? 5);
+      return { ...found.chunk, model: requireSession(found.chunk.sessionId).history.at(-1)?.model ?? settings.model, vector: found.vector, similar: neighbours };
+    },
+    'files:stage': async ({ name, dataBase64 }) => {
+      let bytes: Uint8Array;
+      try {
+        bytes = bytesFromBase64(dataBase64);
+      } catch {
+        throw new HostError('invalid_request', `${name}: the file data is not base64.`);
+      }
+      const fileId = `file-${++stagedCount}`;
+      staged.set(fileId, { fileId, name, bytes });
+      return { fileId, name, size: bytes.length };
+    },
+    'import:preview': async ({ fileIds }) =>
+      fileIds.map((fileId): FilePreview => {
+        const file = readStaged(fileId);
+        try {
+          const { format, sessions: inputs } = parseTranscriptFile(file.name, file.bytes);
+          return { fileId, name: file.name, format, sessions: inputs.map((input) => ({ ...save(input, { dryRun: true }), title: input.title ?? input.sessionId })) };
+        } catch (error) {
+          if (!(error instanceof HostError)) throw error;
+          return { fileId, name: file.name, error: { code: error.code, message: error.message }, sessions: [] };
+        }
+      }),
+    'import:run': async ({ fileIds, mode, syncDeletes, sessionIds }) => {
+      if (running) throw new HostError('locked', 'An import is already running.');
+      const job = { cancelled: false };
+      running = job;
+      const result: ImportResult = { files: [], cancelled: false };
+      try {
+        for (const [fileIndex, fileId] of fileIds.entries()) {
+          const file = readStaged(fileId);
+          let parsed: ReturnType<typeof parseTranscriptFile>;
+          try {
+            parsed = parseTranscriptFile(file.name, file.bytes);
+          } catch (error) {
+            if (!(error instanceof HostError)) throw error;
+            result.files.push({ fileId, name: file.name, error: { code: error.code, message: error.message }, reports: [] });
+            continue;
+          }
+          const entry: ImportResult['files'][number] = { fileId, name: file.name, format: parsed.format, reports: [] };
+          result.files.push(entry);
+          const chosen = parsed.sessions.filter((input) => !sessionIds || sessionIds.includes(input.sessionId));
+          for (const input of chosen) {
+            const plan = save(input, { mode: mode as SaveMode | undefined, syncDeletes, dryRun: true });
+            const progress = (phase: EventMap['onSaveProgress']['phase'], done: number, total: number): void =>
+              emit('onSaveProgress', { sessionId: input.sessionId, phase, done, total, fileIndex, fileCount: fileIds.length });
+            const steps: Array<[EventMap['onSaveProgress']['phase'], number, number]> = [
+              ['reading', 0, plan.total],
+              ['chunking', plan.total, plan.total],
+              ...Array.from({ length: plan.embeddingsComputed + 1 }, (_, done): [EventMap['onSaveProgress']['phase'], number, number] => ['embedding', done, plan.embeddingsComputed]),
+              ['writing', plan.chunksWritten, plan.chunksWritten],
+            ];
+            for (const [phase, done, total] of plan.skippedSession ? [] : steps) {
+              progress(phase, done, total);
+              await step();
+              if (job.cancelled) {
+                result.cancelled = true;
+                return result;
+              }
+            }
+            entry.reports.push(save(input, { mode: mode as SaveMode | undefined, syncDeletes }));
+            progress('done', plan.total, plan.total);
+          }
+        }
+        return result;
+      } finally {
+        running = null;
+      }
+    },
+    'import:cancel': async () => {
+      if (!running) return { cancelled: false };
+      running.cancelled = true;
+      return { cancelled: true };
+    },
+    'search:query': async ({ query, limit, sessionId }) => {
+      const queryVector = toyEmbedding(query);
+      const needle = query.trim().toLowerCase();
+      return allChunks()
+        .filter((entry) => !sessionId || entry.chunk.sessionId === sessionId)
+        .map((entry) => hit(entry.chunk, Math.min(1, Math.max(0, cosine(queryVector, entry.vector)) + (entry.chunk.text.toLowerCase().includes(needle) ? 0.4 : 0))))
+        .filter((found) => found.score >= 0.08)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit ?? 20);
+    },
+    'store:verify': async () => ({
+      ok: true,
+      sessions: sessions.size,
+      messages: [...sessions.values()].reduce((sum, session) => sum + session.messages.length, 0),
+      chunks: allChunks().length,
+      problems: [],
+    }),
+    'settings:get': async () => ({ ...settings }),
+    'settings:set': async (change) => {
+      if (change.dataDir !== undefined && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(change.dataDir)) {
+        throw new HostError('invalid_input', `The data directory must be an absolute path, not "${change.dataDir}".`);
+      }
+      if (change.model !== undefined && change.model !== settings.model) {
+        if (settings.storeModel && sessions.size > 0 && change.model !== settings.storeModel) {
+          throw new HostError(
+            'model_mismatch',
+            `This store was embedded with ${settings.storeModel}; vectors of ${change.model} cannot be searched with them. Choose an empty data directory to use another model.`,
+          );
+        }
+        if (!downloaded.has(change.model) && !/^(\/|\.|[A-Za-z]:[\\/])/.test(change.model)) void downloadModel(change.model);
+        settings.model = change.model;
+      }
+      if (change.dataDir !== undefined) settings.dataDir = change.dataDir;
+      if (change.language) settings.language = change.language;
+      if (change.theme) settings.theme = change.theme;
+      return { ...settings };
+    },
+  };
+
+  const api = createMemoryApi(
+    async (channel, request) => {
+      const parsed = requestSchemas[channel].safeParse(request);
+      if (!parsed.success) return { ok: false, error: { code: 'invalid_request', message: `${channel}: ${parsed.error.issues[0]?.message ?? 'invalid request'}` } };
+      try {
+        const handler = handlers[channel] as (request: unknown) => Promise<unknown>;
+        // Only plain copies cross, as over IPC or HTTP.
+        return { ok: true, value: structuredClone(await handler(structuredClone(parsed.data))) };
+      } catch (error) {
+        if (error instanceof HostError) return { ok: false, error: { code: error.code, message: error.message } };
+        return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+      }
+    },
+    (event, listener) => {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return () => set.delete(listener);
+    },
+  );
+
+  return { api, save, emit, settings, sessionIds: () => [...sessions.keys()] };
+}

@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Result } from '../shared/ipc.js';
+import { CHANNELS } from '../shared/ipc.js';
+import { dispatch } from '../electron/host/dispatch.js';
+import { MemoryHost } from '../electron/host/memoryHost.js';
+import { startWebServer, type WebServer } from '../electron/host/webServer.js';
+import { registerIpcHandlers, type IpcInvokeEventLike } from '../electron/main/ipc.js';
+import { isAppUrl, isSafeExternalUrl, secureWindowOptions } from '../electron/main/windowOptions.js';
+import { TEST_MODELS_DIR } from './helpers/model.js';
+import { tempDir } from './helpers/engine.js';
+
+const cleanups: Array<() => void> = [];
+afterAll(() => cleanups.forEach((c) => c()));
+
+function dir(): string {
+  const t = tempDir('sm-host-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+const transcript = (count: number) =>
+  JSON.stringify({
+    session_id: 'host-session',
+    title: 'Host test',
+    messages: Array.from({ length: count }, (_, i) => ({ msg_id: `h${i}`, role: i % 2 ? 'assistant' : 'user', content: `Line ${i} about bread baking and oven temperature.` })),
+  });
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('window security', () => {
+  it('the window runs sandboxed and isolated, without Node', () => {
+    const options = secureWindowOptions('/app/preload.cjs', false);
+    expect(options.webPreferences).toMatchObject({
+      preload: '/app/preload.cjs',
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webviewTag: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      navigateOnDragDrop: false,
+    });
+  });
+
+  it('navigation stays on our page; only http(s) links go to the browser', () => {
+    const app = 'file:///opt/Session%20Memory/resources/app.asar/dist-renderer/index.html';
+    expect(isAppUrl('file:///opt/Session%20Memory/resources/app.asar/dist-renderer/index.html#/sessions', app)).toBe(true);
+    expect(isAppUrl('file:///etc/passwd', app)).toBe(false);
+    expect(isAppUrl('https://evil.example/', app)).toBe(false);
+    expect(isAppUrl('http://localhost:5173/#/search', 'http://localhost:5173/')).toBe(true);
+    expect(isAppUrl('http://localhost:5174/', 'http://localhost:5173/')).toBe(false);
+    expect(isAppUrl('not a url', app)).toBe(false);
+    expect(isSafeExternalUrl('https://example.com/docs')).toBe(true);
+    expect(isSafeExternalUrl('file:///etc/passwd')).toBe(false);
+    expect(isSafeExternalUrl('javascript:alert(1)')).toBe(false);
+  });
+});
+
+describe('IPC boundary', () => {
+  let host: MemoryHost;
+  beforeAll(() => {
+    host = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+  });
+  afterAll(() => host.close());
+
+  it('unknown channels and malformed payloads get error codes, not crashes', async () => {
+    expect(await dispatch(host.handlers, 'fs:delete', {})).toEqual({ ok: false, error: { code: 'invalid_request', message: 'unknown channel "fs:delete"' } });
+    const cases: Array<[string, unknown]> = [
+      ['sessions:show', {}],
+      ['sessions:show', { sessionId: 42 }],
+      ['sessions:show', { sessionId: 'a', extra: true }],
+      ['search:query', { query: '' }],
+      ['search:query', { query: 'x', limit: 10_000 }],
+      ['import:run', { fileIds: [], mode: 'incremental' }],
+      ['import:run', { fileIds: ['x'], mode: 'sideways' }],
+      ['settings:set', { theme: 'neon' }],
+      ['files:stage', { name: 'a.json' }],
+      ['sessions:list', 'not an object'],
+    ];
+    for (const [channel, payload] of cases) {
+      const result = await dispatch(host.handlers, channel, payload);
+      expect(result.ok, `${channel} ${JSON.stringify(payload)}`).toBe(false);
+      expect((result as { error: { code: string } }).error.code).toBe('invalid_request');
+    }
+  });
+
+  it('errors cross as {code, message}', async () => {
+    expect(await dispatch(host.handlers, 'sessions:show', { sessionId: 'nope' })).toEqual({ ok: false, error: { code: 'not_found', message: 'no session "nope" in this store' } });
+    expect(await dispatch(host.handlers, 'import:preview', { fileIds: ['missing'] })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
+  it('only our own page may call a handler', async () => {
+    const registered = new Map<string, (event: IpcInvokeEventLike, request: unknown) => Promise<Result<unknown>>>();
+    const appUrl = 'file:///app/dist-renderer/index.html';
+    registerIpcHandlers({ handle: (channel, listener) => registered.set(channel, listener) }, host.handlers, appUrl);
+    expect([...registered.keys()].sort()).toEqual([...CHANNELS].sort());
+    const list = registered.get('sessions:list')!;
+    expect(await list({ senderFrame: { url: `${appUrl}#/sessions` } }, {})).toEqual({ ok: true, value: [] });
+    expect(await list({ senderFrame: { url: 'https://evil.example/' } }, {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await list({ senderFrame: null }, {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+  });
+
+  it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(host.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    const staged: { fileId: string; name: string } = await call('files:stage', { name: '../../etc/chat.json', dataBase64: b64(transcript(8)) });
+    expect(staged.name).toBe('chat.json');
+    const preview: Array<{ format: string; sessions: Array<{ sessionId: string; new: number; dryRun: boolean }> }> = await call('import:preview', { fileIds: [staged.fileId] });
+    expect(preview[0]).toMatchObject({ format: 'json', sessions: [{ sessionId: 'host-session', new: 8, dryRun: true }] });
+    expect(await call('sessions:list', {})).toEqual([]);
+
+    const progress: unknown[] = [];
+    const progressHost = host as unknown as { options: { emit?: (e: string, p: unknown) => void } };
+    progressHost.options.emit = (_event, payload) => progress.push(payload);
+    const run: { files: Array<{ reports: Array<{ new: number; chunksWritten: number }> }>; cancelled: boolean } = await call('import:run', { fileIds: [staged.fileId] });
+    expect(run.cancelled).toBe(false);
+    expect(run.files[0]!.reports[0]).toMatchObject({ new: 8 });
+    expect(progress.length).toBeGreaterThan(0);
+    const sessions: Array<{ sessionId: string; messageCount: number }> = await call('sessions:list', {});
+    expect(sessions).toEqual([expect.objectContaining({ sessionId: 'host-session', messageCount: 8 })]);
+
+    const again: Array<{ sessions: Array<{ skippedSession: boolean; skipped: number; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
+    expect(again[0]!.sessions[0]).toMatchObject({ skippedSession: true, skipped: 8, new: 0 });
+
+    const history: Array<{ new: number }> = await call('sessions:history', { sessionId: 'host-session' });
+    expect(history.map((h) => h.new)).toEqual([8]);
+    const detail: { chunks: Array<{ chunkId: string }> } = await call('sessions:show', { sessionId: 'host-session' });
+    const chunk: { vector: number[]; msgIds: string[] } = await call('chunks:inspect', { chunkId: detail.chunks[0]!.chunkId });
+    expect(chunk.vector).toHaveLength(512);
+
+    const shorter = await call<{ fileId: string }>('files:stage', { name: 'short.json', dataBase64: b64(transcript(4)) });
+    const over: { files: Array<{ reports: Array<{ mode: string; deleted: number }> }> } = await call('import:run', { fileIds: [(shorter as { fileId: string }).fileId], mode: 'overwrite', sessionIds: ['host-session'] });
+    expect(over.files[0]!.reports[0]).toMatchObject({ mode: 'overwrite', deleted: 4 });
+    const hits: Array<{ sessionId: string }> = await call('search:query', { query: 'oven temperature for bread' });
+    expect(hits[0]!.sessionId).toBe('host-session');
+    expect(await call('store:verify', {})).toMatchObject({ ok: true, messages: 4 });
+  });
+
+  it('a file that is not a transcript is refused in the preview with one clear line', async () => {
+    const staged = (await dispatch(host.handlers, 'files:stage', { name: 'photo.png', dataBase64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1, 2, 3]).toString('base64') })) as { ok: true; value: { fileId: string } };
+    const preview = (await dispatch(host.handlers, 'import:preview', { fileIds: [staged.value.fileId] })) as { ok: true; value: Array<{ error?: { message: string }; sessions: unknown[] }> };
+    expect(preview.value[0]!.error!.message).toMatch(/photo\.png/);
+    expect(preview.value[0]!.sessions).toEqual([]);
+  });
+});
+
+describe('web mode server', () => {
+  let server: WebServer;
+  let host: MemoryHost;
+  beforeAll(async () => {
+    const root = dir();
+    const staticDir = path.join(root, 'ui');
+    mkdirSync(staticDir);
+    writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>Session Memory</title>');
+    writeFileSync(path.join(root, 'secret.txt'), 'secret');
+    host = new MemoryHost({ dataDir: path.join(root, 'data'), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+    server = await startWebServer({ handlers: host.handlers, staticDir });
+  });
+  afterAll(async () => {
+    await server.close();
+    await host.close();
+  });
+
+  const api = (channel: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${server.port}/api/${channel}`, { method: 'POST', body: '{}', ...init });
+
+  it('listens on 127.0.0.1 and prints a URL with its token', () => {
+    expect(server.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=[A-Za-z0-9_-]{20,}$`));
+  });
+
+  it('answers 401 without the token and 403 to other origins', async () => {
+    expect((await api('sessions:list')).status).toBe(401);
+    expect((await api('sessions:list', { headers: { authorization: 'Bearer wrong-token-of-the-wrong-length' } })).status).toBe(401);
+    expect((await api('sessions:list', { headers: { authorization: `Bearer ${server.token}`, origin: 'https://evil.example' } })).status).toBe(403);
+    const ok = await api('sessions:list', { headers: { authorization: `Bearer ${server.token}`, origin: `http://127.0.0.1:${server.port}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ ok: true, value: [] });
+  });
+
+  it('validates requests like the desktop app does', async () => {
+    const bad = await api('sessions:show', { headers: { authorization: `Bearer ${server.token}` }, body: '{"sessionId": 5}' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    const notJson = await api('sessions:list', { headers: { authorization: `Bearer ${server.token}` }, body: '{nope' });
+    expect(notJson.status).toBe(400);
+  });
+
+  it('serves the UI with a CSP, and nothing outside it', async () => {
+    const index = await fetch(`http://127.0.0.1:${server.port}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect((await fetch(`http://127.0.0.1:${server.port}/..%2Fsecret.txt`)).status).toBe(404);
+  });
+
+  it('pushes events over SSE to a client with the token', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${server.port}/api/events?token=${server.token}`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read(); // ": connected"
+    server.emit('onSaveProgress', { sessionId: 's', phase: 'embedding', done: 1, total: 2, fileIndex: 0, fileCount: 1 });
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain('event: onSaveProgress\ndata: {"sessionId":"s"');
+    controller.abort();
+  });
+});
