@@ -135,8 +135,8 @@ describe('IPC boundary', () => {
     const chunk: { vector: number[]; msgIds: string[] } = await call('chunks:inspect', { chunkId: detail.chunks[0]!.chunkId });
     expect(chunk.vector).toHaveLength(512);
 
-    const shorter = await call<{ fileId: string }>('files:stage', { name: 'short.json', dataBase64: b64(transcript(4)) });
-    const over: { files: Array<{ reports: Array<{ mode: string; deleted: number }> }> } = await call('import:run', { fileIds: [(shorter as { fileId: string }).fileId], mode: 'overwrite', sessionIds: ['host-session'] });
+    const shorter: { fileId: string } = await call('files:stage', { name: 'short.json', dataBase64: b64(transcript(4)) });
+    const over: { files: Array<{ reports: Array<{ mode: string; deleted: number }> }> } = await call('import:run', { fileIds: [shorter.fileId], mode: 'overwrite', sessionIds: ['host-session'] });
     expect(over.files[0]!.reports[0]).toMatchObject({ mode: 'overwrite', deleted: 4 });
     const hits: Array<{ sessionId: string }> = await call('search:query', { query: 'oven temperature for bread' });
     expect(hits[0]!.sessionId).toBe('host-session');

@@ -104,7 +104,7 @@ function downloadReporter(io: Io): (p: { file: string; loaded: number; total: nu
 async function loadSessions(file: string, sessionOverride?: string): Promise<SessionInput[]> {
   let sessions: SessionInput[];
   try {
-    sessions = await readSessionsFromFile(file);
+    sessions = await readSessionsFromFile(file, sessionOverride ? { sessionId: sessionOverride } : {});
   } catch (error) {
     if (error instanceof ImportError) throw new UsageError(error.message);
     throw error;

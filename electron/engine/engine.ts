@@ -33,7 +33,7 @@ import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
 import { appendSaveEvent, readSaveEvents } from './history.js';
 import { normalizeSession, type NormalizedMessage } from './normalize.js';
-import { ChunkStore, type ChunkHead, type ChunkRecord, type OwnedMessage } from './store.js';
+import { ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
 
 export interface Logger {
@@ -56,7 +56,7 @@ export interface MemoryEngineOptions {
   embedder?: Embedder;
   /** How long a save waits for another process's save to finish. Default 60 s. */
   lockWaitMs?: number;
-  /** Chunks per store commit while a long save streams in. Default 256. */
+  /** Chunks per store commit while a long save streams in (commits overlap with embedding). Default 64. */
   writeBatchChunks?: number;
   /** Compact the store after this many commits. Default 16. */
   optimizeEvery?: number;
@@ -76,7 +76,7 @@ const EMBED_BATCH = 32;
 const EMBED_LOOKAHEAD = 3;
 
 interface StoredMessageState {
-  owned: OwnedMessage;
+  owned: OwnedKey;
   chunkIds: string[];
 }
 
@@ -140,7 +140,7 @@ export class MemoryEngine {
   }
 
   get writeBatchChunks(): number {
-    return this.options.writeBatchChunks ?? 256;
+    return this.options.writeBatchChunks ?? 64;
   }
 
   /** The embedder, started on first use and checked against the store's model. */
@@ -250,12 +250,14 @@ export class MemoryEngine {
         const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
         const rebuilt: PlannedChunk[] = [];
         const owned = new Map<string, OwnedMessage>();
+        // Message content is read only for the chunks being rebuilt.
+        const storedContent = affected.size > 0 ? await this.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
         for (const run of contiguousRuns(heads, affected)) {
           const members = uniqueMembers(run)
             .filter((id) => !gone.has(id))
             .map((id) => {
               const current = changed.get(id);
-              const before = stored.get(id)!.owned;
+              const before = storedContent.get(id)!;
               const message: OwnedMessage = current ? { ...toOwned(current), seq: before.seq } : before;
               owned.set(id, message);
               return message;

@@ -14,13 +14,17 @@ export const CHUNKS_TABLE = 'chunks';
 const SESSIONS_TABLE = 'sessions';
 const META_TABLE = 'meta';
 
-/** A message as kept inside its owner chunk row. */
-export interface OwnedMessage {
+/** What identifies a stored message version: enough to diff a save against the store. */
+export interface OwnedKey {
   msgId: string;
-  role: Role;
-  content: string;
   contentHash: string;
   seq: number;
+}
+
+/** A message as kept inside its owner chunk row. */
+export interface OwnedMessage extends OwnedKey {
+  role: Role;
+  content: string;
   timestamp?: string;
 }
 
@@ -37,8 +41,16 @@ export interface ChunkRecord {
   createdAt: number;
 }
 
-/** What a save needs to know of a stored chunk: everything but its text and vector. */
-export type ChunkHead = Omit<ChunkRecord, 'text' | 'vector'>;
+/** What a save needs to know of a stored chunk: no text, no vector, no message content. */
+export interface ChunkHead {
+  chunkId: string;
+  sessionId: string;
+  seq: number;
+  textHash: string;
+  msgIds: string[];
+  owned: OwnedKey[];
+  createdAt: number;
+}
 
 export interface SessionMeta {
   sessionId: string;
@@ -118,15 +130,23 @@ function vectorOf(value: unknown): Float32Array {
 
 function headOf(row: Row): ChunkHead {
   const keys = JSON.parse(String(row.owned_keys)) as Array<[string, string, number]>;
-  const owned = row.owned !== undefined ? (JSON.parse(String(row.owned)) as OwnedMessage[]) : keys.map(([msgId, contentHash, seq]) => ({ msgId, contentHash, seq, role: 'user' as Role, content: '' }));
   return {
     chunkId: String(row.chunk_id),
     sessionId: String(row.session_id),
     seq: Number(row.seq),
     textHash: String(row.text_hash),
     msgIds: listOf(row.msg_ids),
-    owned,
+    owned: keys.map(([msgId, contentHash, seq]) => ({ msgId, contentHash, seq })),
     createdAt: Number(row.created_at),
+  };
+}
+
+function recordOf(row: Row, withVector: boolean): ChunkRecord {
+  return {
+    ...headOf(row),
+    owned: JSON.parse(String(row.owned)) as OwnedMessage[],
+    text: String(row.text),
+    vector: withVector ? vectorOf(row.vector) : new Float32Array(0),
   };
 }
 
@@ -145,7 +165,7 @@ function toRow(chunk: ChunkRecord): Row {
   };
 }
 
-const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', 'owned_keys', 'owned', 'created_at'];
+const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', 'owned_keys', 'created_at'];
 
 export class ChunkStore {
   private constructor(
@@ -212,11 +232,23 @@ export class ChunkStore {
 
   /** Full chunks of one session, in order. */
   async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
-    const columns = [...HEAD_COLUMNS, 'text', ...(withVectors ? ['vector'] : [])];
+    const columns = [...HEAD_COLUMNS, 'owned', 'text', ...(withVectors ? ['vector'] : [])];
     const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
-    return rows
-      .map((row) => ({ ...headOf(row), text: String(row.text), vector: withVectors ? vectorOf(row.vector) : new Float32Array(0) }))
-      .sort((a, b) => a.seq - b.seq);
+    return rows.map((row) => recordOf(row, withVectors)).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */
+  async ownedMessages(sessionId: string, chunkIds: readonly string[]): Promise<Map<string, OwnedMessage>> {
+    const found = new Map<string, OwnedMessage>();
+    for (let i = 0; i < chunkIds.length; i += 500) {
+      const rows = (await this.chunks
+        .query()
+        .where(`session_id = ${sqlString(sessionId)} AND ${sqlIn('chunk_id', chunkIds.slice(i, i + 500))}`)
+        .select(['owned'])
+        .toArray()) as Row[];
+      for (const row of rows) for (const m of JSON.parse(String(row.owned)) as OwnedMessage[]) found.set(m.msgId, m);
+    }
+    return found;
   }
 
   /** Vectors already stored for these text hashes (an embedding is never computed twice for a text). */
@@ -235,9 +267,9 @@ export class ChunkStore {
   }
 
   async chunk(chunkId: string): Promise<ChunkRecord | null> {
-    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...HEAD_COLUMNS, 'text', 'vector']).limit(1).toArray()) as Row[];
+    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...HEAD_COLUMNS, 'owned', 'text', 'vector']).limit(1).toArray()) as Row[];
     const row = rows[0];
-    return row ? { ...headOf(row), text: String(row.text), vector: vectorOf(row.vector) } : null;
+    return row ? recordOf(row, true) : null;
   }
 
   /**
@@ -282,9 +314,8 @@ export class ChunkStore {
   }
 
   /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
-  async *allHeads(withOwnedContent = false): AsyncGenerator<ChunkHead[]> {
-    const columns = HEAD_COLUMNS.filter((c) => withOwnedContent || c !== 'owned');
-    for await (const batch of this.chunks.query().select(columns)) {
+  async *allHeads(): AsyncGenerator<ChunkHead[]> {
+    for await (const batch of this.chunks.query().select(HEAD_COLUMNS)) {
       const rows = batch.toArray() as Row[];
       yield rows.map(headOf);
     }

@@ -54,8 +54,9 @@ const sessionSchema = z
     }
   });
 
-export function mapEngineSession(value: unknown, where: string): SessionInput {
-  const result = sessionSchema.safeParse(value);
+export function mapEngineSession(value: unknown, where: string, fallbackSessionId?: string): SessionInput {
+  const given = fallbackSessionId && typeof value === 'object' && value !== null && !('session_id' in value) && !('sessionId' in value) ? { ...value, session_id: fallbackSessionId } : value;
+  const result = sessionSchema.safeParse(given);
   if (!result.success) throw new ShapeError(describeIssues(result.error.issues, where));
   const session = result.data;
   const title = session.title ?? undefined;

@@ -42,7 +42,7 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
     case 'open-webui':
       return mapOpenWebUiChat(conversation, where, options);
     case 'json':
-      return mapEngineSession(conversation, where);
+      return mapEngineSession(conversation, where, options.sessionId);
   }
 }
 

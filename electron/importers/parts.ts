@@ -20,6 +20,8 @@ export type IncludedExtra = 'tools' | 'thinking';
 /** What the format mappers need to know about the import. */
 export interface MappingOptions {
   include: ReadonlySet<IncludedExtra>;
+  /** Session id for a transcript of the engine's own format that names none (`save --session`). */
+  sessionId?: string;
 }
 
 export type MessagePart =

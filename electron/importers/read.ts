@@ -40,6 +40,8 @@ export interface ImportOptions {
   include?: Array<IncludedExtra>;
   /** Largest uncompressed size of a ZIP entry that is read (default 1 GiB); larger entries are refused as zip bombs. */
   maxEntryBytes?: number;
+  /** Supplies the session id of an engine-format transcript that has none. */
+  sessionId?: string;
 }
 
 /** A file that was read completely and understood; its sessions can be saved one by one. */
@@ -78,7 +80,7 @@ export const DEFAULT_LIMITS: ReaderLimits = {
 
 export async function* readTranscriptsWithLimits(paths: readonly string[], options: ImportOptions = {}, limits: ReaderLimits = DEFAULT_LIMITS): AsyncGenerator<TranscriptFile> {
   const effectiveLimits = { ...limits, ...(options.maxEntryBytes !== undefined ? { maxEntryBytes: options.maxEntryBytes } : {}) };
-  const mapping: MappingOptions = { include: new Set(options.include ?? []) };
+  const mapping: MappingOptions = { include: new Set(options.include ?? []), ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
 
   for (const given of paths) {
     let stats;
@@ -132,21 +134,17 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
 
 async function* readFile(filePath: string, size: number, mapping: MappingOptions, limits: ReaderLimits): AsyncGenerator<TranscriptFile> {
   const source = fileSource(filePath, size);
-  let head: Buffer;
-  try {
-    head = await source.readHead(4);
-  } catch (error) {
-    if (error instanceof ImportError) return yield { file: source.label, error };
-    throw error;
-  }
-  if (!isZip(head)) return yield await readSource(source, mapping, limits);
-
   let entries: Array<TranscriptSource | ImportError>;
   try {
+    if (!isZip(await source.readHead(4))) {
+      yield await readSource(source, mapping, limits);
+      return;
+    }
     entries = await transcriptsInZip(filePath, filePath, limits);
   } catch (error) {
-    if (error instanceof ImportError) return yield { file: error.file, error };
-    throw error;
+    if (!(error instanceof ImportError)) throw error;
+    yield { file: error.file, error };
+    return;
   }
   for (const entry of entries) {
     yield entry instanceof ImportError ? { file: entry.file, error: entry } : await readSource(entry, mapping, limits);

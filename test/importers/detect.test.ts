@@ -47,6 +47,13 @@ describe('format detection by content', () => {
     expect(await sessionsOf(renamed)).toEqual(await sessionsOf(fixture('chatgpt', 'conversations.json')));
   });
 
+  it('accepts a UTF-8 byte order mark, in whole and streamed reading', async () => {
+    const file = path.join(tempDir(), 'with-bom.jsonl');
+    const original = fixture('openclaw', 'sessions', '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6.jsonl');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(original)]));
+    expect(await sessionsOf(file)).toEqual(await sessionsOf(original));
+  });
+
   it('reads a compact one-line JSON session, and a pretty-printed JSON document that starts like JSONL', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'one-line.json'), JSON.stringify({ session_id: 'x', messages: [{ role: 'user', content: 'hi' }] }));
