@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'stream', 'url', 'util', 'zlib', 'events', 'net', 'http', 'https'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'dist-renderer/**', 'release/**', '.cache/**', '.scratch/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'dist-cli/**', 'dist-electron/**', 'dist-renderer/**', 'release/**', '.cache/**', '.scratch/**', 'test-results/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

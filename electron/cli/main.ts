@@ -79,6 +79,7 @@ async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine: Memor
     ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
     // Test runs only: small commits, so that a save can be interrupted between many of them.
     ...(process.env.SESSION_MEMORY_TEST_WRITE_BATCH ? { writeBatchChunks: Number(process.env.SESSION_MEMORY_TEST_WRITE_BATCH) } : {}),
+    ...(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY ? { optimizeEvery: Number(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
   });

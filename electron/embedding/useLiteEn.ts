@@ -171,10 +171,9 @@ class TfjsGraph {
   }
 
   /** The constant feeding input `index` of graph node `node`. */
-  constant(node: string, index: number, op?: string): WeightEntry {
+  constant(node: string, index: number): WeightEntry {
     const n = this.pkg.nodes.get(node);
     if (!n) throw new Error(`${PACKAGE}: graph has no node ${node}`);
-    if (op !== undefined && n.op !== op) throw new Error(`${PACKAGE}: ${node} is ${n.op}, expected ${op}`);
     const source = n.inputs[index];
     const w = source === undefined ? undefined : this.pkg.weights.get(source);
     if (!w) throw new Error(`${PACKAGE}: input ${index} of ${node} is not a constant`);
@@ -425,6 +424,8 @@ class OnnxGraph {
 // ---------------------------------------------------------------------------------------------------------
 // Tokenizer and configs
 
+const SPACE = '\u2581'; // SentencePiece's word-boundary mark
+
 /**
  * The package's own tokenizer (in @energetic-ai/embeddings) is a SentencePiece unigram Viterbi over the
  * whole text: NFKC, every ' ' -> U+2581 and one U+2581 prepended (even before a leading space), pieces
@@ -491,7 +492,6 @@ function tokenizerJson(vocab: Vocab): unknown {
     model: { type: 'Unigram', unk_id: 0, vocab: pieces, byte_fallback: false },
   };
 }
-const SPACE = '\u2581';
 
 function tokenizerConfig(vocab: Vocab): unknown {
   const unk = vocab[0]?.[0];

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { crashPoint } from './crashPoints.js';
 
 /**
  * Replaces a file so that a reader sees the old content or the new, never a mix or nothing:
@@ -15,6 +16,7 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   } finally {
     await handle.close();
   }
+  crashPoint(`rename/${path.basename(file)}`);
   try {
     await fs.rename(temp, file);
   } catch (error) {

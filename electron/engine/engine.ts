@@ -776,7 +776,13 @@ function contiguousRuns(heads: readonly ChunkHead[], affected: Set<string>): Chu
 function uniqueMembers(run: readonly ChunkHead[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const head of run) for (const id of head.msgIds) if (!seen.has(id)) seen.add(id) && out.push(id);
+  for (const head of run) {
+    for (const id of head.msgIds) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(id);
+    }
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveEvent } from '../../shared/domain.js';
+import { crashPoint } from './crashPoints.js';
 
 export const HISTORY_FILE = 'save-history.jsonl';
 
@@ -14,6 +15,7 @@ export async function appendSaveEvent(dataDir: string, event: SaveEvent): Promis
     // A previous writer may have died mid-line; start on a fresh line so this event stays readable.
     const { size } = await handle.stat();
     const prefix = size > 0 && !(await endsWithNewline(handle, size)) ? '\n' : '';
+    crashPoint('history');
     await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`, 'utf8');
     await handle.sync();
   } finally {

@@ -9,6 +9,7 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import type { Role } from '../../shared/domain.js';
 import { EngineError } from './errors.js';
+import { crashPoint } from './crashPoints.js';
 
 export const CHUNKS_TABLE = 'chunks';
 const SESSIONS_TABLE = 'sessions';
@@ -284,6 +285,7 @@ export class ChunkStore {
       else await this.chunks.delete(sqlIn('chunk_id', removeIds));
       return;
     }
+    crashPoint('commit');
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {
       builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
@@ -291,6 +293,7 @@ export class ChunkStore {
       builder = builder.whenNotMatchedBySourceDelete({ where: sqlIn('chunk_id', removeIds) });
     }
     await builder.execute(upserts.map(toRow));
+    crashPoint('committed');
     await this.ensureIndexes();
   }
 
@@ -372,6 +375,7 @@ export class ChunkStore {
 
   /** Compacts small fragments, brings indexes up to date and drops versions older than a minute. */
   async optimize(): Promise<void> {
+    crashPoint('optimize');
     await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
   }

@@ -1,38 +1,98 @@
 /**
  * One writer per data directory across processes (the desktop app, the CLI, a watcher).
- * proper-lockfile keeps the lock fresh while held and treats a lock whose holder died
- * (no refresh for `stale` ms) as free, so a crashed writer never blocks the store for good.
+ *
+ * proper-lockfile takes the lock atomically (mkdir) and keeps it fresh while held; a lock whose
+ * holder stopped refreshing it for `stale` ms counts as abandoned. On top of that, the holder writes
+ * its pid and host name beside the lock (removed on release), so a lock left by a process that died
+ * on this machine (a crash, a kill) is taken over at once instead of after the stale period.
  */
 import lockfile from 'proper-lockfile';
+import os from 'node:os';
 import path from 'node:path';
+import { promises as fs } from 'node:fs';
 import { EngineError } from './errors.js';
 
 export const LOCK_FILE = '.write.lock';
+const OWNER_FILE = '.write.lock.owner';
 
 export interface WriteLockOptions {
   /** How long to wait for another writer before giving up. 0: fail at once. */
   waitMs: number;
 }
 
-export async function acquireWriteLock(dataDir: string, options: WriteLockOptions): Promise<() => Promise<void>> {
-  const stale = 5_000;
-  const retries = Math.max(0, Math.ceil(options.waitMs / 250));
+interface LockOwner {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+function isAlive(pid: number): boolean {
   try {
-    return await lockfile.lock(dataDir, {
-      lockfilePath: path.join(dataDir, LOCK_FILE),
-      stale,
-      update: 1_000,
-      realpath: false,
-      retries: retries === 0 ? 0 : { retries, factor: 1, minTimeout: 250, maxTimeout: 250 },
-      onCompromised: () => {
-        // The lock was taken over (e.g. the system slept longer than `stale`). Writes already made are
-        // whole commits; the next save re-checks the store, so carrying on is safe.
-      },
-    });
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new EngineError('locked', `another Session Memory process is saving to ${dataDir}; try again when it has finished`, { cause: error });
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readOwner(ownerFile: string): Promise<LockOwner | null> {
+  try {
+    return JSON.parse(await fs.readFile(ownerFile, 'utf8')) as LockOwner;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes the lock if its holder is a dead process of this machine. True when it did. */
+async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<boolean> {
+  const owner = await readOwner(ownerFile);
+  if (!owner || owner.host !== os.hostname() || owner.pid === process.pid || isAlive(owner.pid)) return false;
+  // Claim the dead owner's file first: a rename succeeds for one process only, so two processes
+  // that both found the lock abandoned cannot both remove it.
+  const claimed = `${ownerFile}.${process.pid}.claimed`;
+  try {
+    await fs.rename(ownerFile, claimed);
+  } catch {
+    return false;
+  }
+  await fs.rm(lockDir, { recursive: true, force: true });
+  await fs.rm(claimed, { force: true });
+  return true;
+}
+
+export async function acquireWriteLock(dataDir: string, options: WriteLockOptions): Promise<() => Promise<void>> {
+  const lockDir = path.join(dataDir, LOCK_FILE);
+  const ownerFile = path.join(dataDir, OWNER_FILE);
+  const deadline = Date.now() + options.waitMs;
+  for (;;) {
+    try {
+      const release = await lockfile.lock(dataDir, {
+        lockfilePath: lockDir,
+        stale: 10_000,
+        update: 2_000,
+        realpath: false,
+        retries: 0,
+        onCompromised: () => {
+          // The lock was taken over (e.g. the machine slept past `stale`). Every write is a whole
+          // commit and the next save re-checks the store, so carrying on is safe.
+        },
+      });
+      const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
+      await fs.writeFile(ownerFile, JSON.stringify(owner)).catch(() => {});
+      return async () => {
+        await fs.rm(ownerFile, { force: true });
+        await release();
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      if (await clearDeadOwner(lockDir, ownerFile)) continue;
+      if (Date.now() >= deadline) {
+        const holder = await readOwner(ownerFile);
+        const who = holder ? ` (process ${holder.pid} on ${holder.host}, since ${holder.since})` : '';
+        throw new EngineError('locked', `another Session Memory process is saving to ${dataDir}${who}; try again when it has finished`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw error;
   }
 }

@@ -135,6 +135,7 @@ export function createHttpApi(options: HttpTransportOptions): MemoryApi {
 export async function resolveMemoryApi(win: Window = window): Promise<MemoryApi> {
   if (isMemoryBridge(win.memory)) return createBridgeApi(win.memory);
   const params = new URL(win.location.href).searchParams;
+  const { EventSource: eventSource } = win as Window & { EventSource?: typeof EventSource };
   if (import.meta.env.VITE_MEMORY_DEMO === '1' && params.has('mock')) {
     const { createDemoApi } = await import('./demo/demoData.js');
     return createDemoApi();
@@ -143,6 +144,6 @@ export async function resolveMemoryApi(win: Window = window): Promise<MemoryApi>
     token: params.get('token'),
     origin: '',
     fetch: win.fetch.bind(win),
-    EventSource: typeof win.EventSource === 'function' ? win.EventSource : undefined,
+    EventSource: typeof eventSource === 'function' ? eventSource : undefined,
   });
 }

@@ -50,12 +50,22 @@ export function splitHighlights(text: string, terms: string[]): TextPart[] {
   return parts;
 }
 
-/** About `length` characters around the first match (the whole text when it is short). */
+/** About `length` characters of `text`: the window holding the most distinct query terms (the whole text when short). */
 export function snippetAround(text: string, terms: string[], length = 360): string {
   if (text.length <= length) return text;
   const lower = text.toLocaleLowerCase();
-  const first = terms.map((term) => lower.indexOf(term.toLocaleLowerCase())).filter((index) => index >= 0).sort((a, b) => a - b)[0] ?? 0;
-  const start = Math.max(0, Math.min(first - Math.floor(length / 3), text.length - length));
+  const matches: Array<{ index: number; term: string }> = [];
+  for (const term of terms) {
+    const needle = term.toLocaleLowerCase();
+    for (let index = lower.indexOf(needle); index >= 0; index = lower.indexOf(needle, index + needle.length)) matches.push({ index, term: needle });
+  }
+  let best = { start: 0, score: -1 };
+  for (const match of matches) {
+    const start = Math.max(0, Math.min(match.index - Math.floor(length / 4), text.length - length));
+    const score = new Set(matches.filter((other) => other.index >= start && other.index + other.term.length <= start + length).map((other) => other.term)).size;
+    if (score > best.score) best = { start, score };
+  }
+  const { start } = best;
   const end = Math.min(text.length, start + length);
   return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
 }

@@ -115,19 +115,17 @@ export function ImportFlowProvider({ children }: { children: ReactNode }): React
   const report = useReportError();
   const { storeChanged } = useStoreVersion();
   const [state, setState] = useState<ImportFlowState>(INITIAL);
+  // The async steps (staging, preview, run) read the latest state here, not from a render's closure.
   const stateRef = useRef(state);
-  stateRef.current = state;
   const nextKey = useRef(1);
   /** Bumped by every new preview request and by reset, so a late answer of an old one is dropped. */
   const generation = useRef(0);
   const stagingQueue = useRef<Promise<void>>(Promise.resolve());
 
   const update = useCallback((change: (state: ImportFlowState) => ImportFlowState) => {
-    setState((current) => {
-      const next = change(current);
-      stateRef.current = next;
-      return next;
-    });
+    const next = change(stateRef.current);
+    stateRef.current = next;
+    setState(next);
   }, []);
 
   const preview = useCallback(async () => {

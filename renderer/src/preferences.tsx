@@ -3,7 +3,7 @@
  * once (and are remembered locally so the next start does not flash) and are then saved with `settings:set`.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { Settings } from '../../shared/ipc.js';
+import type { EventMap, Settings } from '../../shared/ipc.js';
 import { useReportError } from './alerts.js';
 import { I18nProvider, systemLanguage, type Language } from './i18n.js';
 import { useApi } from './memory.js';
@@ -14,6 +14,9 @@ export type Theme = 'light' | 'dark';
 
 interface PreferencesValue {
   settings: Settings | null;
+  /** `settings:get` failed (the error is in the alert region); `reloadSettings` asks again. */
+  settingsFailed: boolean;
+  reloadSettings(): void;
   /** Replaces the settings with the host's answer to `settings:set`. */
   settingsChanged(settings: Settings): void;
   languagePreference: LanguagePreference;
@@ -21,6 +24,8 @@ interface PreferencesValue {
   language: Language;
   theme: Theme;
   setPreferences(change: { language?: LanguagePreference; theme?: ThemePreference }): void;
+  /** The latest model download event, while the host fetches a model. */
+  download: EventMap['onModelDownload'] | null;
 }
 
 const PreferencesContext = createContext<PreferencesValue | null>(null);
@@ -62,11 +67,16 @@ export function PreferencesProvider({ children }: { children: ReactNode }): Reac
   const api = useApi();
   const report = useReportError();
   const [settings, setSettings] = useState<Settings | null>(null);
+  const [settingsFailed, setSettingsFailed] = useState(false);
+  const [settingsAttempt, setSettingsAttempt] = useState(0);
+  const reloadSettings = useCallback(() => setSettingsAttempt((attempt) => attempt + 1), []);
   const [preferences, setPreferenceState] = useState(() => {
     const stored = readStored();
     return { language: stored.language ?? 'system', theme: stored.theme ?? 'system' } as { language: LanguagePreference; theme: ThemePreference };
   });
   const systemTheme = useSystemTheme();
+  const [download, setDownload] = useState<EventMap['onModelDownload'] | null>(null);
+  useEffect(() => api.on('onModelDownload', setDownload), [api]);
 
   const adopt = useCallback((next: Settings) => {
     setSettings(next);
@@ -76,18 +86,21 @@ export function PreferencesProvider({ children }: { children: ReactNode }): Reac
 
   useEffect(() => {
     let current = true;
+    setSettingsFailed(false);
     api['settings:get']({}).then(
       (loaded) => {
         if (current) adopt(loaded);
       },
       (error: unknown) => {
-        if (current) report(error);
+        if (!current) return;
+        report(error);
+        setSettingsFailed(true);
       },
     );
     return () => {
       current = false;
     };
-  }, [api, adopt, report]);
+  }, [api, adopt, report, settingsAttempt]);
 
   const setPreferences = useCallback(
     (change: { language?: LanguagePreference; theme?: ThemePreference }) => {
@@ -111,8 +124,19 @@ export function PreferencesProvider({ children }: { children: ReactNode }): Reac
   }, [language, theme]);
 
   const value = useMemo<PreferencesValue>(
-    () => ({ settings, settingsChanged: adopt, languagePreference: preferences.language, themePreference: preferences.theme, language, theme, setPreferences }),
-    [settings, adopt, preferences, language, theme, setPreferences],
+    () => ({
+      settings,
+      settingsFailed,
+      reloadSettings,
+      settingsChanged: adopt,
+      languagePreference: preferences.language,
+      themePreference: preferences.theme,
+      language,
+      theme,
+      setPreferences,
+      download,
+    }),
+    [settings, settingsFailed, reloadSettings, adopt, preferences, language, theme, setPreferences, download],
   );
   return (
     <PreferencesContext.Provider value={value}>

@@ -1,6 +1,10 @@
-// Build the offline model once for the whole run, so no test pays for it (or races another).
+// Once per test run: build the offline model (no test pays for it or races another), and bundle
+// the CLI from the current sources so that the tests that run `session-memory` run this code.
+import { execFileSync } from 'node:child_process';
+import { REPO } from './cli.js';
 import { testModelDir } from './model.js';
 
 export default async function setup(): Promise<void> {
+  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: REPO, stdio: 'inherit' });
   await testModelDir();
 }

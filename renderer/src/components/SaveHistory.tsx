@@ -3,7 +3,7 @@
  * same numbers, and more, as a table. The chart is a picture of the table; the table is what assistive
  * technology reads.
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SaveEvent } from '../../../shared/domain.js';
 import { useFormat } from '../format.js';
@@ -15,7 +15,7 @@ export type DiffKind = (typeof DIFF_KINDS)[number];
 const STAT_KEYS: Record<DiffKind, MessageKey> = { new: 'stat.new', updated: 'stat.updated', skipped: 'stat.skipped', deleted: 'stat.deleted' };
 
 /** Width of an element, following resizes (and a sensible width before layout). */
-function useWidth(fallback: number): [React.RefObject<HTMLDivElement | null>, number] {
+function useWidth(fallback: number): [RefObject<HTMLDivElement | null>, number] {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
@@ -57,7 +57,7 @@ export function SaveHistoryChart({ history }: { history: SaveEvent[] }): ReactNo
             }}
             formatter={(value, name) => [format.number(Number(value)), t(STAT_KEYS[name as DiffKind] ?? 'stat.new')]}
           />
-          <Legend formatter={(name: string) => t(STAT_KEYS[name as DiffKind] ?? 'stat.new')} iconType="circle" iconSize={8} wrapperStyle={{ fontSize: 12 }} />
+          <Legend itemSorter={null} formatter={(name: string) => t(STAT_KEYS[name as DiffKind] ?? 'stat.new')} iconType="circle" iconSize={8} wrapperStyle={{ fontSize: 12 }} />
           {DIFF_KINDS.map((kind, index) => (
             <Bar key={kind} dataKey={kind} stackId="diff" fill={`var(--c-${kind})`} isAnimationActive={false} radius={index === DIFF_KINDS.length - 1 ? [3, 3, 0, 0] : 0} maxBarSize={48} />
           ))}

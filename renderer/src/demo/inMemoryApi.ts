@@ -475,12 +475,18 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       return { cancelled: true };
     },
     'search:query': async ({ query, limit, sessionId }) => {
+      // Toy relevance: vector similarity blended with the share of query words the text contains.
       const queryVector = toyEmbedding(query);
-      const needle = query.trim().toLowerCase();
+      const words = (query.toLowerCase().match(/[\p{Script=Han}]+|[\p{L}\p{N}]{2,}/gu) ?? []).filter(Boolean);
       return allChunks()
         .filter((entry) => !sessionId || entry.chunk.sessionId === sessionId)
-        .map((entry) => hit(entry.chunk, Math.min(1, Math.max(0, cosine(queryVector, entry.vector)) + (entry.chunk.text.toLowerCase().includes(needle) ? 0.4 : 0))))
-        .filter((found) => found.score >= 0.08)
+        .map((entry) => {
+          const text = entry.chunk.text.toLowerCase();
+          const present = words.length ? words.filter((word) => text.includes(word)).length / words.length : 0;
+          const similarity = Math.min(1, 2 * Math.max(0, cosine(queryVector, entry.vector)));
+          return hit(entry.chunk, 0.5 * similarity + 0.5 * present);
+        })
+        .filter((found) => found.score >= 0.2)
         .sort((a, b) => b.score - a.score)
         .slice(0, limit ?? 20);
     },

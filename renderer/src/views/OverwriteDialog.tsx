@@ -252,7 +252,7 @@ export function OverwriteDialog({ target, onClose }: { target: OverwriteTarget; 
       );
       footer = (
         <button type="button" className="button button--primary" onClick={onClose}>
-          {t('common.close')}
+          {t('common.done')}
         </button>
       );
       break;

@@ -1,0 +1,142 @@
+/**
+ * Crash at any point: `session-memory save` runs in a child process and is killed with SIGKILL at
+ * exact moments (before and after commits, between the archive record's write and its rename,
+ * while the history is appended, in the middle of a compaction) and at random times. The same save
+ * is then run again, and `show --json` and `verify --json` must show exactly what one clean run
+ * leaves: every message once, every chunk's messages present, the record agreeing with the store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { SessionInput } from '../shared/domain.js';
+import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
+import { collect, runCli, startCli } from './helpers/cli.js';
+import { tempDir } from './helpers/engine.js';
+
+interface Shown {
+  messages: Array<{ msgId: string; contentHash: string; chunkId: string }>;
+  chunks: Array<{ chunkId: string; text: string }>;
+}
+
+const SESSION = 'crash-session';
+// Small commits and frequent compaction, so that one save passes through many crash points.
+const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4' };
+const SEED = Number(process.env.CRASH_SEED ?? 20261202);
+
+let root: string;
+let cleanup: () => void;
+const totals = { kills: 0, lost: 0, duplicated: 0, trials: 0 };
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = tempDir('sm-crash-'));
+});
+afterAll(() => {
+  console.log(`crash trials: ${totals.trials} runs, ${totals.kills} killed, ${totals.lost} messages lost, ${totals.duplicated} duplicated (seed ${SEED}; replay: CRASH_SEED=${SEED})`);
+  cleanup();
+});
+
+async function writeJson(name: string, value: unknown): Promise<string> {
+  const file = path.join(root, name);
+  await fs.writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+async function snapshot(data: string): Promise<Shown> {
+  const show = await runCli(['--data', data, 'show', SESSION, '--json']);
+  expect(show.status, show.stderr).toBe(0);
+  const parsed = JSON.parse(show.stdout) as Shown;
+  return {
+    messages: parsed.messages.map(({ msgId, contentHash, chunkId }) => ({ msgId, contentHash, chunkId })),
+    chunks: parsed.chunks.map(({ chunkId, text }) => ({ chunkId, text })),
+  };
+}
+
+/** Runs a save that is killed at `crash` (a crash point) or after `killAfterMs`, then runs it again and compares. */
+async function trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point?: string; killAfterMs?: number }): Promise<void> {
+  totals.trials++;
+  const data = path.join(root, `trial-${totals.trials}`);
+  if (base) cpSync(base, data, { recursive: true });
+  const env: Record<string, string> = { ...TEST_ENV, ...(crash.point ? { SESSION_MEMORY_TEST_CRASH: crash.point } : {}) };
+  const child = startCli(['--data', data, ...args, '--json'], env);
+  const timer = crash.killAfterMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), crash.killAfterMs) : undefined;
+  const first = await collect(child);
+  clearTimeout(timer);
+  if (crash.point) expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
+  if (first.signal === 'SIGKILL') totals.kills++;
+  else expect(first.status, `${label}: ${first.stderr}`).toBe(0);
+
+  const again = await runCli(['--data', data, ...args, '--json'], TEST_ENV);
+  expect(again.status, `${label}: re-run failed: ${again.stderr}`).toBe(0);
+  const actual = await snapshot(data);
+  const ids = actual.messages.map((m) => m.msgId);
+  const lost = expected.messages.filter((m) => !ids.includes(m.msgId)).length;
+  const duplicated = ids.length - new Set(ids).size;
+  totals.lost += lost;
+  totals.duplicated += duplicated;
+  expect({ lost, duplicated }, label).toEqual({ lost: 0, duplicated: 0 });
+  expect(actual, label).toEqual(expected);
+  const verify = await runCli(['--data', data, 'verify', '--json']);
+  expect(JSON.parse(verify.stdout), label).toMatchObject({ ok: true, problems: [] });
+  await fs.rm(data, { recursive: true, force: true });
+}
+
+describe('a save killed at any point, then run again, leaves what one clean run leaves', () => {
+  const T: SessionInput = realisticConversation(SESSION, 160, 11);
+  let file: string;
+  let expectedFirst: Shown;
+  let saved: string; // a store holding T, copied into each overwrite / sync-deletes trial
+
+  beforeAll(async () => {
+    file = await writeJson('t.json', T);
+    saved = path.join(root, 'saved');
+    const clean = await runCli(['--data', saved, 'save', file], TEST_ENV);
+    expect(clean.status, clean.stderr).toBe(0);
+    expectedFirst = await snapshot(saved);
+    expect(expectedFirst.messages).toHaveLength(160);
+  });
+
+  it('first saves (incremental), killed at 18 moments', async () => {
+    const points = ['commit:1', 'commit:3', 'committed:1', 'committed:4', 'committed:9', 'rename/.archived_sessions.json:1', 'history:1', 'optimize:1:1', 'optimize:1:30', 'committed:15'];
+    for (const point of points) await trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point });
+    const random = seededRandom(SEED);
+    for (let i = 0; i < 8; i++) {
+      const killAfterMs = 1200 + Math.floor(random() * 2500);
+      await trial(`save, killed after ${killAfterMs} ms`, null, ['save', file], expectedFirst, { killAfterMs });
+    }
+  });
+
+  it('forced overwrites, killed at 7 moments', async () => {
+    const next: SessionInput = { ...T, messages: T.messages.filter((_, i) => i % 5 !== 2).map((m, i) => (i % 7 === 0 ? { ...m, content: `${m.content} (revised)` } : m)) };
+    next.messages.push(...realisticConversation(SESSION, 180, 11).messages.slice(160));
+    const overwriteFile = await writeJson('overwrite.json', next);
+    const reference = path.join(root, 'overwrite-ref');
+    cpSync(saved, reference, { recursive: true });
+    expect((await runCli(['--data', reference, 'save', overwriteFile, '--mode', 'overwrite'], TEST_ENV)).status).toBe(0);
+    const expected = await snapshot(reference);
+    for (const point of ['commit:1', 'committed:1', 'rename/.archived_sessions.json:1', 'history:1']) {
+      await trial(`overwrite, crash at ${point}`, saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { point });
+    }
+    const random = seededRandom(SEED + 1);
+    for (let i = 0; i < 3; i++) await trial('overwrite, killed at random', saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { killAfterMs: 1200 + Math.floor(random() * 1500) });
+  });
+
+  it('sync-deletes saves, killed at 7 moments', async () => {
+    const next: SessionInput = { ...T, messages: T.messages.filter((_, i) => i % 6 !== 1) };
+    next.messages.push(...realisticConversation(SESSION, 200, 11).messages.slice(160));
+    const syncFile = await writeJson('sync.json', next);
+    const reference = path.join(root, 'sync-ref');
+    cpSync(saved, reference, { recursive: true });
+    expect((await runCli(['--data', reference, 'save', syncFile, '--sync-deletes'], TEST_ENV)).status).toBe(0);
+    const expected = await snapshot(reference);
+    expect(expected.messages).toHaveLength(next.messages.length);
+    for (const point of ['commit:1', 'committed:1', 'committed:3', 'rename/.archived_sessions.json:1', 'optimize:1:10']) {
+      await trial(`sync-deletes, crash at ${point}`, saved, ['save', syncFile, '--sync-deletes'], expected, { point });
+    }
+    const random = seededRandom(SEED + 2);
+    for (let i = 0; i < 2; i++) await trial('sync-deletes, killed at random', saved, ['save', syncFile, '--sync-deletes'], expected, { killAfterMs: 1200 + Math.floor(random() * 2000) });
+  });
+
+  afterAll(() => {
+    expect(totals.kills).toBeGreaterThanOrEqual(30);
+  });
+});
