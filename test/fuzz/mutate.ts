@@ -46,6 +46,9 @@ interface Slot {
   path: string;
 }
 
+/** Keys whose values the mappers read, matched case-insensitively. */
+const IMPORTANT_KEY = /^(id|uuid|session_?id|conversation_id|msg_?id|parent(_message_uuid|Id|Uuid)?|logicalParentUuid|current_node|currentId|current_leaf_message_uuid|children(Ids)?|role|sender|author|type|content|content_type|parts|text|mes|swipes|swipe_id|is_user|is_system|name|title|timestamp|create_time|created_at|send_date|create_date|input|arguments|thinking|thoughts|message|messages|mapping|chat_messages|history|chat|recipient|attachments|files|extracted_content|file_name|toolName|isMeta|isSidechain|summary)$/i;
+
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
 const WHITESPACE = [' ', '  ', '\t', '\n', '\r\n', ' \n\t ', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u200b'];
 const EDGE_STRINGS = [
@@ -166,8 +169,8 @@ class CaseBuilder {
           [1, 1],
         ])
       : rng.weighted<number>([
-          [13, 0],
-          [6, 1],
+          [16, 0],
+          [3, 1],
           [1, 2],
         ]);
     for (let i = 0; i < byteOps; i++) bytes = this.byteOp(bytes);
@@ -251,6 +254,8 @@ class CaseBuilder {
       [bias ? 0 : 2, 'number'],
       [bias ? 0 : 1, 'badToken'],
       [treeFormat ? (bias ? 1 : 6) : 0, 'cycle'],
+      [bias ? 2 : 8, 'targeted'],
+      [bias ? 0 : 2, 'renameKey'],
     ]);
     const pickSlot = (filter: (value: unknown, slot: Slot) => boolean = () => true): Slot | undefined => {
       const candidates = slots.filter((slot) => filter(valueAt(slot), slot));
@@ -374,6 +379,40 @@ class CaseBuilder {
       case 'cycle':
         this.cycle(wrapper);
         return;
+      case 'targeted': {
+        // The fields the mappers actually read: ids, links, roles, text, times, tool arguments.
+        const slot = pickSlot((_, s) => typeof s.key === 'string' && IMPORTANT_KEY.test(s.key));
+        if (!slot) return;
+        const how = rng.weighted<string>([
+          [4, 'hostile'],
+          [2, 'number'],
+          [2, 'edge'],
+          [bias ? 4 : 1, 'whitespace'],
+          [bias ? 0 : 2, 'deep'],
+        ]);
+        let value: unknown;
+        if (how === 'hostile') value = this.hostileValue(kindOf(valueAt(slot)));
+        else if (how === 'number') value = rng.pick(EDGE_NUMBERS);
+        else if (how === 'edge') value = rng.pick(EDGE_STRINGS);
+        else if (how === 'whitespace') value = rng.pick(WHITESPACE);
+        else value = this.rawToken(`${'['.repeat(20_000)}{}${']'.repeat(20_000)}`);
+        setAt(slot, value);
+        this.ops.push(`targeted ${slot.path} = ${how === 'deep' ? '20000 nested arrays' : describe(value, this.raw)}`);
+        return;
+      }
+      case 'renameKey': {
+        // Keys are ids in the tree formats (ChatGPT's mapping, Open WebUI's messages).
+        const slot = pickSlot((_, s) => typeof s.key === 'string');
+        if (!slot) return;
+        const holder = slot.holder as Record<string, unknown>;
+        const key = rng.pick(['', ' ', '\t', '\n', '\u0000', '\ud800', '__proto__', 'constructor', 'toString', 'a.b', '[0]', '"', 'x'.repeat(rng.int(1, 20_000))]);
+        const value = holder[slot.key as string];
+        delete holder[slot.key as string];
+        Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
+        this.ops.push(`rename key ${slot.path} -> ${JSON.stringify(key.slice(0, 20))}${key.length > 20 ? `… (${key.length})` : ''}`);
+        if (rng.chance(0.5)) this.pointAt(slots, key);
+        return;
+      }
     }
   }
 
@@ -410,9 +449,12 @@ class CaseBuilder {
 
   private hugeString(slots: Slot[]): void {
     const { rng } = this;
+    const important = slots.filter((slot) => typeof slot.key === 'string' && IMPORTANT_KEY.test(slot.key));
     const strings = slots.filter((slot) => typeof valueAt(slot) === 'string' || typeof slot.key === 'string');
-    const slot = strings.length > 0 ? rng.pick(strings) : slots[0]!;
-    const unit = rng.pick(HUGE_UNITS);
+    const pool = important.length > 0 && rng.chance(0.6) ? important : strings;
+    const slot = pool.length > 0 ? rng.pick(pool) : slots[0]!;
+    // Whitespace and the markup the importers parse with regular expressions are the likeliest to hurt.
+    const unit = rng.chance(0.5) ? rng.pick([' ', ' ', '\t', '#', '<details type="reasoning">', '<details type="tool_calls" name="t" arguments="', 'a']) : rng.pick(HUGE_UNITS);
     // Several MB once written; units that JSON escapes (control characters) count six times.
     const megabytes = rng.pick([1, 2, 4]);
     const escapes = /[\u0000-\u001f"\\]/.test(unit) ? 6 : 1;
