@@ -9,7 +9,7 @@ import cliProgress from 'cli-progress';
 import type { SaveMode, SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
-import { EngineError } from '../engine/errors.js';
+import { describeIoError, EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/normalize.js';
 import { defaultDataDir } from '../engine/paths.js';
 import { ChunkStore } from '../engine/store.js';
@@ -370,7 +370,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.err(`session-memory: ${error.message}`);
       return error.code === 'invalid_input' ? 2 : 1;
     }
-    io.err(`session-memory: ${error instanceof Error ? error.message : String(error)}`);
+    const described = describeIoError(error, 'session-memory');
+    io.err(described.code === 'internal' ? `session-memory: ${error instanceof Error ? error.message : String(error)}` : described.message);
     if (process.env.SESSION_MEMORY_DEBUG) io.err(String((error as Error).stack));
     return 1;
   }

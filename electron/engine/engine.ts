@@ -207,8 +207,9 @@ export class MemoryEngine {
     const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
     progress('reading', 0, session.messages.length);
 
-    const release = options.dryRun ? null : await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
+    let release: (() => Promise<void>) | null = null;
     try {
+      if (!options.dryRun) release = await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
       const record = await this.loadRecord(report.warnings);
       const entry = record.sessions[sessionId];
       const inputFingerprint = messageSetFingerprint(sortById(session.messages));
@@ -382,13 +383,17 @@ export class MemoryEngine {
   }
 
   async rebuildRecord(): Promise<ArchiveRecord> {
+    const heads: ChunkHead[] = [];
+    for await (const batch of this.store.allHeads()) heads.push(...batch);
+    return this.rebuildRecordFrom(heads);
+  }
+
+  private async rebuildRecordFrom(allHeads: readonly ChunkHead[]): Promise<ArchiveRecord> {
     const bySession = new Map<string, ChunkHead[]>();
-    for await (const heads of this.store.allHeads()) {
-      for (const head of heads) {
-        const list = bySession.get(head.sessionId) ?? [];
-        list.push(head);
-        bySession.set(head.sessionId, list);
-      }
+    for (const head of allHeads) {
+      const list = bySession.get(head.sessionId) ?? [];
+      list.push(head);
+      bySession.set(head.sessionId, list);
     }
     const metas = await this.store.sessionMetas();
     const sessions: Record<string, ArchiveEntry> = {};
@@ -497,22 +502,58 @@ export class MemoryEngine {
     };
   }
 
+  /**
+   * Keeps every session that can still be read whole and drops the damaged data files from the
+   * store (one new version); the sessions that could not be read are named so they can be saved again.
+   */
+  private async repairDamagedStore(problems: string[]): Promise<VerifyResult> {
+    const release = await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
+    try {
+      const recorded = (await readArchiveRecord(this.dataDir)).record;
+      const restored = await this.store.restoreNewestReadable();
+      if (restored === null) {
+        problems.push('repair: no earlier version of the store can be read whole; the store was left as it is (restore the data directory from a backup, or import the conversations into a new one)');
+        return { ok: false, sessions: 0, messages: 0, chunks: 0, problems };
+      }
+      const after = await this.rebuildRecord();
+      problems.push(`repair: the store was rolled back to version ${restored}, its newest version that reads whole`);
+      for (const [id, entry] of Object.entries(recorded?.sessions ?? {})) {
+        const now = after.sessions[id]?.message_count ?? 0;
+        if (now < entry.message_count) problems.push(`repair: session ${id} now holds ${now} of ${entry.message_count} messages; save or import it again to restore the rest`);
+      }
+      await this.writeRecord(after);
+    } finally {
+      await release();
+    }
+    const after = await this.verify();
+    return { ...after, ok: false, problems: [...problems, ...after.problems.map((p) => `after repair: ${p}`)] };
+  }
+
   /** Checks the store against itself and the archive record; `repair` rebuilds the record from the store. */
   async verify(options: { repair?: boolean } = {}): Promise<VerifyResult> {
     const problems: string[] = [];
     const bySession = new Map<string, ChunkHead[]>();
     const chunkSeen = new Set<string>();
     let chunks = 0;
-    for await (const heads of this.store.allHeads()) {
-      for (const head of heads) {
-        chunks++;
-        if (chunkSeen.has(head.chunkId)) problems.push(`chunk ${head.chunkId} is stored more than once`);
-        chunkSeen.add(head.chunkId);
-        const list = bySession.get(head.sessionId) ?? [];
-        list.push(head);
-        bySession.set(head.sessionId, list);
+    const damaged = await this.store.damagedFiles();
+    problems.push(...damaged.map((p) => `store: ${p}`));
+    try {
+      for await (const heads of this.store.allHeads()) {
+        for (const head of heads) {
+          chunks++;
+          if (chunkSeen.has(head.chunkId)) problems.push(`chunk ${head.chunkId} is stored more than once`);
+          chunkSeen.add(head.chunkId);
+          const list = bySession.get(head.sessionId) ?? [];
+          list.push(head);
+          bySession.set(head.sessionId, list);
+        }
       }
+    } catch (error) {
+      problems.push(`store: cannot be read whole (${describeIoError(error, 'read').message.replace(/^read: /, '').slice(0, 240)})`);
+      if (options.repair) return this.repairDamagedStore(problems);
+      return { ok: false, sessions: 0, messages: 0, chunks: 0, problems };
     }
+    if (damaged.length > 0 && options.repair) return this.repairDamagedStore(problems);
     let messages = 0;
     for (const [sessionId, heads] of bySession) {
       const owner = new Map<string, string>();

@@ -6,6 +6,8 @@
  * a save cut short at any point leaves either both or neither.
  */
 import * as lancedb from '@lancedb/lancedb';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import type { Role } from '../../shared/domain.js';
 import { EngineError } from './errors.js';
@@ -171,9 +173,10 @@ const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', '
 export class ChunkStore {
   private constructor(
     private readonly db: lancedb.Connection,
-    private readonly chunks: lancedb.Table,
+    private chunks: lancedb.Table,
     private readonly sessions: lancedb.Table,
     readonly model: StoreModelInfo,
+    private readonly uri: string,
   ) {}
 
   /**
@@ -204,7 +207,7 @@ export class ChunkStore {
     }
     const chunks = names.has(CHUNKS_TABLE) ? await db.openTable(CHUNKS_TABLE) : await db.createEmptyTable(CHUNKS_TABLE, chunkSchema(model.dim), { existOk: true });
     const sessions = names.has(SESSIONS_TABLE) ? await db.openTable(SESSIONS_TABLE) : await db.createEmptyTable(SESSIONS_TABLE, sessionSchema, { existOk: true });
-    return new ChunkStore(db, chunks, sessions, model);
+    return new ChunkStore(db, chunks, sessions, model, uri);
   }
 
   /** The model recorded in a store, without opening it for writing. */
@@ -380,10 +383,78 @@ export class ChunkStore {
     await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
   }
 
+  /**
+   * Data files of the chunks table that are truncated (no Lance footer) or referenced by the current
+   * version but missing. Local stores only; a remote URI reports nothing here.
+   */
+  async damagedFiles(): Promise<string[]> {
+    const table = path.join(this.uri, `${CHUNKS_TABLE}.lance`);
+    if (this.uri.includes('://') || !existsSync(table)) return [];
+    const problems: string[] = [];
+    const dataDir = path.join(table, 'data');
+    const present = new Set(existsSync(dataDir) ? await fs.readdir(dataDir) : []);
+    const versions = path.join(table, '_versions');
+    const manifests = existsSync(versions) ? (await fs.readdir(versions)).filter((n) => n.endsWith('.manifest')) : [];
+    const latest = manifests.sort((a, b) => manifestNumber(b) - manifestNumber(a))[0];
+    // The manifest is protobuf; the data file names it references are plain strings inside it.
+    const text = latest ? (await fs.readFile(path.join(versions, latest))).toString('latin1') : '';
+    const referenced = new Set(text.match(/(?:[01]{24}[0-9a-f]{26}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.lance/g) ?? []);
+    for (const name of referenced) {
+      if (!present.has(name)) {
+        problems.push(`data file ${name} is missing`);
+        continue;
+      }
+      const handle = await fs.open(path.join(dataDir, name), 'r');
+      try {
+        const { size } = await handle.stat();
+        const tail = Buffer.alloc(4);
+        if (size >= 4) await handle.read(tail, 0, 4, size - 4);
+        // Every Lance data file ends with the magic bytes "LANC"; a truncated one does not.
+        if (tail.toString('latin1') !== 'LANC') problems.push(`data file ${name} is truncated (${size} bytes, no Lance footer)`);
+      } finally {
+        await handle.close();
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * Rolls the chunks table back to its newest version that can be read whole, as a new version.
+   * Every version is a whole commit (chunks with their messages), so that state is consistent;
+   * what later commits added is gone and comes back when those sessions are saved again.
+   * Returns the version restored, or null when none can be read (the table is left as it is).
+   */
+  async restoreNewestReadable(): Promise<number | null> {
+    const latest = await this.chunks.version();
+    try {
+      for (let version = latest - 1; version >= 1; version--) {
+        try {
+          await this.chunks.checkout(version);
+          for await (const batch of this.chunks.query().select([...HEAD_COLUMNS, 'owned', 'text', 'vector'])) void batch;
+        } catch {
+          continue;
+        }
+        await this.chunks.restore();
+        await this.chunks.checkoutLatest();
+        // Drop the versions (and with them the damaged files) that led past the restored state.
+        await this.chunks.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
+        this.indexNames = null;
+        return version;
+      }
+      return null;
+    } finally {
+      await this.chunks.checkoutLatest();
+    }
+  }
+
   async stats(): Promise<{ chunks: number; version: number; fragments: number }> {
     const stats = await this.chunks.stats();
     return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
   }
+}
+
+function manifestNumber(name: string): number {
+  return Number(name.replace(/\.manifest$/, '')) || 0;
 }
 
 function readModelInfo(rows: Row[]): StoreModelInfo | null {
