@@ -14,6 +14,8 @@ import { EngineError } from './errors.js';
 import { crashPoint } from './crashPoints.js';
 
 export const CHUNKS_TABLE = 'chunks';
+/** Below this many chunks a flat vector scan is fast enough (and exact). */
+export const VECTOR_INDEX_MIN_ROWS = 50_000;
 const SESSIONS_TABLE = 'sessions';
 const META_TABLE = 'meta';
 
@@ -332,7 +334,8 @@ export class ChunkStore {
   }
 
   async vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
-    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_distance']);
+    // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
+    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_distance']);
     const filters: string[] = [];
     if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
     if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
@@ -376,9 +379,22 @@ export class ChunkStore {
     this.indexNames = null;
   }
 
-  /** Compacts small fragments, brings indexes up to date and drops versions older than a minute. */
+  /**
+   * Compacts small fragments, brings indexes up to date and drops versions older than a minute.
+   * Once the store is large enough for a brute-force vector scan to be slow, it also builds the
+   * vector index (IVF-PQ, cosine); later compactions add new rows to it.
+   */
   async optimize(): Promise<void> {
     crashPoint('optimize');
+    if (!(await this.hasIndex('vector'))) {
+      const rows = await this.chunks.countRows();
+      if (rows >= VECTOR_INDEX_MIN_ROWS) {
+        await this.chunks.createIndex('vector', {
+          config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: Math.max(16, Math.round(Math.sqrt(rows))), numSubVectors: Math.max(1, Math.floor(this.model.dim / 16)) }),
+        });
+        this.indexNames = null;
+      }
+    }
     await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
   }
