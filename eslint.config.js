@@ -33,6 +33,19 @@ export default tseslint.config(
     },
   },
   {
+    // The UI runs in a sandboxed renderer (or a browser): no Electron, no Node, no engine code.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['electron', 'electron/*'], message: 'The renderer talks to the host only through the preload bridge (shared/ipc.ts).' },
+          { group: nodeBuiltins, message: 'The renderer must not import Node built-ins.' },
+          { group: ['../electron/*', '../../electron/*', '../../../electron/*'], message: 'The renderer must not import engine code; use the IPC contract in shared/.' },
+        ],
+      }],
+    },
+  },
+  {
     // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
     files: ['electron/**/*.ts'],
     ignores: ['electron/main/**', 'electron/preload/**'],

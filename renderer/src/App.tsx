@@ -152,11 +152,14 @@ function Shell(): ReactNode {
   const route = useRoute();
   const flow = useImportFlow();
   const main = useRef<HTMLElement>(null);
-  const routeKey = hrefFor(route);
-  // A new page starts at its top, and keyboard users land in it rather than back at the start of the window.
+  // Switching a session's tab is not a new page; everything else is.
+  const pageKey = route.name === 'session' ? `session:${route.sessionId}` : hrefFor(route);
+  // A new page starts at its top; when the link that was clicked is gone, keyboard focus moves into the page
+  // instead of falling back to the start of the window.
   useEffect(() => {
     main.current?.scrollTo?.({ top: 0 });
-  }, [routeKey]);
+    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
+  }, [pageKey]);
   return (
     <DropProvider
       fallback={{

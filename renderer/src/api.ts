@@ -13,12 +13,6 @@ export type MemoryBridge = { [C in Channel]: (request: unknown) => Promise<Resul
   on(event: EventName, listener: (payload: unknown) => void): () => void;
 };
 
-declare global {
-  interface Window {
-    memory?: MemoryBridge;
-  }
-}
-
 function failure(code: ErrorInfo['code'], message: string): Result<never> {
   return { ok: false, error: { code, message } };
 }
@@ -130,15 +124,18 @@ export function createHttpApi(options: HttpTransportOptions): MemoryApi {
 
 /**
  * The bridge when the preload provided one, else HTTP. A demo over in-memory data exists only in builds made
- * with VITE_MEMORY_DEMO=1 and only when the URL asks for it with `?mock`; other builds leave it out entirely.
+ * with VITE_MEMORY_DEMO=1 and only when the URL asks for it with `?mock` (`?mock&empty` starts with nothing archived);
+ * other builds leave it out entirely.
  */
 export async function resolveMemoryApi(win: Window = window): Promise<MemoryApi> {
-  if (isMemoryBridge(win.memory)) return createBridgeApi(win.memory);
+  // Read without augmenting the global Window type: the preload's own declaration of it stays the one truth.
+  const bridge = (win as Window & { memory?: unknown }).memory;
+  if (isMemoryBridge(bridge)) return createBridgeApi(bridge);
   const params = new URL(win.location.href).searchParams;
   const { EventSource: eventSource } = win as Window & { EventSource?: typeof EventSource };
   if (import.meta.env.VITE_MEMORY_DEMO === '1' && params.has('mock')) {
     const { createDemoApi } = await import('./demo/demoData.js');
-    return createDemoApi();
+    return createDemoApi({ empty: params.has('empty') });
   }
   return createHttpApi({
     token: params.get('token'),

@@ -1,6 +1,7 @@
 /**
  * Every string the UI shows, in English and Simplified Chinese. The Chinese dictionary is typed by the English
- * one, so a key missing from either does not compile. `{name}` placeholders are filled by `t(key, { name })`.
+ * one, so a key missing from either does not compile. `{name}` placeholders are filled by `t(key, { name })`;
+ * `{name:one|other}` writes the number followed by the word for one or for more (English needs it, Chinese not).
  */
 import { createContext, createElement, useContext, useMemo, type ReactNode } from 'react';
 import type { ErrorCode } from '../../shared/errors.js';
@@ -70,7 +71,7 @@ const en = {
   'source.unknown': 'Other',
 
   'sessions.title': 'Sessions',
-  'sessions.summary': '{sessions} sessions · {messages} messages · {chunks} chunks',
+  'sessions.summary': '{sessions:session|sessions} · {messages:message|messages} · {chunks:chunk|chunks}',
   'sessions.filterLabel': 'Filter sessions',
   'sessions.filterPlaceholder': 'Filter by title, source or id',
   'sessions.sortLabel': 'Sort by',
@@ -121,7 +122,7 @@ const en = {
   'session.message.chunk': 'Chunk {id}',
   'session.message.openChunk': 'Inspect chunk {id} (message {index})',
   'session.chunks.label': 'Chunks of this session',
-  'session.chunk.messages': '{n} messages',
+  'session.chunk.messages': '{n:message|messages}',
   'session.chunk.inspect': 'Inspect chunk {id}',
 
   'overwrite.title': 'Overwrite “{title}” from a file',
@@ -134,9 +135,9 @@ const en = {
   'overwrite.noSessions': 'no sessions',
   'overwrite.current': 'Archived now',
   'overwrite.incoming': 'In {name}',
-  'overwrite.currentValue': '{messages} messages in {chunks} chunks',
-  'overwrite.incomingValue': '{total} messages: {new} new, {updated} changed, {skipped} unchanged',
-  'overwrite.consequence': 'Overwriting deletes all {messages} archived messages and {chunks} chunks of this session and replaces them with the {total} messages in the file. Anything that is only in the archive will be lost.',
+  'overwrite.currentValue': '{messages:message|messages} in {chunks:chunk|chunks}',
+  'overwrite.incomingValue': '{total:message|messages}: {new} new, {updated} changed, {skipped} unchanged',
+  'overwrite.consequence': 'Overwriting deletes all archived messages of this session ({messages}) and its chunks ({chunks}) and replaces them with the {total:message|messages} in the file. Anything that is only in the archive will be lost.',
   'overwrite.confirm': 'Overwrite session',
   'overwrite.otherFile': 'Choose another file',
   'overwrite.running': 'Overwriting…',
@@ -153,7 +154,7 @@ const en = {
   'chunk.created': 'Created',
   'chunk.model': 'Embedding model',
   'chunk.range': 'Message range',
-  'chunk.rangeValue': '{first} → {last} ({n} messages)',
+  'chunk.rangeValue': '{first} → {last} ({n:message|messages})',
   'chunk.msgIds': 'Message ids',
   'chunk.text': 'Text',
   'chunk.embedding': 'Embedding',
@@ -172,7 +173,7 @@ const en = {
   'search.submit': 'Search',
   'search.scope': 'Search in',
   'search.scopeAll': 'All sessions',
-  'search.results': '{n} results for “{query}”',
+  'search.results': '{n:result|results} for “{query}”',
   'search.resultsLabel': 'Search results',
   'search.none': 'Nothing found for “{query}”.',
   'search.hint': 'Search compares meaning, not just words: try a question or a few keywords, in any language the model knows.',
@@ -187,6 +188,7 @@ const en = {
   'import.choose': 'Choose files…',
   'import.chooseLabel': 'Files to import',
   'import.files': 'Files',
+  'import.removeFile': 'Remove {name}',
   'import.file.reading': 'Reading',
   'import.file.staging': 'Sending',
   'import.file.staged': 'Ready',
@@ -201,18 +203,18 @@ const en = {
   'import.col.messages': 'Messages',
   'import.includeSession': 'Include {title}',
   'import.fileError': '{name}: {message}',
-  'import.fileSessions': '{format} · {n} sessions',
-  'import.totals': '{sessions} sessions selected: {new} new, {updated} updated, {skipped} skipped messages; {embeddings} embeddings to compute.',
+  'import.fileSessions': '{format} · {n:session|sessions}',
+  'import.totals': '{sessions:session|sessions} selected: {new} new, {updated} updated, {skipped} skipped messages; {embeddings:embedding|embeddings} to compute.',
   'import.nothingNew': 'Everything selected is already archived: importing would skip it all.',
   'import.options': 'Options',
   'import.mode': 'Mode',
   'import.syncDeletes': 'Also remove archived messages that are no longer in the files',
   'import.syncDeletesHint': 'The preview does not count these removals.',
-  'import.confirm': 'Import {n} sessions',
+  'import.confirm': 'Import {n:session|sessions}',
   'import.clear': 'Clear',
   'import.progress': 'Import progress',
   'import.progressFile': 'File {index} of {count}',
-  'import.progressSessions': '{done} of {total} sessions',
+  'import.progressSessions': '{done} of {total:session|sessions}',
   'import.phase.reading': 'Reading',
   'import.phase.chunking': 'Chunking',
   'import.phase.embedding': 'Embedding',
@@ -222,7 +224,7 @@ const en = {
   'import.cancel': 'Cancel import',
   'import.cancelling': 'Cancelling…',
   'import.doneTitle': 'Import finished',
-  'import.doneSummary': '{sessions} sessions saved: {new} new, {updated} updated, {skipped} skipped, {deleted} deleted messages.',
+  'import.doneSummary': '{sessions:session|sessions} saved: {new} new, {updated} updated, {skipped} skipped, {deleted} deleted messages.',
   'import.cancelled': 'Import cancelled. Sessions that finished before are saved; the others were not touched.',
   'import.reportsCaption': 'What was saved, per file and session',
   'import.again': 'Import more files',
@@ -262,8 +264,8 @@ const en = {
   'settings.verifyHint': 'Checks that archived messages, chunks and vectors agree.',
   'settings.verifyRun': 'Check store',
   'settings.verifyRepair': 'Repair',
-  'settings.verifyOk': 'All consistent: {sessions} sessions, {messages} messages, {chunks} chunks.',
-  'settings.verifyProblems': '{n} problems found',
+  'settings.verifyOk': 'All consistent: {sessions:session|sessions}, {messages:message|messages}, {chunks:chunk|chunks}.',
+  'settings.verifyProblems': '{n:problem|problems} found',
 
   'drop.overlay': 'Drop to import',
   'drop.overlayHint': 'Files are read here and previewed before anything is saved.',
@@ -408,7 +410,7 @@ const zhCN: Dictionary = {
   'overwrite.incoming': '{name} 中',
   'overwrite.currentValue': '{messages} 条消息，{chunks} 个分块',
   'overwrite.incomingValue': '{total} 条消息：新增 {new}、改动 {updated}、未变 {skipped}',
-  'overwrite.consequence': '覆盖将删除此会话已归档的全部 {messages} 条消息和 {chunks} 个分块，并以文件中的 {total} 条消息替换。只存在于归档中的内容将会丢失。',
+  'overwrite.consequence': '覆盖将删除此会话已归档的全部消息（{messages} 条）和分块（{chunks} 个），并以文件中的 {total} 条消息替换。只存在于归档中的内容将会丢失。',
   'overwrite.confirm': '覆盖会话',
   'overwrite.otherFile': '选择其他文件',
   'overwrite.running': '正在覆盖…',
@@ -459,6 +461,7 @@ const zhCN: Dictionary = {
   'import.choose': '选择文件…',
   'import.chooseLabel': '要导入的文件',
   'import.files': '文件',
+  'import.removeFile': '移除 {name}',
   'import.file.reading': '读取中',
   'import.file.staging': '发送中',
   'import.file.staged': '就绪',
@@ -560,10 +563,12 @@ export type Translate = (key: MessageKey, params?: TranslateParams) => string;
 export function translate(language: Language, key: MessageKey, params?: TranslateParams): string {
   const template = dictionaries[language][key];
   if (!params) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+  return template.replace(/\{(\w+)(?::([^|}]*)\|([^}]*))?\}/g, (whole, name: string, one?: string, other?: string) => {
     const value = params[name];
     if (value === undefined) return whole;
-    return typeof value === 'number' ? value.toLocaleString(language) : value;
+    const text = typeof value === 'number' ? value.toLocaleString(language) : value;
+    if (one === undefined || other === undefined) return text;
+    return `${text} ${Number(value) === 1 ? one : other}`;
   });
 }
 

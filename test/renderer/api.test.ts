@@ -100,11 +100,12 @@ describe('the transport', () => {
 
   it('picks the bridge from window.memory, else HTTP with the token from the page address', async () => {
     const bridge = fakeBridge(async () => ({ ok: true, value: 'from bridge' }));
-    window.memory = bridge;
+    const withBridge = window as Window & { memory?: unknown };
+    withBridge.memory = bridge;
     try {
       expect(await (await resolveMemoryApi())['sessions:list']({})).toBe('from bridge');
     } finally {
-      delete window.memory;
+      delete withBridge.memory;
     }
     const requests: Array<[string, RequestInit]> = [];
     const fakeWindow = {

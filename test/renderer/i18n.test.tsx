@@ -37,7 +37,7 @@ describe('languages', () => {
   });
 
   it('has every string in both languages, with the same placeholders', () => {
-    const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '').sort();
+    const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)(?::[^}]*)?\}/g)].map((match) => match[1] ?? '').sort();
     for (const [key, english] of Object.entries(dictionaries.en)) {
       const chinese = dictionaries['zh-CN'][key as keyof typeof dictionaries.en];
       expect(chinese, key).toBeTruthy();
@@ -50,5 +50,7 @@ describe('languages', () => {
     expect(languageFromPreferences(['fr-FR', 'en-GB'])).toBe('en');
     expect(languageFromPreferences(['fr-FR'])).toBe('en');
     expect(translate('zh-CN', 'search.results', { n: 3, query: '记忆' })).toBe('“记忆”的 3 条结果');
+    expect(translate('en', 'search.results', { n: 1, query: 'x' })).toBe('1 result for “x”');
+    expect(translate('en', 'search.results', { n: 1200, query: 'x' })).toBe('1,200 results for “x”');
   });
 });

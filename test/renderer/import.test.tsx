@@ -77,9 +77,9 @@ describe('import', () => {
     dropFiles([transcriptFile('broken.json', '{"sessionId": '), transcriptFile('notes.pdf', 'x'), transcriptFile('good.json', NEW_SESSION)]);
     const table = await screen.findByRole('table', { name: 'What importing would do, per file and session' });
     const broken = within(table).getByText(/broken\.json: not valid JSON/);
-    expect(broken.closest('[role="note"]')?.textContent).toMatch(/^Invalid input broken\.json: broken\.json: not valid JSON/);
+    expect(broken.closest('[role="note"]')?.textContent).toMatch(/^Invalid input broken\.json: not valid JSON/);
     expect(within(table).getByText(/notes\.pdf: this file type is not recognised/).closest('[role="note"]')?.textContent).toMatch(/^Unknown format/);
-    fireEvent.click(screen.getByRole('button', { name: 'Import 1 sessions' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Import 1 session' }));
     await screen.findByRole('heading', { name: 'Import finished' });
     expect(mock.requestsOn('import:run')).toEqual([{ fileIds: ['file-3'], mode: 'incremental' }]);
   });
@@ -90,7 +90,7 @@ describe('import', () => {
     dropFiles([exportFile()]);
     await previewRows();
     fireEvent.click(screen.getByRole('checkbox', { name: 'Include Train trip to Lisbon' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Import 1 sessions' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Import 1 session' }));
     await screen.findByRole('heading', { name: 'Import finished' });
     expect(mock.requestsOn('import:run')).toEqual([{ fileIds: ['file-1'], mode: 'incremental', sessionIds: ['risotto'] }]);
     const trip = await mock.api['sessions:show']({ sessionId: 'trip-lisbon' });

@@ -19,12 +19,12 @@ describe('overwrite from file', () => {
     expect(within(dialog).getByText('Choose or drop the file that holds this conversation. Nothing changes until you confirm.')).toBeTruthy();
     fireEvent.change(within(dialog).getByLabelText('File to overwrite from'), { target: { files: [transcriptFile('trip.json', SHORTER_TRIP)] } });
 
-    expect(await within(dialog).findByText('6 messages in 1 chunks')).toBeTruthy();
+    expect(await within(dialog).findByText('6 messages in 1 chunk')).toBeTruthy();
     expect(within(dialog).getByText('In trip.json')).toBeTruthy();
     expect(within(dialog).getByText('3 messages: 1 new, 1 changed, 1 unchanged')).toBeTruthy();
     expect(
       within(dialog).getByText(
-        'Overwriting deletes all 6 archived messages and 1 chunks of this session and replaces them with the 3 messages in the file. Anything that is only in the archive will be lost.',
+        'Overwriting deletes all archived messages of this session (6) and its chunks (1) and replaces them with the 3 messages in the file. Anything that is only in the archive will be lost.',
       ),
     ).toBeTruthy();
     expect(mock.requestsOn('import:run')).toHaveLength(0);

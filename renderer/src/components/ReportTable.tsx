@@ -16,8 +16,10 @@ export function ReportHeaderCells({ withDuration = false }: { withDuration?: boo
       </th>
       {DIFF_KINDS.map((kind) => (
         <th key={kind} scope="col" className="numeric">
-          <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
-          {t(`stat.${kind}`)}
+          <span className="nowrap">
+            <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
+            {t(`stat.${kind}`)}
+          </span>
         </th>
       ))}
       <th scope="col" className="diff-column" aria-hidden="true" />

@@ -82,8 +82,10 @@ export function SaveHistoryTable({ history }: { history: SaveEvent[] }): ReactNo
             <th scope="col">{t('session.history.col.mode')}</th>
             {DIFF_KINDS.map((kind) => (
               <th key={kind} scope="col" className="numeric">
-                <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
-                {t(STAT_KEYS[kind])}
+                <span className="nowrap">
+                  <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
+                  {t(STAT_KEYS[kind])}
+                </span>
               </th>
             ))}
             <th scope="col" className="diff-column" aria-hidden="true" />

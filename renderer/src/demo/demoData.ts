@@ -26,12 +26,13 @@ function longPlanningTalk(start: number): Array<[string, string]> {
   });
 }
 
-export function createDemoApi(): MemoryApi {
+export function createDemoApi(options: { empty?: boolean } = {}): MemoryApi {
   const now = Date.now();
   const host = createInMemoryApi({
     step: () => new Promise((resolve) => setTimeout(resolve, 120)),
     settings: { dataDir: '/home/demo/.session-memory (demo)' },
   });
+  if (options.empty) return host.api;
   const at = (daysAgo: number, hours = 0): string => new Date(now - daysAgo * DAY + hours * 3_600_000).toISOString();
 
   const lisbon: SessionInput = {

@@ -52,9 +52,36 @@ function DropZone({ disabled }: { disabled: boolean }): ReactNode {
   );
 }
 
-function FileList(): ReactNode {
+function FileRow({ file, removable }: { file: StagedFileEntry; removable: boolean }): ReactNode {
   const t = useT();
   const format = useFormat();
+  const flow = useImportFlow();
+  return (
+    <li className="file-row" data-status={file.status}>
+      <Icon name="file" size={18} />
+      <span className="file-row__name">{file.name}</span>
+      <span className="muted small">{format.bytes(file.size)}</span>
+      <span className={`status status--${file.status}`}>
+        {(file.status === 'reading' || file.status === 'sending') && <span className="spinner spinner--small" aria-hidden="true" />}
+        {t(STATUS_KEYS[file.status])}
+      </span>
+      {file.error && (
+        <p className="file-row__error">
+          <strong>{errorTitle(t, file.error.code)}</strong>{' '}
+          {file.size > MAX_STAGED_BYTES ? t('import.file.tooLarge', { name: file.name, max: format.bytes(MAX_STAGED_BYTES) }) : file.error.message}
+        </p>
+      )}
+      {removable && (
+        <button type="button" className="icon-button" onClick={() => flow.removeFile(file.key)} aria-label={t('import.removeFile', { name: file.name })} title={t('import.removeFile', { name: file.name })}>
+          ×
+        </button>
+      )}
+    </li>
+  );
+}
+
+function FileList(): ReactNode {
+  const t = useT();
   const flow = useImportFlow();
   // A file can be staged and still be unreadable; the preview says so (the reason is shown in its table).
   const unreadable = new Set((flow.previews ?? []).filter((preview) => preview.error).map((preview) => preview.fileId));
@@ -64,31 +91,9 @@ function FileList(): ReactNode {
         {t('import.files')}
       </h2>
       <ul className="file-list">
-        {flow.files.map((entry) => {
-          const file: StagedFileEntry = entry.fileId && unreadable.has(entry.fileId) ? { ...entry, status: 'error' } : entry;
-          return (
-          <li key={file.key} className="file-row" data-status={file.status}>
-            <Icon name="file" size={18} />
-            <span className="file-row__name">{file.name}</span>
-            <span className="muted small">{format.bytes(file.size)}</span>
-            <span className={`status status--${file.status}`}>
-              {(file.status === 'reading' || file.status === 'sending') && <span className="spinner spinner--small" aria-hidden="true" />}
-              {t(STATUS_KEYS[file.status])}
-            </span>
-            {file.error && (
-              <p className="file-row__error">
-                <strong>{errorTitle(t, file.error.code)}</strong>{' '}
-                {file.size > MAX_STAGED_BYTES ? t('import.file.tooLarge', { name: file.name, max: format.bytes(MAX_STAGED_BYTES) }) : file.error.message}
-              </p>
-            )}
-            {!flow.running && !flow.result && (
-              <button type="button" className="icon-button" onClick={() => flow.removeFile(file.key)} aria-label={`${t('common.dismiss')} ${file.name}`}>
-                ×
-              </button>
-            )}
-          </li>
-          );
-        })}
+        {flow.files.map((entry) => (
+          <FileRow key={entry.key} file={entry.fileId && unreadable.has(entry.fileId) ? { ...entry, status: 'error' } : entry} removable={!flow.running && !flow.result} />
+        ))}
       </ul>
     </section>
   );
