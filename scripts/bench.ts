@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SaveReport, SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
@@ -97,8 +98,15 @@ async function main(): Promise<void> {
   try {
     log(`Session Memory benchmark: ${MESSAGES} messages, model use-lite-en, ${os.cpus().length} cores, Node ${process.version}`);
     const engine = await MemoryEngine.open({ dataDir: path.join(tmp, 'empty'), embedder });
+    // The thread that runs the engine serves the UI in the desktop app: watch how long it ever stalls.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const [first, firstSaveMs] = await timed(() => engine.save(session));
+    loop.disable();
+    const stallMaxMs = loop.max / 1e6;
+    const stallP99Ms = loop.percentile(99) / 1e6;
     log(`first save        ${firstSaveMs.toFixed(0).padStart(8)} ms  ${first.chunksWritten} chunks, ${first.embeddingsComputed} embeddings`);
+    log(`main thread       event-loop delay during the first save: max ${stallMaxMs.toFixed(1)} ms, p99 ${stallP99Ms.toFixed(1)} ms`);
 
     const resaves: Array<[SaveReport, number]> = [];
     for (let i = 0; i < 5; i++) resaves.push(await timed(() => engine.save(session)));
@@ -148,6 +156,8 @@ async function main(): Promise<void> {
       appendEmbeddings: append.embeddingsComputed,
       editEmbeddings: edit.embeddingsComputed,
       appendChunks: append.chunksWritten,
+      mainThreadMaxStallMs: Math.round(stallMaxMs * 10) / 10,
+      mainThreadP99StallMs: Math.round(stallP99Ms * 10) / 10,
       largeStoreChunks: totalChunks,
       otherChunks,
       ratios: {
