@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { promises as fs, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
+import { collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 
 const cleanups: Array<() => void> = [];
@@ -124,6 +124,36 @@ describe('session-memory CLI', () => {
     expect(mixedResult.stderr).toMatch(/mixed\.json: sessions\[1\]\.messages\[0\]\.content/);
     const after = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
     expect(after).toEqual(before);
+  });
+
+  it('import: every format in a folder, a dry run that writes nothing, a later export that adds only what is new, failed files reported', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const fixtures = path.join(REPO, 'test', 'fixtures', 'import');
+    const inbox = path.join(dir, 'inbox');
+    await fs.mkdir(inbox);
+    await fs.copyFile(path.join(fixtures, 'chatgpt', 'conversations.json'), path.join(inbox, 'conversations.json'));
+    await fs.copyFile(path.join(fixtures, 'markdown', 'kyoto-notes.md'), path.join(inbox, 'kyoto-notes.md'));
+    await fs.copyFile(path.join(fixtures, 'bad', 'truncated-conversations.json'), path.join(inbox, 'broken.json'));
+
+    const dry = await runCli(['--data', data, 'import', inbox, '--dry-run', '--json']);
+    expect(dry.status).toBe(1); // one file failed
+    const dryLines = jsonLines(dry.stdout);
+    const failed = dryLines.filter((l) => 'error' in l && !('sessionId' in l));
+    expect(failed).toEqual([{ file: path.join(inbox, 'broken.json'), error: expect.stringMatching(/broken\.json: /) }]);
+    const previews = dryLines.filter((l) => 'sessionId' in l);
+    expect(previews.length).toBeGreaterThan(1);
+    expect(previews.every((p) => Number(p.new) > 0 && p.chunksWritten !== undefined)).toBe(true);
+    expect(JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout)).toEqual([]);
+
+    const real = await runCli(['--data', data, 'import', inbox, '--json']);
+    const saved = jsonLines(real.stdout).filter((l) => 'sessionId' in l);
+    expect(saved.map((s) => [s.sessionId, s.new])).toEqual(previews.map((p) => [p.sessionId, p.new]));
+
+    const later = await runCli(['--data', data, 'import', path.join(fixtures, 'chatgpt', 'conversations-later.json'), '--json']);
+    expect(later.status).toBe(0);
+    const laterReports = jsonLines(later.stdout);
+    expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
   });
 
   it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
