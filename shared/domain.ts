@@ -81,6 +81,27 @@ export interface SaveReport {
   dryRun?: boolean;
 }
 
+/** A report with nothing counted yet: every save starts from this. */
+export function emptySaveReport(sessionId: string, mode: SaveMode, total: number, warnings: string[] = [], dryRun = false): SaveReport {
+  return {
+    sessionId,
+    mode,
+    skippedSession: false,
+    total,
+    new: 0,
+    updated: 0,
+    skipped: 0,
+    deleted: 0,
+    chunksWritten: 0,
+    chunksDeleted: 0,
+    chunkIds: [],
+    embeddingsComputed: 0,
+    durationMs: 0,
+    warnings,
+    ...(dryRun ? { dryRun: true } : {}),
+  };
+}
+
 /** One entry of the archive record: a fast path that says what a session holds. */
 export interface ArchiveEntry {
   session_id: string;

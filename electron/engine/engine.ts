@@ -24,7 +24,7 @@ import type {
   SessionSummary,
   VerifyResult,
 } from '../../shared/domain.js';
-import { SAVE_MODES } from '../../shared/domain.js';
+import { emptySaveReport, SAVE_MODES } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type DownloadProgress, type Embedder } from '../embedding/embedder.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
@@ -187,23 +187,7 @@ export class MemoryEngine {
     const syncDeletes = options.syncDeletes ?? false;
     const { session, warnings } = normalizeSession(input);
     const sessionId = session.sessionId;
-    const report: SaveReport = {
-      sessionId,
-      mode,
-      skippedSession: false,
-      total: session.messages.length,
-      new: 0,
-      updated: 0,
-      skipped: 0,
-      deleted: 0,
-      chunksWritten: 0,
-      chunksDeleted: 0,
-      chunkIds: [],
-      embeddingsComputed: 0,
-      durationMs: 0,
-      warnings,
-      ...(options.dryRun ? { dryRun: true } : {}),
-    };
+    const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, warnings, options.dryRun);
     const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
     progress('reading', 0, session.messages.length);
 

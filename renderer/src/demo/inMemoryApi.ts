@@ -5,7 +5,7 @@
  * shipping app never loads it.
  */
 import type { Chunk, Role, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
-import { ROLES } from '../../../shared/domain.js';
+import { emptySaveReport, ROLES } from '../../../shared/domain.js';
 import type { ErrorCode } from '../../../shared/errors.js';
 import {
   createMemoryApi,
@@ -246,23 +246,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       const contentHash = stableHash(`${message.role}\n${message.content}`);
       incoming.push({ msgId, role: message.role, content: message.content, contentHash, timestamp: message.timestamp, seq: incoming.length, chunkIds: [] });
     });
-    const report: SaveReport = {
-      sessionId: input.sessionId,
-      mode,
-      skippedSession: false,
-      total: incoming.length,
-      new: 0,
-      updated: 0,
-      skipped: 0,
-      deleted: 0,
-      chunksWritten: 0,
-      chunksDeleted: 0,
-      chunkIds: [],
-      embeddingsComputed: 0,
-      durationMs: 0,
-      warnings: [],
-      ...(saveOptions.dryRun ? { dryRun: true } : {}),
-    };
+    const report: SaveReport = emptySaveReport(input.sessionId, mode, incoming.length, [], Boolean(saveOptions.dryRun));
     const storedById = new Map((existing?.messages ?? []).map((message) => [message.msgId, message]));
     const fingerprint = (list: StoredMessage[]): string => list.map((message) => `${message.msgId}:${message.contentHash}`).join('|');
     if (existing && (mode === 'skip-if-archived' || (mode === 'incremental' && fingerprint(existing.messages) === fingerprint(incoming)))) {
