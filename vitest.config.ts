@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // LanceDB and the embedding model are real in these tests; give them room on a 2-core machine.
-    testTimeout: 120_000,
+    testTimeout: 300_000,
     hookTimeout: 300_000,
     globalSetup: ['test/helpers/globalSetup.ts'],
     pool: 'forks',

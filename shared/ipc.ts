@@ -30,7 +30,10 @@ export const requestSchemas = {
   'chunks:inspect': z.object({ chunkId: id, similar: z.number().int().min(0).max(50).optional() }).strict(),
   /** Hands a file the user dropped or picked to the host; later requests refer to it by `fileId`. */
   'files:stage': z.object({ name: z.string().min(1).max(255), dataBase64: z.string().max(Math.ceil(MAX_STAGED_BYTES / 3) * 4) }).strict(),
-  'import:preview': z.object({ fileIds: z.array(id).min(1).max(100), include }).strict(),
+  /** A dry run of `import:run` with the same options: what each session would gain or lose. */
+  'import:preview': z
+    .object({ fileIds: z.array(id).min(1).max(100), include, mode: z.enum(SAVE_MODES as unknown as [string, ...string[]]).optional(), syncDeletes: z.boolean().optional() })
+    .strict(),
   'import:run': z
     .object({
       fileIds: z.array(id).min(1).max(100),

@@ -22,6 +22,8 @@ const SESSION = 'crash-session';
 // Small commits and frequent compaction, so that one save passes through many crash points.
 const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4' };
 const SEED = Number(process.env.CRASH_SEED ?? 20261202);
+// Each trial runs the CLI four times; a group of them takes minutes on two busy cores.
+const TRIALS_TIMEOUT = 15 * 60_000;
 
 let root: string;
 let cleanup: () => void;
@@ -103,7 +105,7 @@ describe('a save killed at any point, then run again, leaves what one clean run 
       const killAfterMs = 1200 + Math.floor(random() * 2500);
       await trial(`save, killed after ${killAfterMs} ms`, null, ['save', file], expectedFirst, { killAfterMs });
     }
-  });
+  }, TRIALS_TIMEOUT);
 
   it('forced overwrites, killed at 7 moments', async () => {
     const next: SessionInput = { ...T, messages: T.messages.filter((_, i) => i % 5 !== 2).map((m, i) => (i % 7 === 0 ? { ...m, content: `${m.content} (revised)` } : m)) };
@@ -118,7 +120,7 @@ describe('a save killed at any point, then run again, leaves what one clean run 
     }
     const random = seededRandom(SEED + 1);
     for (let i = 0; i < 3; i++) await trial('overwrite, killed at random', saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { killAfterMs: 1200 + Math.floor(random() * 1500) });
-  });
+  }, TRIALS_TIMEOUT);
 
   it('sync-deletes saves, killed at 7 moments', async () => {
     const next: SessionInput = { ...T, messages: T.messages.filter((_, i) => i % 6 !== 1) };
@@ -134,7 +136,7 @@ describe('a save killed at any point, then run again, leaves what one clean run 
     }
     const random = seededRandom(SEED + 2);
     for (let i = 0; i < 2; i++) await trial('sync-deletes, killed at random', saved, ['save', syncFile, '--sync-deletes'], expected, { killAfterMs: 1200 + Math.floor(random() * 2000) });
-  });
+  }, TRIALS_TIMEOUT);
 
   afterAll(() => {
     expect(totals.kills).toBeGreaterThanOrEqual(30);

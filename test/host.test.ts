@@ -128,6 +128,10 @@ describe('IPC boundary', () => {
 
     const again: Array<{ sessions: Array<{ skippedSession: boolean; skipped: number; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
     expect(again[0]!.sessions[0]).toMatchObject({ skippedSession: true, skipped: 8, new: 0 });
+    // A preview of a forced overwrite with a shorter file says what would be removed.
+    const shorterPreview: { fileId: string } = await call('files:stage', { name: 'short-preview.json', dataBase64: b64(transcript(5)) });
+    const overwritePreview: Array<{ sessions: Array<{ mode: string; deleted: number; dryRun: boolean }> }> = await call('import:preview', { fileIds: [shorterPreview.fileId], mode: 'overwrite' });
+    expect(overwritePreview[0]!.sessions[0]).toMatchObject({ mode: 'overwrite', deleted: 3, dryRun: true });
 
     const history: Array<{ new: number }> = await call('sessions:history', { sessionId: 'host-session' });
     expect(history.map((h) => h.new)).toEqual([8]);

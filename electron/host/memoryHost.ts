@@ -113,7 +113,7 @@ export class MemoryHost {
       return (await this.engine()).inspectChunk(chunkId, similar ?? 5);
     },
     'files:stage': async ({ name, dataBase64 }) => this.stage(name, dataBase64),
-    'import:preview': async ({ fileIds, include }) => this.preview(fileIds, include),
+    'import:preview': async ({ fileIds, include, mode, syncDeletes }) => this.preview(fileIds, include, { mode: (mode as SaveReport['mode'] | undefined) ?? 'incremental', syncDeletes: Boolean(syncDeletes) }),
     'import:run': async (request) => this.runImport(request),
     'import:cancel': async () => {
       const running = this.running;
@@ -181,7 +181,7 @@ export class MemoryHost {
     return file;
   }
 
-  private async preview(fileIds: string[], include?: Array<'tools' | 'thinking'>): Promise<FilePreview[]> {
+  private async preview(fileIds: string[], include: Array<'tools' | 'thinking'> | undefined, saveOptions: { mode: SaveReport['mode']; syncDeletes: boolean }): Promise<FilePreview[]> {
     const files = fileIds.map((id) => [id, this.stagedFile(id)] as const);
     const previews: FilePreview[] = [];
     for (const [fileId, staged] of files) {
@@ -196,7 +196,7 @@ export class MemoryHost {
         try {
           const engine = await this.engine();
           for await (const session of file.sessions) {
-            const report = await engine.save(session, { dryRun: true });
+            const report = await engine.save(session, { ...saveOptions, dryRun: true });
             preview.sessions.push({ ...report, ...(session.title ? { title: session.title } : {}) });
           }
         } catch (error) {

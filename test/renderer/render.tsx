@@ -1,6 +1,9 @@
 /** Renders the whole app over a mock host, starting at a route; cleans up after each test. */
-import { cleanup, fireEvent, render, type RenderResult } from '@testing-library/react';
+import { cleanup, configure, fireEvent, render, type RenderResult } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// The suite runs beside heavy tests (embedding, LanceDB) on two cores: give findBy/waitFor room.
+configure({ asyncUtilTimeout: 10_000 });
 import { App } from '../../renderer/src/App.js';
 import type { MockMemory } from './mockApi.js';
 

@@ -56,7 +56,8 @@ export function OverwriteDialog({ target, onClose }: { target: OverwriteTarget; 
     set({ kind: 'checking', name: file.name });
     try {
       const staged = await stageFile(api, file);
-      const [preview] = await api['import:preview']({ fileIds: [staged.fileId] });
+      // Preview the overwrite itself, so the confirmation can say exactly what would be removed.
+      const [preview] = await api['import:preview']({ fileIds: [staged.fileId], mode: 'overwrite' });
       if (!preview) throw new Error(`No preview for ${file.name}.`);
       if (preview.error) {
         set({ kind: 'failed', name: file.name, error: preview.error });
@@ -203,7 +204,10 @@ export function OverwriteDialog({ target, onClose }: { target: OverwriteTarget; 
               <dd>{t('overwrite.incomingValue', { total: incoming.total, new: incoming.new, updated: incoming.updated, skipped: incoming.skipped })}</dd>
             </div>
           </dl>
-          <p className="warning-box">{t('overwrite.consequence', { messages: target.messageCount, chunks: target.chunkCount, total: incoming.total })}</p>
+          <p className="warning-box">
+            {t('overwrite.consequence', { messages: target.messageCount, chunks: target.chunkCount, total: incoming.total })}
+            {incoming.deleted > 0 && <> {t('overwrite.lost', { deleted: incoming.deleted })}</>}
+          </p>
           {picker}
         </>
       );
