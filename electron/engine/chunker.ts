@@ -78,6 +78,32 @@ interface Unit {
 }
 
 export function chunkDialogue(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions): PlannedChunk[] {
+  const steps = chunkSteps(sessionId, messages, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same, giving the event loop a turn every few milliseconds: a save of thousands of messages
+ * must not stall the thread that also serves the UI.
+ */
+export async function chunkDialogueAsync(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions, sliceMs = 8): Promise<PlannedChunk[]> {
+  const steps = chunkSteps(sessionId, messages, options);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** The chunker as steps: it pauses (yields) after each turn and each packed chunk. */
+function* chunkSteps(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions): Generator<void, PlannedChunk[]> {
   const countTokens = options.countTokens ?? estimateTokens;
   // Keep a margin: the estimate is not the model's tokenizer.
   const budget = Math.max(16, Math.floor(options.maxTokens * 0.9));
@@ -105,6 +131,7 @@ export function chunkDialogue(sessionId: string, messages: readonly ChunkableMes
         units.push({ segments: [segment], tokens: countTokens(segmentLine(segment)), startsTurn: startsTurn && part === 0 });
       });
     });
+    yield;
   }
 
   const chunks: PlannedChunk[] = [];
@@ -116,6 +143,7 @@ export function chunkDialogue(sessionId: string, messages: readonly ChunkableMes
     }
     if (current) chunks.push(toChunk(sessionId, current));
     current = unit;
+    yield;
   }
   if (current) chunks.push(toChunk(sessionId, current));
   return chunks;
@@ -148,14 +176,20 @@ export function splitText(text: string, budget: number, countTokens: (text: stri
     if (countTokens(sentence) <= budget) pieces.push(sentence);
     else pieces.push(...splitLong(sentence, budget, countTokens));
   }
+  // Token counts of pieces add up (an estimate never undercounts a join), so sum them instead of
+  // re-counting the growing part for every piece.
   const parts: string[] = [];
   let current = '';
+  let currentTokens = 0;
   for (const piece of pieces) {
-    if (current && countTokens(current + piece) > budget) {
+    const pieceTokens = countTokens(piece);
+    if (current && currentTokens + pieceTokens > budget) {
       parts.push(current.trim());
       current = '';
+      currentTokens = 0;
     }
     current += piece;
+    currentTokens += pieceTokens;
   }
   if (current.trim()) parts.push(current.trim());
   return parts.filter((p) => p.length > 0);
@@ -166,14 +200,18 @@ function splitLong(sentence: string, budget: number, countTokens: (text: string)
   const atoms = sentence.match(/\S+\s*|\s+/gu) ?? [sentence];
   const out: string[] = [];
   let current = '';
+  let currentTokens = 0;
   for (const atom of atoms) {
     const pieces = countTokens(atom) > budget ? Array.from(atom) : [atom];
     for (const piece of pieces) {
-      if (current && countTokens(current + piece) > budget) {
+      const pieceTokens = countTokens(piece);
+      if (current && currentTokens + pieceTokens > budget) {
         out.push(current);
         current = '';
+        currentTokens = 0;
       }
       current += piece;
+      currentTokens += pieceTokens;
     }
   }
   if (current) out.push(current);

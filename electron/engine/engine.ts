@@ -28,11 +28,11 @@ import { emptySaveReport, SAVE_MODES } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type DownloadProgress, type Embedder } from '../embedding/embedder.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
-import { chunkDialogue, type ChunkableMessage, type PlannedChunk } from './chunker.js';
+import { chunkDialogueAsync, type ChunkableMessage, type PlannedChunk } from './chunker.js';
 import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
 import { appendSaveEvent, readSaveEvents } from './history.js';
-import { normalizeSession, type NormalizedMessage } from './normalize.js';
+import { normalizeSessionAsync, type NormalizedMessage } from './normalize.js';
 import { ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
 
@@ -185,7 +185,7 @@ export class MemoryEngine {
     const mode: SaveMode = options.mode ?? 'incremental';
     if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
     const syncDeletes = options.syncDeletes ?? false;
-    const { session, warnings } = normalizeSession(input);
+    const { session, warnings } = await normalizeSessionAsync(input);
     const sessionId = session.sessionId;
     const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, warnings, options.dryRun);
     const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
@@ -224,7 +224,7 @@ export class MemoryEngine {
 
       const writer = new ChunkWriter(this, sessionId, options, report, progress);
       if (mode === 'overwrite') {
-        const plan = chunkDialogue(sessionId, session.messages, { maxTokens: await this.maxTokens() });
+        const plan = await chunkDialogueAsync(sessionId, session.messages, { maxTokens: await this.maxTokens() });
         const owned = new Map(session.messages.map((m) => [m.msgId, toOwned(m)]));
         const oldIds = heads.map((h) => h.chunkId);
         await writer.writeAll(plan, owned, { replaceSession: true, removedIds: oldIds.filter((id) => !plan.some((c) => c.chunkId === id)) });
@@ -248,7 +248,7 @@ export class MemoryEngine {
               return message;
             })
             .sort((a, b) => a.seq - b.seq);
-          rebuilt.push(...chunkDialogue(sessionId, members.map(toChunkable), { maxTokens: await this.maxTokens() }));
+          rebuilt.push(...await chunkDialogueAsync(sessionId, members.map(toChunkable), { maxTokens: await this.maxTokens() }));
         }
         const rebuiltIds = new Set(rebuilt.map((c) => c.chunkId));
         const removedIds = [...affected].filter((id) => !rebuiltIds.has(id));
@@ -256,7 +256,7 @@ export class MemoryEngine {
 
         // New messages: chunked on their own, embedded and written as they stream in.
         if (fresh.length > 0) {
-          const plan = chunkDialogue(sessionId, fresh, { maxTokens: await this.maxTokens() });
+          const plan = await chunkDialogueAsync(sessionId, fresh, { maxTokens: await this.maxTokens() });
           await writer.writeStreaming(plan, new Map(fresh.map((m) => [m.msgId, toOwned(m)])));
         }
       }

@@ -20,15 +20,18 @@ export interface NormalizedSession {
   messages: NormalizedMessage[];
 }
 
+// Ids become Arrow strings, which cannot carry lone UTF-16 surrogates (they would be stored changed).
+const wellFormed = (s: string) => s.isWellFormed();
+
 const messageSchema = z.object({
-  msgId: z.string().min(1, 'must be a non-empty string').optional(),
+  msgId: z.string().min(1, 'must be a non-empty string').refine(wellFormed, 'must be well-formed Unicode text').optional(),
   role: z.enum(ROLES as [Role, ...Role[]]),
   content: z.string().refine((s) => s.trim().length > 0, 'must be a non-empty string'),
   timestamp: z.string().optional(),
 });
 
 const sessionSchema = z.object({
-  sessionId: z.string().trim().min(1, 'must be a non-empty string'),
+  sessionId: z.string().trim().min(1, 'must be a non-empty string').refine(wellFormed, 'must be well-formed Unicode text'),
   title: z.string().optional(),
   source: z.string().optional(),
   messages: z.array(z.unknown()),
@@ -45,6 +48,28 @@ function pathOf(issue: z.core.$ZodIssue, prefix: string): string {
  * one input is kept once (its first occurrence) and reported as a warning.
  */
 export function normalizeSession(input: SessionInput): { session: NormalizedSession; warnings: string[] } {
+  const steps = normalizeSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same, giving the event loop a turn every few milliseconds (long transcripts, UI thread). */
+export async function normalizeSessionAsync(input: SessionInput, sliceMs = 8): Promise<{ session: NormalizedSession; warnings: string[] }> {
+  const steps = normalizeSteps(input);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+function* normalizeSteps(input: SessionInput): Generator<void, { session: NormalizedSession; warnings: string[] }> {
   const head = sessionSchema.safeParse(input);
   if (!head.success) {
     const issue = head.error.issues[0]!;
@@ -54,7 +79,8 @@ export function normalizeSession(input: SessionInput): { session: NormalizedSess
   const messages: NormalizedMessage[] = [];
   const seen = new Map<string, number>();
   const occurrences = new Map<string, number>();
-  input.messages.forEach((raw, index) => {
+  for (const [index, raw] of input.messages.entries()) {
+    if (index % 64 === 63) yield;
     const parsed = messageSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -71,7 +97,7 @@ export function normalizeSession(input: SessionInput): { session: NormalizedSess
     const first = seen.get(msgId);
     if (first !== undefined) {
       warnings.push(`message id ${msgId} appears again at messages[${index}] (first at messages[${first}]); kept the first`);
-      return;
+      continue;
     }
     seen.set(msgId, index);
     messages.push({
@@ -82,7 +108,7 @@ export function normalizeSession(input: SessionInput): { session: NormalizedSess
       ...(m.timestamp ? { timestamp: m.timestamp } : {}),
       seq: index,
     });
-  });
+  }
   return {
     session: { sessionId: input.sessionId.trim(), title: input.title, source: input.source, messages },
     warnings,

@@ -49,6 +49,20 @@ export function toErrorInfo(error: unknown): ErrorInfo {
   return { code: 'internal', message };
 }
 
+/**
+ * The name a staged file gets on disk: the base name only (the UI chooses the label, never where
+ * the file goes), without characters file systems refuse, and at most 200 bytes.
+ */
+export function stagedFileName(name: string): string {
+  let base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_').trim();
+  if (base === '' || base === '.' || base === '..') base = 'transcript';
+  while (Buffer.byteLength(base) > 200) {
+    const ext = path.extname(base).slice(0, 16);
+    base = `${Array.from(base.slice(0, base.length - ext.length)).slice(0, -8).join('')}${ext}`;
+  }
+  return base;
+}
+
 export class MemoryHost {
   private enginePromise: Promise<MemoryEngine> | null = null;
   private readonly staged = new Map<string, StagedFile>();
@@ -166,7 +180,7 @@ export class MemoryHost {
     if (!this.stagingDir) this.stagingDir = await fs.mkdtemp(path.join(this.options.stagingDir ?? os.tmpdir(), 'session-memory-staging-'));
     const fileId = randomUUID();
     // Keep only the base name: the UI chooses the label, never where the file goes.
-    const safeName = path.basename(name).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_') || 'transcript';
+    const safeName = stagedFileName(name);
     const dir = path.join(this.stagingDir, fileId);
     await fs.mkdir(dir);
     const file = path.join(dir, safeName);

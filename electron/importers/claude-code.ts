@@ -36,7 +36,7 @@ export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbac
   for (const record of conversationPath(records)) {
     const { value } = record;
     if (value.isMeta === true || value.isCompactSummary === true) continue;
-    messages.push(...mapLine(record, toolNames, options));
+    for (const mapped of mapLine(record, toolNames, options)) messages.push(mapped);
   }
   const title = latestSummary(records);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };

@@ -22,7 +22,7 @@ export function mapClaudeConversation(value: unknown, where: string, options: Ma
 
   const messages: MessageInput[] = [];
   for (const index of conversationOrder(list, conversation.current_leaf_message_uuid, listWhere)) {
-    messages.push(...mapMessage(list[index]!, at(listWhere, index), options));
+    for (const mapped of mapMessage(list[index]!, at(listWhere, index), options)) messages.push(mapped);
   }
   const title = optionalText(conversation.name);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'claude', messages };

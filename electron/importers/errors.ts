@@ -60,6 +60,16 @@ export class ShapeError extends Error {
   }
 }
 
+/**
+ * Line breaks, with the whitespace around them, become one space. Split and trimmed rather than
+ * replaced with one regular expression (whitespace, line breaks, whitespace): that backtracks
+ * through every run of whitespace without a line break, which is quadratic, and messages quote
+ * ids from the file, which can be a run of a million spaces.
+ */
 function toOneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text
+    .split(/[\r\n]+/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
 }

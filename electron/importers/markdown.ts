@@ -26,14 +26,17 @@ const SPEAKER_ROLES: Record<string, Role> = {
 const NAMES = '(user|human|assistant|system|用户|助手|系统)';
 const COLON = '[:：]';
 
-/** `### User`, heading of any level, the turn's text on the following lines. */
-const HEADING_LABEL = new RegExp(`^#{1,6}\\s+${NAMES}\\s*${COLON}?\\s*$`, 'i');
+/**
+ * `### User`, heading of any level, the turn's text on the following lines. The colon and the
+ * whitespace before it are one optional group: two whitespace runs around an optional colon
+ * backtrack quadratically through a long run of spaces.
+ */
+const HEADING_LABEL = new RegExp(`^#{1,6}\\s+${NAMES}(?:\\s*${COLON})?\\s*$`, 'i');
 /** `**User**`, `**User:**`, `**User**:`, text may follow on the same line. */
 const BOLD_LABEL = new RegExp(`^\\*\\*${NAMES}\\s*${COLON}?\\*\\*\\s*${COLON}?\\s?(.*)$`, 'i');
 /** `User: text`. */
 const PLAIN_LABEL = new RegExp(`^${NAMES}\\s*${COLON}\\s?(.*)$`, 'i');
 const FENCE = /^\s{0,3}(```|~~~)/;
-const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 
 interface SpeakerLine {
   role: Role;
@@ -73,8 +76,8 @@ export function mapMarkdownTranscript(text: string, baseName: string): SessionIn
     } else if (current) {
       current.lines.push(line);
     } else {
-      const heading = /^#\s+(.+?)\s*#*\s*$/.exec(line);
-      if (heading && title === undefined) title = heading[1];
+      const heading = title === undefined ? headingText(line) : undefined;
+      if (heading !== undefined) title = heading;
     }
   }
 
@@ -85,10 +88,48 @@ export function mapMarkdownTranscript(text: string, baseName: string): SessionIn
   return { sessionId: `markdown:${stem}`, title: title ?? stem, source: 'markdown', messages };
 }
 
+/**
+ * A thematic break (`---`, `* * *`, `___`): what `/^\s{0,3}([-*_])(\s*\1){2,}\s*$/` matches, checked
+ * without that expression, whose backtracking overflows the stack on a line of a million dashes.
+ */
+function isRule(line: string): boolean {
+  const body = line.replace(/^\s{0,3}/, '');
+  const marker = body[0];
+  if (marker !== '-' && marker !== '*' && marker !== '_') return false;
+  const gaps = body.split(marker);
+  return gaps.length > 3 && gaps.every((gap) => gap.trim() === '');
+}
+
+/**
+ * The text of a first-level heading (`# Title`, `# Title ##`): what `/^#\s+(.+?)\s*#*\s*$/` captures,
+ * found without that expression, which backtracks quadratically through a long run of `#` or
+ * whitespace followed by anything else (it took minutes on a 4 MB line).
+ */
+function headingText(line: string): string | undefined {
+  if (!/^#\s/.test(line)) return undefined;
+  let start = 1;
+  while (start < line.length && /\s/.test(line[start]!)) start++;
+  if (start === line.length) {
+    // Only whitespace after the '#': the expression takes the last character it can (past the first space).
+    for (let i = line.length - 1; i >= 2; i--) if (!LINE_TERMINATOR.test(line[i]!)) return line[i];
+    return undefined;
+  }
+  // Trailing whitespace, closing hashes, then the whitespace before them.
+  let end = line.length;
+  while (end > start && /\s/.test(line[end - 1]!)) end--;
+  while (end > start && line[end - 1] === '#') end--;
+  while (end > start && /\s/.test(line[end - 1]!)) end--;
+  const title = line.slice(start, Math.max(end, start + 1));
+  // `.` does not match line terminators (a lone \r inside a line).
+  return LINE_TERMINATOR.test(title) ? undefined : title;
+}
+
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
 /** The turn's lines without surrounding blank lines and without the rules people put between turns. */
 function turnText(lines: string[]): string {
   const kept = [...lines];
-  while (kept.length > 0 && (kept.at(-1)!.trim() === '' || RULE.test(kept.at(-1)!))) kept.pop();
+  while (kept.length > 0 && (kept.at(-1)!.trim() === '' || isRule(kept.at(-1)!))) kept.pop();
   while (kept.length > 0 && kept[0]!.trim() === '') kept.shift();
   return kept.join('\n').trimEnd();
 }

@@ -10,7 +10,7 @@
 import type { MessageInput, Role, SessionInput } from '../../shared/domain.js';
 import { ShapeError } from './errors.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
-import { at, isObject, optionalText, requireObject, requireString, type JsonObject } from './shape.js';
+import { at, isObject, optionalText, requireObject, requireString, serializeNested, type JsonObject } from './shape.js';
 import { isoFromEpoch } from './time.js';
 
 export function isOpenWebUiChat(value: unknown): boolean {
@@ -26,7 +26,9 @@ export function mapOpenWebUiChat(value: unknown, where: string, options: Mapping
 
   const messages: MessageInput[] = [];
   for (const { message, where: messageWhere } of conversation(chat, chatWhere)) {
-    messages.push(...mapMessage(message, messageWhere, options));
+    // One by one: a message can have any number of parts (content blocks), and spreading them all
+    // as arguments of one push() overflows the stack past about a hundred thousand.
+    for (const mapped of mapMessage(message, messageWhere, options)) messages.push(mapped);
   }
   const title = optionalText(item.title) ?? optionalText(chat.title);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'open-webui', messages };
@@ -74,15 +76,12 @@ function mapMessage(message: JsonObject, where: string, options: MappingOptions)
   return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
 }
 
-const DETAILS_BLOCK = /<details\s+type="(reasoning|tool_calls)"([^>]*)>([\s\S]*?)<\/details>/g;
-
 /** The assistant's text with its reasoning and tool-call blocks as separate parts, in order. */
 function splitDetailsBlocks(content: string): MessagePart[] {
   const parts: MessagePart[] = [];
   let last = 0;
-  for (const match of content.matchAll(DETAILS_BLOCK)) {
-    parts.push({ kind: 'text', text: content.slice(last, match.index).trim() });
-    const [, type, attributes = '', body = ''] = match;
+  for (const { start, end, type, attributes, body } of detailsBlocks(content)) {
+    parts.push({ kind: 'text', text: content.slice(last, start).trim() });
     if (type === 'reasoning') {
       parts.push({ kind: 'thinking', text: reasoningText(body) });
     } else {
@@ -91,28 +90,66 @@ function splitDetailsBlocks(content: string): MessagePart[] {
       parts.push({ kind: 'tool-call', name, args: parseJsonOr(attrs.get('arguments') ?? '') });
       if (attrs.has('result')) {
         const result = parseJsonOr(attrs.get('result') ?? '');
-        parts.push({ kind: 'tool-result', name, text: typeof result === 'string' ? result : JSON.stringify(result) });
+        const text = typeof result === 'string' ? result : serializeNested(`the result of the tool call ${JSON.stringify(name)}`, () => JSON.stringify(result));
+        parts.push({ kind: 'tool-result', name, text });
       }
     }
-    last = match.index + match[0].length;
+    last = end;
   }
   parts.push({ kind: 'text', text: content.slice(last).trim() });
   return parts;
 }
 
+const DETAILS_OPENING = /<details\s+type="(reasoning|tool_calls)"/y;
+const DETAILS_CLOSING = '</details>';
+
+/**
+ * The blocks `/<details\s+type="(reasoning|tool_calls)"([^>]*)>([\s\S]*?)<\/details>/g` matches,
+ * found with `indexOf`: that expression scans the rest of the text again from every opening tag
+ * that is never closed, which is quadratic (minutes for a few MB of unclosed tags). Once a tag has
+ * no '>' or no closing tag after it, no later one has either.
+ */
+function* detailsBlocks(content: string): Generator<{ start: number; end: number; type: string; attributes: string; body: string }> {
+  for (let from = 0; ; ) {
+    const start = content.indexOf('<details', from);
+    if (start === -1) return;
+    DETAILS_OPENING.lastIndex = start;
+    const opening = DETAILS_OPENING.exec(content);
+    if (opening === null) {
+      from = start + 1;
+      continue;
+    }
+    const tagEnd = content.indexOf('>', DETAILS_OPENING.lastIndex);
+    if (tagEnd === -1) return;
+    const closing = content.indexOf(DETAILS_CLOSING, tagEnd + 1);
+    if (closing === -1) return;
+    const end = closing + DETAILS_CLOSING.length;
+    yield { start, end, type: opening[1]!, attributes: content.slice(DETAILS_OPENING.lastIndex, tagEnd), body: content.slice(tagEnd + 1, closing) };
+    from = end;
+  }
+}
+
 /** Reasoning is shown as a quote under a "Thought for N seconds" summary. */
 function reasoningText(body: string): string {
-  return body
-    .replace(/<summary>[\s\S]*?<\/summary>/, '')
+  return withoutSummary(body)
     .split('\n')
     .map((line) => line.replace(/^>\s?/, ''))
     .join('\n')
     .trim();
 }
 
+/** The body without its first `<summary>...</summary>` (found with indexOf for the reason given above). */
+function withoutSummary(body: string): string {
+  const start = body.indexOf('<summary>');
+  const end = start === -1 ? -1 : body.indexOf('</summary>', start + '<summary>'.length);
+  return end === -1 ? body : body.slice(0, start) + body.slice(end + '</summary>'.length);
+}
+
 function parseAttributes(attributes: string): Map<string, string> {
   const result = new Map<string, string>();
-  for (const match of attributes.matchAll(/([\w-]+)="([^"]*)"/g)) {
+  // A name starts where a run of name characters starts: tried from inside the run as well, the
+  // expression backtracks through the rest of the run each time (quadratic on a long run).
+  for (const match of attributes.matchAll(/(?<![\w-])([\w-]+)="([^"]*)"/g)) {
     result.set(match[1]!, decodeHtmlEntities(match[2]!));
   }
   return result;

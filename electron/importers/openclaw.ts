@@ -39,7 +39,7 @@ export function mapOpenClawSession(records: readonly JsonlRecord[], options: Map
   for (const entry of activeBranch(entries)) {
     if (entry.value.type !== 'message') continue;
     const entryId = typeof entry.value.id === 'string' ? entry.value.id : `L${entry.lineNo}`;
-    messages.push(...mapMessage(entry, `${sessionId}:${entryId}`, options));
+    for (const mapped of mapMessage(entry, `${sessionId}:${entryId}`, options)) messages.push(mapped);
   }
 
   const title = sessionName(entries);

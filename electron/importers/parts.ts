@@ -14,6 +14,7 @@
  * without tools gives the same ids to the messages both imports share.
  */
 import type { MessageInput, Role } from '../../shared/domain.js';
+import { serializeNested } from './shape.js';
 
 export type IncludedExtra = 'tools' | 'thinking';
 
@@ -44,7 +45,7 @@ export function thinkingContent(text: string): string {
 }
 
 export function toolCallContent(name: string, args: unknown): string {
-  const rendered = typeof args === 'string' ? args : JSON.stringify(args ?? {});
+  const rendered = typeof args === 'string' ? args : serializeNested(`the arguments of the tool call ${JSON.stringify(name)}`, () => JSON.stringify(args ?? {}));
   return `[tool call: ${name}] ${rendered}`.trimEnd();
 }
 

@@ -54,6 +54,20 @@ export function requireNonEmptyString(value: unknown, where: string): string {
   throw new ShapeError(`${subject(where)} must be a non-empty string${describeFound(value)}`);
 }
 
+/**
+ * Text made from a parsed JSON value by something that recurses once per level of nesting
+ * (`JSON.stringify`). `JSON.parse` reads any depth, so a hostile file can nest deeper than the stack
+ * goes: such a file is of the wrong shape, not a crash.
+ */
+export function serializeNested(what: string, serialize: () => string): string {
+  try {
+    return serialize();
+  } catch (error) {
+    if (error instanceof RangeError) throw new ShapeError(`${what} is nested too deeply`);
+    throw error;
+  }
+}
+
 /** A string worth keeping (non-empty after trimming), or undefined for anything else. */
 export function optionalText(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;

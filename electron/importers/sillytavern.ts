@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type { MessageInput, Role, SessionInput } from '../../shared/domain.js';
 import type { JsonlRecord } from './jsonl-record.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
-import { at, isObject, lineWhere, optionalText, type JsonObject } from './shape.js';
+import { at, isObject, lineWhere, optionalText, serializeNested, type JsonObject } from './shape.js';
 import { ShapeError } from './errors.js';
 
 export function isSillyTavernChat(records: readonly JsonlRecord[]): boolean {
@@ -30,7 +30,7 @@ function isHeader(value: JsonObject): boolean {
 export function mapSillyTavernChat(records: readonly JsonlRecord[], options: MappingOptions): SessionInput {
   const header = records[0] !== undefined && isHeader(records[0].value) ? records[0].value : undefined;
   const lines = header ? records.slice(1) : records;
-  const sessionId = deriveSessionId(header, lines[0]);
+  const sessionId = deriveSessionId(header, records[0]?.lineNo ?? 1, lines[0]);
 
   const messages: MessageInput[] = [];
   for (const line of lines) messages.push(...mapMessage(line, sessionId, options));
@@ -42,12 +42,18 @@ export function mapSillyTavernChat(records: readonly JsonlRecord[], options: Map
 }
 
 /** Stable across exports: the same chat has the same character and creation date. */
-function deriveSessionId(header: JsonObject | undefined, firstMessage: JsonlRecord | undefined): string {
+function deriveSessionId(header: JsonObject | undefined, headerLineNo: number, firstMessage: JsonlRecord | undefined): string {
   const character = typeof header?.character_name === 'string' ? header.character_name : '';
   const created = header?.create_date;
   // Without a creation date, the first message (the character's greeting, sent at a fixed time)
-  // is what identifies the chat.
-  const identity = created !== undefined && created !== null && created !== '' ? String(created) : JSON.stringify(firstMessage?.value ?? null);
+  // is what identifies the chat. A date that is not a plain value is written as JSON: `String()`
+  // recurses through nested arrays and throws on an object with a "toString" key.
+  const identity =
+    created === undefined || created === null || created === ''
+      ? serializeNested(`${lineWhere(firstMessage?.lineNo ?? 1)} the line`, () => JSON.stringify(firstMessage?.value ?? null))
+      : typeof created === 'object'
+        ? serializeNested(at(lineWhere(headerLineNo), 'create_date'), () => JSON.stringify(created))
+        : String(created);
   return `sillytavern-${shortHash(`${character}\n${identity}`, 16)}`;
 }
 
@@ -82,7 +88,8 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
  * ran SillyTavern, which we take to be this one.
  */
 export function sendDate(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return new Date(value).toISOString();
+  // Beyond ±8.64e15 ms a Date is invalid, and toISOString() throws.
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return isoOrUndefined(new Date(value));
   if (typeof value !== 'string') return undefined;
   const humanized = /^([A-Za-z]+)\s+(\d{1,2}),\s*(\d{4})\s+(\d{1,2}):(\d{2})\s*(am|pm)?$/i.exec(value.trim());
   if (humanized) {
@@ -103,7 +110,10 @@ export function sendDate(value: unknown): string | undefined {
 }
 
 function localIso(year: number, month: number, day: number, hours: number, minutes: number, seconds: number): string | undefined {
-  const date = new Date(year, month, day, hours, minutes, seconds);
+  return isoOrUndefined(new Date(year, month, day, hours, minutes, seconds));
+}
+
+function isoOrUndefined(date: Date): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 

@@ -49,6 +49,11 @@ interface Slot {
 /** Keys whose values the mappers read, matched case-insensitively. */
 const IMPORTANT_KEY = /^(id|uuid|session_?id|conversation_id|msg_?id|parent(_message_uuid|Id|Uuid)?|logicalParentUuid|current_node|currentId|current_leaf_message_uuid|children(Ids)?|role|sender|author|type|content|content_type|parts|text|mes|swipes|swipe_id|is_user|is_system|name|title|timestamp|create_time|created_at|send_date|create_date|input|arguments|thinking|thoughts|message|messages|mapping|chat_messages|history|chat|recipient|attachments|files|extracted_content|file_name|toolName|isMeta|isSidechain|summary)$/i;
 
+const TIME_KEY = /time|date|timestamp|_at$/i;
+const LINK_KEY = /^(id|uuid|session_?id|conversation_id|msg_?id|parent(_message_uuid|Id|Uuid)?|logicalParentUuid|current_node|currentId|current_leaf_message_uuid|children(Ids)?)$/i;
+const ARGUMENT_KEY = /^(input|arguments)$/i;
+const TEXT_KEY = /^(content|parts|text|mes|swipes|thinking|thoughts|summary|extracted_content|name|title)$/i;
+
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
 const WHITESPACE = [' ', '  ', '\t', '\n', '\r\n', ' \n\t ', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u200b'];
 const EDGE_STRINGS = [
@@ -162,7 +167,7 @@ class CaseBuilder {
       text = this.serialize(wrapper[0]);
     }
 
-    let bytes = Buffer.from(text, 'utf8');
+    let bytes: Buffer = Buffer.from(text, 'utf8');
     const byteOps = this.options.engineBias
       ? rng.weighted<number>([
           [9, 0],
@@ -255,7 +260,9 @@ class CaseBuilder {
       [bias ? 0 : 1, 'badToken'],
       [treeFormat ? (bias ? 1 : 6) : 0, 'cycle'],
       [bias ? 2 : 8, 'targeted'],
+      [this.seed.format === 'open-webui' && !bias ? 4 : 0, 'markup'],
       [bias ? 0 : 2, 'renameKey'],
+      [bias ? 14 : 0, 'blank'],
     ]);
     const pickSlot = (filter: (value: unknown, slot: Slot) => boolean = () => true): Slot | undefined => {
       const candidates = slots.filter((slot) => filter(valueAt(slot), slot));
@@ -324,7 +331,7 @@ class CaseBuilder {
         if (!slot) return;
         const list = valueAt(slot) as unknown[];
         const at = rng.int(0, list.length - 1);
-        const copies = rng.chance(0.2) ? rng.int(2, 50) : 1;
+        const copies = rng.chance(0.2) ? rng.int(2, 10) : 1;
         for (let i = 0; i < copies; i++) list.splice(rng.int(0, list.length), 0, structuredClone(list[at]));
         this.ops.push(`duplicate ${slot.path}[${at}] x${copies}`);
         return;
@@ -380,24 +387,50 @@ class CaseBuilder {
         this.cycle(wrapper);
         return;
       case 'targeted': {
-        // The fields the mappers actually read: ids, links, roles, text, times, tool arguments.
+        // The fields the mappers actually read (ids, links, roles, text, times, tool arguments),
+        // each given the values most likely to hurt a field of its kind.
         const slot = pickSlot((_, s) => typeof s.key === 'string' && IMPORTANT_KEY.test(s.key));
         if (!slot) return;
-        const how = rng.weighted<string>([
-          [4, 'hostile'],
-          [2, 'number'],
-          [2, 'edge'],
-          [bias ? 4 : 1, 'whitespace'],
-          [bias ? 0 : 2, 'deep'],
-        ]);
-        let value: unknown;
-        if (how === 'hostile') value = this.hostileValue(kindOf(valueAt(slot)));
-        else if (how === 'number') value = rng.pick(EDGE_NUMBERS);
-        else if (how === 'edge') value = rng.pick(EDGE_STRINGS);
-        else if (how === 'whitespace') value = rng.pick(WHITESPACE);
-        else value = this.rawToken(`${'['.repeat(20_000)}{}${']'.repeat(20_000)}`);
+        const value = this.targetedValue(slot.key as string, kindOf(valueAt(slot)));
         setAt(slot, value);
-        this.ops.push(`targeted ${slot.path} = ${how === 'deep' ? '20000 nested arrays' : describe(value, this.raw)}`);
+        this.ops.push(`targeted ${slot.path} = ${describe(value, this.raw)}`);
+        return;
+      }
+      case 'markup': {
+        // Open WebUI keeps reasoning and tool calls in <details> blocks of the text, taken apart with
+        // regular expressions: blocks that never close, tags without '>', long attribute runs.
+        // Only the assistant's text is taken apart; the current branch of the tree is what is read.
+        const slot = pickSlot((value, s) => s.key === 'content' && typeof value === 'string' && (s.holder as Record<string, unknown>).role === 'assistant' && /history/.test(s.path));
+        if (!slot) return;
+        const repeat = rng.pick([1, 10, 1_000, 20_000, 100_000]);
+        const piece = rng.pick([
+          '<details type="reasoning">',
+          '<details type="tool_calls" name="t" arguments="',
+          '<details type="tool_calls" ',
+          '<details type="reasoning"><summary>',
+          '<details type="tool_calls" name="x" arguments="{}" result="{">x</details>',
+          '<details  type="reasoning" done="true">\n> a\n</details>',
+          '<summary>',
+          'a="',
+          '&quot;',
+        ]);
+        const body = rng.chance(0.3)
+          ? `<details type="tool_calls" ${'a'.repeat(repeat)}${rng.pick(['', '="x"', '>'])}${rng.pick(['', '</details>'])}`
+          : `${piece.repeat(repeat)}${rng.pick(['', '>', '</details>', '</summary></details>'])}`;
+        if (body.length > 1_000_000) this.heavy = true;
+        setAt(slot, `${rng.pick(['', 'Answer: '])}${body}`);
+        this.ops.push(`markup ${slot.path} = ${JSON.stringify(body.slice(0, 40))}… (${body.length} chars)`);
+        return;
+      }
+      case 'blank': {
+        // Whitespace the importers may pass on and the engine refuses: a blank session id or message.
+        // Session ids at the top of a conversation (or a JSONL header); message text of the engine's own format.
+        const json = this.seed.format === 'json';
+        const slot = pickSlot((value, s) => typeof value === 'string' && (/^\$(\[\d+\])?\.(session_?id|uuid|id)$/i.test(s.path) || (json && s.key === 'content')));
+        if (!slot) return;
+        const value = rng.pick([' ', '\t', '\n', ' \n ', '\u00a0', '\u3000', '\ufeff', '\u2028']);
+        setAt(slot, value);
+        this.ops.push(`blank ${slot.path} = ${JSON.stringify(value)}`);
         return;
       }
       case 'renameKey': {
@@ -423,6 +456,45 @@ class CaseBuilder {
     const slot = this.rng.pick(refs);
     setAt(slot, id);
     this.ops.push(`point ${slot.path} = ${JSON.stringify(id)}`);
+  }
+
+  private targetedValue(key: string, kind: string): unknown {
+    const { rng } = this;
+    const bias = this.options.engineBias;
+    if (TIME_KEY.test(key)) {
+      return rng.weighted<() => unknown>([
+        [4, () => rng.pick([8.64e15 + 1, -8.64e15 - 1, 1e20, 1e300, -1e300, -1, 0, 1.5, 5e-324, 2 ** 53 + 2])],
+        [3, () => rng.pick(['+275760-09-13T00:00:00.001Z', '-271821-04-20T00:00:00.000Z', '2024-13-45T99:99:99Z', '9999-99-99', 'May 99, 2024 99:99pm', 'Smarch 1, 2024 1:00pm', 'December 31, 275760 11:59pm', '2024-05-01@99h99m99s', '275760-12-31@23h59m59s', '0000-00-00', ''])],
+        [2, () => this.hostileValue(kind)],
+      ])();
+    }
+    if (LINK_KEY.test(key)) {
+      return rng.weighted<() => unknown>([
+        [bias ? 6 : 3, () => rng.pick(WHITESPACE)],
+        [3, () => rng.pick(['', 'missing', ...PROTO_KEYS])],
+        // Ids are quoted in error messages: long runs of whitespace there must stay cheap.
+        [bias ? 0 : 2, () => rng.pick([' ', '\t', ' \t', '-', 'a']).repeat(rng.pick([50_000, 200_000]))],
+        [2, () => this.hostileValue(kind)],
+      ])();
+    }
+    if (ARGUMENT_KEY.test(key)) {
+      return rng.weighted<() => unknown>([
+        [bias ? 0 : 3, () => this.rawToken(`${'['.repeat(20_000)}{}${']'.repeat(20_000)}`)],
+        [bias ? 0 : 2, () => this.rawToken(`${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`)],
+        [2, () => this.hostileValue(kind)],
+      ])();
+    }
+    if (TEXT_KEY.test(key)) {
+      return rng.weighted<() => unknown>([
+        [bias ? 6 : 2, () => rng.pick(WHITESPACE)],
+        [3, () => rng.pick(EDGE_STRINGS)],
+        // Markup the importers take apart with regular expressions, repeated without ever closing.
+        [bias ? 0 : 2, () => rng.pick(['<details type="reasoning">', '<details type="tool_calls" name="t" arguments="', '<details type="tool_calls" x', '<summary>', 'a="', '#', ' ']).repeat(rng.pick([20_000, 50_000]))],
+        [bias ? 0 : 1, () => this.rawToken(`${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`)],
+        [2, () => this.hostileValue(kind)],
+      ])();
+    }
+    return this.hostileValue(kind);
   }
 
   private hostileValue(avoid: string): unknown {
@@ -470,12 +542,16 @@ class CaseBuilder {
     const arrays = slots.filter((slot) => Array.isArray(valueAt(slot)) || isPlainObject(valueAt(slot)));
     const slot = arrays.length > 0 ? rng.pick(arrays) : slots[0]!;
     const count = rng.pick([10_000, 100_000, 300_000]);
-    const asObject = isPlainObject(valueAt(slot)) && rng.chance(0.5);
+    const current = valueAt(slot);
+    const asObject = isPlainObject(current) && rng.chance(0.5);
+    // An array of empty things, or of copies of a real element (a content block, a message).
+    const sample = Array.isArray(current) && current.length > 0 ? JSON.stringify(rng.pick(current)) : undefined;
+    const element = sample !== undefined && sample.length < 2_000 && rng.chance(0.5) ? sample : rng.pick(['{}', '[]', 'null', '""', '{"role":"user"}']);
     const body = asObject
       ? `{${Array.from({ length: count }, (_, i) => `"k${i}":{}`).join(',')}}`
-      : `[${rng.pick(['{}', '[]', 'null', '""', '{"role":"user"}']).concat(',').repeat(count - 1)}{}]`;
+      : `[${element.concat(',').repeat(count - 1)}${element}]`;
     setAt(slot, this.rawToken(body));
-    this.ops.push(`gigantic ${slot.path} = ${asObject ? 'object' : 'array'} of ${count}`);
+    this.ops.push(`gigantic ${slot.path} = ${asObject ? 'object' : `array of ${element.slice(0, 40)}`} x${count}`);
   }
 
   // ---- tree formats: cycles and long chains --------------------------------------------------
@@ -687,7 +763,7 @@ class CaseBuilder {
         this.heavy = true;
         const unit = rng.pick(['#', ' ', '-', '- ', '*', '`', 'a', '>', '**', 'User: ', '\t']);
         const repeat = Math.ceil((rng.pick([1, 2, 4]) * 1024 * 1024) / unit.length);
-        const line = `${rng.pick(['', '# a', '# ', '### ', '**', 'User:', '- '])}${unit.repeat(repeat)}${rng.pick(['', 'b', '#', ' x'])}`;
+        const line = `${rng.pick(['', '# a', '# ', '### ', '### User', '**User', 'User', '**', 'User:', '- '])}${unit.repeat(repeat)}${rng.pick(['', 'b', '#', ' x', ':'])}`;
         const at = rng.chance(0.5) ? 0 : rng.int(0, lines.length);
         lines.splice(at, 0, line);
         this.ops.push(`huge line at ${at}: ${JSON.stringify(line.slice(0, 8))} + ${JSON.stringify(unit)} x${repeat}`);

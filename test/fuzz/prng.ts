@@ -18,8 +18,9 @@ export function fuzzScale(): number {
   return Number.isFinite(given) && given > 0 ? given : 1;
 }
 
-export function logSeed(test: string, seed: number): void {
-  console.log(`fuzz seed ${seed} (replay: FUZZ_SEED=${seed} npx vitest run test/fuzz) [${test}]`);
+/** Printed once by every fuzz test (vitest shows which test printed it). */
+export function logSeed(seed: number): void {
+  console.log(`fuzz seed ${seed} (replay: FUZZ_SEED=${seed} npx vitest run test/fuzz)`);
 }
 
 /** A seed for one case, mixed from the run's seed, a stream name and the case index (FNV-1a, then a final mix). */

@@ -75,7 +75,7 @@ export class ImporterSandbox {
       },
       // The importers run on the main thread of the CLI and of Electron's main process: give the
       // worker a stack of that size, so a recursion that overflows there overflows here too.
-      resourceLimits: { stackSizeMB: 1 },
+      resourceLimits: { stackSizeMb: 1 },
       stdout: false,
       stderr: false,
     });
