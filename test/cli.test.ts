@@ -91,6 +91,16 @@ describe('session-memory CLI', () => {
     expect(over).toMatchObject({ mode: 'overwrite', new: 2, skipped: 4 });
   });
 
+  it('when the default model cannot be downloaded, the error says so and names the offline model and the local-folder option', async () => {
+    const dir = workDir();
+    const file = await writeTranscript(dir, 'chat.json', transcript(2));
+    // A hub address where nothing listens: the download fails at once, with or without internet.
+    const result = await runCli(['--data', path.join(dir, 'data'), '--model', 'Xenova/paraphrase-multilingual-MiniLM-L12-v2', 'save', file], { SESSION_MEMORY_HUB_URL: 'http://127.0.0.1:9/' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/could not be downloaded.*--model use-lite-en.*--model <folder>/);
+  });
+
   it('bad input exits non-zero with one line naming the file and the problem, and writes nothing', async () => {
     const dir = workDir();
     const data = path.join(dir, 'data');

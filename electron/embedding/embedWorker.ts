@@ -35,6 +35,8 @@ async function load(spec: ModelSpec): Promise<{ fn: EmbedFn; maxTokens: number }
   } else {
     env.allowRemoteModels = true;
     env.allowLocalModels = true;
+    // A mirror of the hub, where the hub itself is out of reach.
+    if (process.env.SESSION_MEMORY_HUB_URL) env.remoteHost = process.env.SESSION_MEMORY_HUB_URL;
     env.cacheDir = spec.modelsDir;
     env.localModelPath = spec.modelsDir + path.sep;
     modelId = spec.name;
