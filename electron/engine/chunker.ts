@@ -15,6 +15,7 @@
  */
 import type { Role } from '../../shared/domain.js';
 import { chunkIdFor, sha256 } from './hashing.js';
+import { runInSlices, runToEnd } from './timeSlices.js';
 
 export interface ChunkableMessage {
   msgId: string;
@@ -78,28 +79,15 @@ interface Unit {
 }
 
 export function chunkDialogue(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions): PlannedChunk[] {
-  const steps = chunkSteps(sessionId, messages, options);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runToEnd(chunkSteps(sessionId, messages, options));
 }
 
 /**
  * The same, giving the event loop a turn every few milliseconds: a save of thousands of messages
  * must not stall the thread that also serves the UI.
  */
-export async function chunkDialogueAsync(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions, sliceMs = 8): Promise<PlannedChunk[]> {
-  const steps = chunkSteps(sessionId, messages, options);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-  }
+export function chunkDialogueAsync(sessionId: string, messages: readonly ChunkableMessage[], options: ChunkerOptions): Promise<PlannedChunk[]> {
+  return runInSlices(chunkSteps(sessionId, messages, options));
 }
 
 /** The chunker as steps: it pauses (yields) after each turn and each packed chunk. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES, type MessageInput, type Role, type SessionInput } from '../../shared/domain.js';
 import { contentHash, deriveMessageId } from './hashing.js';
 import { EngineError } from './errors.js';
+import { runInSlices, runToEnd } from './timeSlices.js';
 
 export interface NormalizedMessage {
   msgId: string;
@@ -48,25 +49,12 @@ function pathOf(issue: z.core.$ZodIssue, prefix: string): string {
  * one input is kept once (its first occurrence) and reported as a warning.
  */
 export function normalizeSession(input: SessionInput): { session: NormalizedSession; warnings: string[] } {
-  const steps = normalizeSteps(input);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runToEnd(normalizeSteps(input));
 }
 
 /** The same, giving the event loop a turn every few milliseconds (long transcripts, UI thread). */
-export async function normalizeSessionAsync(input: SessionInput, sliceMs = 8): Promise<{ session: NormalizedSession; warnings: string[] }> {
-  const steps = normalizeSteps(input);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-  }
+export function normalizeSessionAsync(input: SessionInput): Promise<{ session: NormalizedSession; warnings: string[] }> {
+  return runInSlices(normalizeSteps(input));
 }
 
 function* normalizeSteps(input: SessionInput): Generator<void, { session: NormalizedSession; warnings: string[] }> {
