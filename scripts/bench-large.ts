@@ -1,0 +1,748 @@
+/**
+ * `npm run bench:large [-- --json] [-- --max-chunks N] [-- --sessions N] [-- --queries N] [-- --lance-cpu-threads N|default]`
+ *
+ * How the engine behaves as a store grows: synthetic sessions (random unit vectors, short texts
+ * that share words so the full-text index has work to do) are written straight through the store
+ * layer until it holds 10k, 50k, 100k and 200k chunks. At each checkpoint, with the real offline
+ * model:
+ *   - the store is compacted (`optimize`, which builds the IVF-PQ index once it holds
+ *     VECTOR_INDEX_MIN_ROWS chunks), with its size on disk before and after. `optimize` deletes
+ *     only versions older than a minute, so right after it the disk still holds what it replaced;
+ *     the live size (data and indexes of the current version, as LanceDB reports them) is printed
+ *     beside it, with the indexes present and how many rows each does not cover yet;
+ *   - the same real 500-message session is saved once, re-saved unchanged (median of 7) and
+ *     extended by 50 new messages (median of 3 appends, 500 -> 550 -> 600 -> 650), compared with
+ *     exactly the same work measured in an empty store at the start of the run;
+ *   - searches: `engine.search` (query embedding + vector + full-text, merged) and its parts
+ *     measured on their own (vector search with precomputed vectors, full-text search, embedding);
+ *   - one more optimize after the probe's saves, as the engine runs every 16 commits, with the
+ *     bytes of data it rewrote.
+ *
+ * The probe session is saved under a fresh session id at every checkpoint (same messages, same
+ * text): every checkpoint then does identical work, so the only thing that differs from the empty
+ * store is the store around it. Re-using one session would make it longer at every checkpoint, and
+ * a longer session costs more to fingerprint, which would blur the comparison.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { SaveReport, SessionInput } from '../shared/domain.js';
+import { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
+import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store.js';
+import { realisticConversation, seededRandom } from './transcriptGenerator.js';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    'max-chunks': { type: 'string', default: '200000' },
+    sessions: { type: 'string', default: '1000' },
+    queries: { type: 'string', default: '100' },
+    models: { type: 'string', default: path.resolve('.cache/models') },
+    // See LANCE_THREADS below; "default" keeps LanceDB's own choice.
+    'lance-cpu-threads': { type: 'string' },
+  },
+});
+
+function positiveInt(name: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, not "${raw}"`);
+  return n;
+}
+
+const MAX_CHUNKS = positiveInt('max-chunks', values['max-chunks']);
+const SESSIONS = positiveInt('sessions', values.sessions);
+const QUERIES = positiveInt('queries', values.queries);
+const CHUNKS_PER_SESSION = Math.max(1, Math.ceil(MAX_CHUNKS / SESSIONS));
+/** Rows per fill commit: large commits keep the fill fast and the fragment count low. */
+const FILL_COMMIT_ROWS = 10_000;
+const CHECKPOINTS = [...[10_000, 50_000, 100_000, 200_000].filter((c) => c < MAX_CHUNKS), MAX_CHUNKS];
+const PROBE_MESSAGES = 500;
+const APPEND_MESSAGES = 50;
+const APPENDS = 3;
+const RESAVES = 7;
+/** Searches run before the timed ones (not counted): the first query of an engine loads the indexes. */
+const SEARCH_WARMUP = 3;
+const TARGET_RATIO = 1.5;
+const TARGET_SEARCH_P95_MS = 100;
+
+/**
+ * LanceDB 0.31 (lance 8) sizes its CPU pool to the number of cores. With 2 threads, building or
+ * updating the n-gram full-text index of a table of ~30k+ rows deadlocks: every thread parks and
+ * `optimize()` never returns (reproduced here with as little as 64 new rows on a 30k-row table).
+ * With 3 or more threads it completes. So on a machine with fewer than 4 cores this benchmark
+ * raises the pool to 4 threads, unless told otherwise, and says so in its output: without it, the
+ * run stops at the first checkpoint past ~30k chunks. The variable is read when LanceDB starts its
+ * runtime (first use), so setting it here, before any store is opened, is in time.
+ */
+const LANCE_THREADS = ((): string => {
+  const asked = values['lance-cpu-threads'];
+  if (asked === 'default') return process.env.LANCE_CPU_THREADS ? `${process.env.LANCE_CPU_THREADS} (from the environment)` : 'default';
+  if (asked !== undefined) {
+    process.env.LANCE_CPU_THREADS = String(positiveInt('lance-cpu-threads', asked));
+    return asked;
+  }
+  if (process.env.LANCE_CPU_THREADS) return `${process.env.LANCE_CPU_THREADS} (from the environment)`;
+  if (os.availableParallelism() < 4) {
+    process.env.LANCE_CPU_THREADS = '4';
+    return `4 (raised from ${os.availableParallelism()}: LanceDB hangs with 2)`;
+  }
+  return 'default';
+})();
+
+// inspectTable reads index statistics; without this LanceDB warns on every read that they include the centroids.
+process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ??= 'false';
+
+const log = (line: string) => {
+  // With --json, stdout carries only the summary line.
+  if (!values.json) console.log(line);
+  else console.error(line);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and small helpers
+
+function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  // Nearest rank: p95 of 100 samples is the 95th smallest.
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const median = (xs: readonly number[]) => percentile(xs, 50);
+
+/** Fails instead of waiting forever (see LANCE_THREADS): a benchmark that hangs silently tells nobody anything. */
+const OPTIMIZE_DEADLINE_MS = 10 * 60_000;
+
+async function withDeadline<T>(job: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s (LanceDB hang?)`)), ms);
+  });
+  try {
+    return await Promise.race([job, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await job();
+  return [result, performance.now() - started];
+}
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await dirBytes(full);
+    else total += (await fs.lstat(full)).size;
+  }
+  return total;
+}
+
+interface TableInspection {
+  dataBytes: number;
+  indexBytes: number;
+  indexes: Array<{ name: string; column: string; bytes: number; unindexedRows: number }>;
+}
+
+/**
+ * What the store itself does not expose: the indexes present, the rows each does not cover yet, and
+ * the bytes of the current version. Read through a separate connection, for reading only.
+ */
+async function inspectTable(uri: string): Promise<TableInspection> {
+  const db = await lancedb.connect(uri);
+  try {
+    const table = await db.openTable(CHUNKS_TABLE);
+    try {
+      const indexes: TableInspection['indexes'] = [];
+      for (const index of await table.listIndices()) {
+        const stats = await table.indexStats(index.name);
+        indexes.push({ name: index.name, column: index.columns.join(','), bytes: index.sizeBytes ?? 0, unindexedRows: stats?.numUnindexedRows ?? 0 });
+      }
+      const { totalBytes } = await table.stats();
+      return { dataBytes: totalBytes, indexBytes: indexes.reduce((sum, i) => sum + i.bytes, 0), indexes };
+    } finally {
+      table.close();
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** The chunks table's data files and their sizes. */
+async function dataFiles(uri: string): Promise<Map<string, number>> {
+  const dir = path.join(uri, `${CHUNKS_TABLE}.lance`, 'data');
+  const files = new Map<string, number>();
+  for (const name of await fs.readdir(dir)) files.set(name, (await fs.stat(path.join(dir, name))).size);
+  return files;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic sessions: short chat-like texts built from a shared vocabulary. Many of their words
+// (and most of their character n-grams) also occur in the queries, so the n-gram full-text index
+// matches a large part of the store, as it would in a real archive.
+
+const FILL_SUBJECTS = [
+  'the query planner', 'a composite index', 'vacuum and compaction', 'the replication lag', 'connection pooling', 'a slow join',
+  'tomato seedlings', 'the compost heap', 'drip irrigation', 'raised beds', 'clay soil', 'pruning the apple tree',
+  'the night train', 'travel insurance', 'a rental car', 'jet lag', 'the ferry timetable', 'a hotel near the station',
+  'sourdough starter', 'a weeknight curry', 'knife skills', 'a vegetable stock', 'braising short ribs',
+  'interval runs', 'knee pain', 'protein intake', 'running shoes', 'a marathon plan',
+  'an emergency fund', 'index funds', 'the mortgage rate', 'a monthly budget', 'tax deductions',
+  'a memory leak', 'TypeScript generics', 'a flaky test', 'the build cache', 'a race condition', 'the release pipeline',
+  'the opening chapter', 'a character arc', 'the query letter', 'the quarterly report', 'a job interview',
+  'the lease renewal', 'a birthday present', 'the heating bill', 'the dentist appointment', 'the team offsite',
+];
+
+const FILL_QUESTIONS = [
+  'What should I check first about {a}?',
+  'Why does {a} get worse when {b} changes?',
+  'Can you summarise what we said about {a}?',
+  'Is {a} a good idea before {b}?',
+  'How long does {a} usually take?',
+  'Remind me how to handle {a} next time.',
+  'What is the difference between {a} and {b}?',
+  'I am stuck with {a}. Any ideas?',
+];
+
+const FILL_ANSWERS = [
+  'Look at {a} on its own before touching {b}.',
+  'Most of the time {a} is fine; the trouble starts with {b}.',
+  'Write down the numbers for {a} every week so you can compare them.',
+  'A simple plan for {a} works better than a clever one.',
+  'If {a} keeps failing, ask someone who has dealt with {b} before.',
+  'Give {a} a few days, then check {b} again.',
+  'The cost of {a} is mostly time, not money.',
+  'Keep notes on {b}; they explain most surprises with {a}.',
+  'Change one thing at a time, otherwise you will not know whether {a} or {b} made the difference.',
+  'People usually underestimate {a} and overestimate {b}.',
+];
+
+function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+function fillSentence(random: () => number, template: string): string {
+  return template.replaceAll('{a}', pick(random, FILL_SUBJECTS)).replaceAll('{b}', pick(random, FILL_SUBJECTS));
+}
+
+/** A random direction, uniform on the sphere (Gaussian components, normalised): like real embeddings, unit length. */
+function randomUnitVector(random: () => number, dim: number): Float32Array {
+  const v = new Float32Array(dim);
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    const g = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    v[i] = g;
+    norm += g * g;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < dim; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
+function syntheticSession(index: number, chunks: number, dim: number, random: () => number): ChunkRecord[] {
+  const sessionId = `synthetic-${index.toString().padStart(5, '0')}`;
+  const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
+  const records: ChunkRecord[] = [];
+  for (let c = 0; c < chunks; c++) {
+    const msgId = `${sessionId}-m${c}`;
+    const role = c % 2 === 0 ? 'user' : 'assistant';
+    let content: string;
+    if (role === 'user') {
+      content = fillSentence(random, pick(random, FILL_QUESTIONS));
+      if (random() < 0.4) content += ` ${fillSentence(random, pick(random, FILL_ANSWERS))}`;
+    } else {
+      // 2-6 sentences: about the length of the real chunks this model gets (median ~270 characters).
+      const sentences = 2 + Math.floor(random() * 5);
+      const parts: string[] = [];
+      for (let k = 0; k < sentences; k++) parts.push(fillSentence(random, pick(random, FILL_ANSWERS)));
+      content = parts.join(' ');
+    }
+    const text = `${role}: ${content}`;
+    const hash = contentHash(role, content);
+    records.push({
+      chunkId: chunkIdFor(sessionId, [msgId]),
+      sessionId,
+      seq: c * 1000,
+      text,
+      textHash: sha256(text),
+      vector: randomUnitVector(random, dim),
+      msgIds: [msgId],
+      owned: [{ msgId, role, content, contentHash: hash, seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
+      createdAt,
+    });
+  }
+  return records;
+}
+
+/** Writes synthetic sessions until the store holds `target` synthetic chunks; commits of ~FILL_COMMIT_ROWS rows. */
+class SyntheticFiller {
+  private nextSession = 0;
+  written = 0;
+  private readonly random = seededRandom(99);
+
+  constructor(
+    private readonly uri: string,
+    private readonly model: string,
+    private readonly dim: number,
+  ) {}
+
+  /** No optimize here: that is measured at the checkpoint, with everything this fill added. */
+  async fillTo(target: number): Promise<{ rows: number; ms: number }> {
+    const started = performance.now();
+    const before = this.written;
+    const store = await ChunkStore.open(this.uri, { model: this.model, dim: this.dim });
+    try {
+      let batch: ChunkRecord[] = [];
+      const flush = async () => {
+        await store.commit(batch, { sessionId: batch[0]!.sessionId });
+        this.written += batch.length;
+        batch = [];
+      };
+      while (this.written + batch.length < target && this.nextSession < SESSIONS) {
+        const chunks = Math.min(CHUNKS_PER_SESSION, target - this.written - batch.length);
+        batch.push(...syntheticSession(this.nextSession++, chunks, this.dim, this.random));
+        if (batch.length >= FILL_COMMIT_ROWS) await flush();
+      }
+      if (batch.length > 0) await flush();
+    } finally {
+      // The engine opens its own connection to measure; this one must be gone first.
+      store.close();
+    }
+    return { rows: this.written - before, ms: performance.now() - started };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries: questions a user of the archive might type, over the topics of the probe and the fill.
+
+const QUERY_LIST = [
+  'how do I speed up a slow join',
+  'what did we decide about the mortgage rate',
+  'tips for keeping a sourdough starter alive',
+  'night train to Vienna tickets',
+  'knee pain after squats',
+  'how to find the memory leak in the worker',
+  'how much protein should I eat per day',
+  'do I need travel insurance for a rental car',
+  'the compost heap smells bad',
+  'flaky integration test only fails in CI',
+  'character arc for the main character',
+  'why is the replication lag so high',
+  'monthly budget that actually works',
+  'index funds versus a savings account',
+  'marathon training plan for beginners',
+  'how to temper chocolate at home',
+  'raised beds on clay soil',
+  'TypeScript generics with constraints',
+  'what helps with jet lag',
+  'how big should an emergency fund be',
+  'aphids on the roses',
+  'connection pooling settings for postgres',
+  'race condition in async code',
+  'the release pipeline is too slow',
+  'opening chapter feels flat',
+  'hotel near the old town',
+  'vegetable stock recipe',
+  'interval runs heart rate zone',
+  'tax deductions for freelancers',
+  'drip irrigation for tomato seedlings',
+  'when should I prune the apple tree',
+  'schema migration without downtime',
+  'dialogue that sounds natural',
+  'what to bring as carry-on luggage',
+  'vacuum and compaction settings',
+  'weeknight curry with what is in the fridge',
+  'how to write a query letter to an agent',
+  'rest days between long runs',
+  'build cache keeps getting invalidated',
+  'what did you say about the dentist appointment',
+];
+
+function drawQueries(count: number): string[] {
+  const random = seededRandom(11);
+  return Array.from({ length: count }, () => pick(random, QUERY_LIST));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+
+interface ProbeResult {
+  firstSaveMs: number;
+  resaveMs: number;
+  resaveSamplesMs: number[];
+  appendMs: number;
+  appendSamplesMs: number[];
+  resaveFastPath: boolean;
+  appendChunks: number;
+  autoOptimizeDuringAppend: boolean;
+}
+
+/** Session `id` with the probe's messages: the first `count` of one long seeded conversation. */
+function probeSession(id: string, count: number, source: SessionInput): SessionInput {
+  return { ...source, sessionId: id, title: `Probe ${id}`, messages: source.messages.slice(0, count) };
+}
+
+async function measureProbe(engine: MemoryEngine, id: string, source: SessionInput): Promise<ProbeResult> {
+  const base = probeSession(id, PROBE_MESSAGES, source);
+  const [, firstSaveMs] = await timed(() => engine.save(base));
+  const resaves: Array<[SaveReport, number]> = [];
+  for (let i = 0; i < RESAVES; i++) resaves.push(await timed(() => engine.save(base)));
+  const appendSamplesMs: number[] = [];
+  let appendChunks = 0;
+  let autoOptimizeDuringAppend = false;
+  for (let k = 1; k <= APPENDS; k++) {
+    const longer = probeSession(id, PROBE_MESSAGES + k * APPEND_MESSAGES, source);
+    const before = (await engine.store.stats()).fragments;
+    const [report, ms] = await timed(() => engine.save(longer));
+    // An append only adds fragments; fewer afterwards means the engine's periodic compaction ran inside it.
+    if ((await engine.store.stats()).fragments < before) autoOptimizeDuringAppend = true;
+    if (report.new !== APPEND_MESSAGES) throw new Error(`append ${k} of ${id}: expected ${APPEND_MESSAGES} new messages, got ${report.new}`);
+    appendSamplesMs.push(ms);
+    appendChunks += report.chunksWritten;
+  }
+  return {
+    firstSaveMs,
+    resaveMs: median(resaves.map(([, ms]) => ms)),
+    resaveSamplesMs: resaves.map(([, ms]) => ms),
+    appendMs: median(appendSamplesMs),
+    appendSamplesMs,
+    resaveFastPath: resaves.every(([r]) => r.skippedSession),
+    appendChunks,
+    autoOptimizeDuringAppend,
+  };
+}
+
+interface SearchResult {
+  coldFirstMs: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  vectorP50Ms: number;
+  vectorP95Ms: number;
+  textP50Ms: number;
+  textP95Ms: number;
+  embedP50Ms: number;
+  embedP95Ms: number;
+  meanHits: number;
+  meanTextHits: number;
+}
+
+async function measureSearch(engine: MemoryEngine, embedder: WorkerEmbedder, queries: readonly string[], vectors: ReadonlyMap<string, Float32Array>): Promise<SearchResult> {
+  const [, coldFirstMs] = await timed(() => engine.search(queries[0]!, { limit: 10 }));
+  for (let i = 1; i < SEARCH_WARMUP; i++) await engine.search(queries[i % queries.length]!, { limit: 10 });
+
+  const search: number[] = [];
+  let hits = 0;
+  for (const q of queries) {
+    const [found, ms] = await timed(() => engine.search(q, { limit: 10 }));
+    search.push(ms);
+    hits += found.length;
+  }
+  const vector: number[] = [];
+  for (const q of queries) vector.push((await timed(() => engine.store.vectorSearch(vectors.get(q)!, 10)))[1]);
+  // engine.search asks each side for limit * 2 candidates; the same here, so the parts add up.
+  const text: number[] = [];
+  let textHits = 0;
+  for (const q of queries) {
+    const [found, ms] = await timed(() => engine.store.textSearch(q, 20));
+    text.push(ms);
+    textHits += found.length;
+  }
+  const embed: number[] = [];
+  for (const q of queries) embed.push((await timed(() => embedder.embed([q])))[1]);
+  return {
+    coldFirstMs,
+    searchP50Ms: percentile(search, 50),
+    searchP95Ms: percentile(search, 95),
+    vectorP50Ms: percentile(vector, 50),
+    vectorP95Ms: percentile(vector, 95),
+    textP50Ms: percentile(text, 50),
+    textP95Ms: percentile(text, 95),
+    embedP50Ms: percentile(embed, 50),
+    embedP95Ms: percentile(embed, 95),
+    meanHits: hits / queries.length,
+    meanTextHits: textHits / queries.length,
+  };
+}
+
+interface Checkpoint {
+  chunks: number;
+  syntheticChunks: number;
+  sessions: number;
+  fillMs: number;
+  resaveMs: number;
+  resaveSamplesMs: number[];
+  appendMs: number;
+  appendSamplesMs: number[];
+  resaveRatio: number;
+  appendRatio: number;
+  firstSaveMs: number;
+  recordRebuildMs: number;
+  recordBytes: number;
+  searchColdMs: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  vectorP50Ms: number;
+  vectorP95Ms: number;
+  textP50Ms: number;
+  textP95Ms: number;
+  embedP50Ms: number;
+  embedP95Ms: number;
+  sizeBeforeOptimizeMB: number;
+  sizeAfterOptimizeMB: number;
+  sizeAfterMeasureMB: number;
+  /** Data files and indexes of the current version right after the optimize (what is left once older versions are cleaned up). */
+  liveDataMB: number;
+  liveIndexMB: number;
+  indexes: string[];
+  /** Rows each index did not cover while the searches ran (the probe saves after the optimize). */
+  unindexedAtSearch: Record<string, number>;
+  optimizeMs: number;
+  vectorIndex: boolean;
+  fragmentsBeforeOptimize: number;
+  fragmentsAfterOptimize: number;
+  versionAfterOptimize: number;
+  fragmentsAfterMeasure: number;
+  versionAfterMeasure: number;
+  autoOptimizeDuringAppend: boolean;
+  /** An optimize after the probe saves, like the one the engine runs every 16 commits, and the data it rewrote. */
+  periodicOptimizeMs: number;
+  periodicOptimizeWrittenMB: number;
+  /** 1-minute load average when the checkpoint finished: on a shared machine, other work skews the timings. */
+  loadAvg1: number;
+}
+
+/** The 1-minute load average, printed with the figures: anything else running on the machine shows in the timings. */
+const loadAvg = () => Math.round(os.loadavg()[0]! * 100) / 100;
+
+async function main(): Promise<void> {
+  const runStarted = performance.now();
+  const modelsDir = path.resolve(values.models);
+  await ensureUseLiteEn(modelsDir);
+  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  // One long conversation; the probe is its first 500 messages and each append takes the next 50.
+  const source = realisticConversation('probe', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, 3);
+  const queries = drawQueries(QUERIES);
+  const unique = [...new Set(queries)];
+  const embedded = await embedder.embed(unique);
+  const queryVectors = new Map(unique.map((q, i) => [q, embedded[i]!]));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-large-'));
+  try {
+    log(`Session Memory large-store benchmark: up to ${MAX_CHUNKS} synthetic chunks in ${SESSIONS} sessions (${CHUNKS_PER_SESSION} each), ` +
+      `checkpoints ${CHECKPOINTS.join(', ')}; model use-lite-en (${embedder.dim} dims), ${os.cpus().length} cores, Node ${process.version}, load average ${loadAvg()}`);
+    log(`LanceDB CPU threads: ${LANCE_THREADS}`);
+    log(`probe: ${PROBE_MESSAGES}-message session, re-save x${RESAVES} (median), ${APPENDS} appends of ${APPEND_MESSAGES} messages (median); ${QUERIES} queries (${unique.length} distinct)`);
+
+    // Baseline: the same probe work in an empty store.
+    const emptyDir = path.join(tmp, 'empty');
+    // The first probe of a process runs cold: its re-saves take ~3x as long as any later one (JIT).
+    // Run it once in a throwaway store, so the baseline is as warm as the checkpoints that follow.
+    const warmEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'warm-up'), embedder });
+    await measureProbe(warmEngine, 'probe-warm-up', source);
+    await warmEngine.close();
+    const emptyEngine = await MemoryEngine.open({ dataDir: emptyDir, embedder });
+    const empty = await measureProbe(emptyEngine, 'probe-empty', source);
+    const emptySearch = await measureSearch(emptyEngine, embedder, queries, queryVectors);
+    const emptyChunks = (await emptyEngine.store.stats()).chunks;
+    await emptyEngine.close();
+    if (!empty.resaveFastPath) log('  warning: a re-save in the empty store did not take the session-level fast path');
+    log(`empty store (${emptyChunks} chunks, the probe only; measured after a warm-up run of the same probe in another store): first save ${fmt(empty.firstSaveMs, 0)} ms, ` +
+      `re-save ${fmt(empty.resaveMs)} ms [${empty.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}], ` +
+      `append ${fmt(empty.appendMs, 0)} ms [${empty.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${empty.appendChunks} chunks in ${APPENDS} appends); ` +
+      `search p50/p95 ${fmt(emptySearch.searchP50Ms)}/${fmt(emptySearch.searchP95Ms)} ms (vector ${fmt(emptySearch.vectorP50Ms)}/${fmt(emptySearch.vectorP95Ms)}, ` +
+      `text ${fmt(emptySearch.textP50Ms)}/${fmt(emptySearch.textP95Ms)}, embed ${fmt(emptySearch.embedP50Ms)}/${fmt(emptySearch.embedP95Ms)})`);
+
+    const largeDir = path.join(tmp, 'large');
+    const storeDir = path.join(largeDir, 'lancedb');
+    const filler = new SyntheticFiller(storeDir, embedder.model, embedder.dim);
+    const checkpoints: Checkpoint[] = [];
+    for (const target of CHECKPOINTS) {
+      log(`\n-- checkpoint ${target} synthetic chunks`);
+      const fill = await filler.fillTo(target);
+      log(`  filled ${fill.rows} chunks in ${(fill.ms / 1000).toFixed(1)} s (${filler.written} synthetic in total)`);
+
+      const engine = await MemoryEngine.open({ dataDir: largeDir, embedder });
+      try {
+        const beforeOptimize = await engine.store.stats();
+        const sizeBefore = await dirBytes(storeDir);
+        const [, optimizeMs] = await timed(() => withDeadline(engine.store.optimize(), OPTIMIZE_DEADLINE_MS, `optimize at ${beforeOptimize.chunks} chunks`));
+        const afterOptimize = await engine.store.stats();
+        const sizeAfter = await dirBytes(storeDir);
+        const live = await inspectTable(storeDir);
+        const vectorIndex = live.indexes.some((i) => i.column === 'vector');
+        if (vectorIndex !== beforeOptimize.chunks >= VECTOR_INDEX_MIN_ROWS) log(`  note: vector index ${vectorIndex ? 'present' : 'absent'} at ${beforeOptimize.chunks} rows (threshold ${VECTOR_INDEX_MIN_ROWS})`);
+        log(`  optimize ${(optimizeMs / 1000).toFixed(1)} s${vectorIndex ? ' (IVF-PQ vector index present)' : ' (no vector index: flat scan)'}; ` +
+          `size ${mb(sizeBefore)} -> ${mb(sizeAfter)} MB on disk, live ${mb(live.dataBytes)} MB data + ${mb(live.indexBytes)} MB indexes ` +
+          `(${live.indexes.map((i) => `${i.name} ${mb(i.bytes)}`).join(', ')}); fragments ${beforeOptimize.fragments} -> ${afterOptimize.fragments}, version ${afterOptimize.version}`);
+
+        // The store moved on behind the engine's back (fill, optimize): the first save rebuilds the archive record from it.
+        const [, recordRebuildMs] = await timed(() => engine.save({ sessionId: `warm-up-${target}`, messages: [{ role: 'user', content: 'warm-up' }] }));
+        const recordBytes = (await fs.stat(path.join(largeDir, '.archived_sessions.json'))).size;
+        log(`  warm-up save (rebuilds the archive record): ${fmt(recordRebuildMs, 0)} ms; record file ${mb(recordBytes)} MB`);
+
+        const probe = await measureProbe(engine, `probe-${target}`, source);
+        if (!probe.resaveFastPath) log('  warning: a re-save did not take the session-level fast path');
+        if (probe.autoOptimizeDuringAppend) log('  note: the engine\'s periodic optimize ran inside one of the timed appends');
+        log(`  probe: first save ${fmt(probe.firstSaveMs, 0)} ms, re-save ${fmt(probe.resaveMs)} ms ` +
+          `[${probe.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}] (${fmt(probe.resaveMs / empty.resaveMs, 2)}x empty), append ${fmt(probe.appendMs, 0)} ms [${probe.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${fmt(probe.appendMs / empty.appendMs, 2)}x empty)`);
+
+        const atSearch = await inspectTable(storeDir);
+        const s = await measureSearch(engine, embedder, queries, queryVectors);
+        log(`  search p50/p95 ${fmt(s.searchP50Ms)}/${fmt(s.searchP95Ms)} ms (first, cold ${fmt(s.coldFirstMs, 0)} ms; ${fmt(s.meanHits)} hits); ` +
+          `parts: vector ${fmt(s.vectorP50Ms)}/${fmt(s.vectorP95Ms)}, full-text ${fmt(s.textP50Ms)}/${fmt(s.textP95Ms)} (${fmt(s.meanTextHits)} hits), ` +
+          `query embedding ${fmt(s.embedP50Ms)}/${fmt(s.embedP95Ms)} ms; rows not yet indexed: ${atSearch.indexes.map((i) => `${i.name} ${i.unindexedRows}`).join(', ')}`);
+
+        const end = await engine.store.stats();
+        const sizeAfterMeasure = await dirBytes(storeDir);
+        log(`  store after the measurements: ${mb(sizeAfterMeasure)} MB, ${end.fragments} fragments, version ${end.version}; load average ${loadAvg()}`);
+
+        // What the engine's own periodic optimize (every 16 commits) costs at this size: the probe
+        // saves left ~15 small fragments, as 16 ordinary saves would. Bytes written are counted from
+        // the data files that are new afterwards, since the old ones linger for a minute.
+        const filesBefore = await dataFiles(storeDir);
+        const [, periodicOptimizeMs] = await timed(() => withDeadline(engine.store.optimize(), OPTIMIZE_DEADLINE_MS, `periodic optimize at ${end.chunks} chunks`));
+        let periodicWrittenBytes = 0;
+        for (const [name, bytes] of await dataFiles(storeDir)) if (!filesBefore.has(name)) periodicWrittenBytes += bytes;
+        log(`  periodic optimize (${end.fragments} fragments, ${atSearch.indexes.find((i) => i.column === 'text')?.unindexedRows ?? '?'} new rows): ` +
+          `${(periodicOptimizeMs / 1000).toFixed(1)} s, ${mb(periodicWrittenBytes)} MB of data files written (live data ${mb(live.dataBytes)} MB)`);
+
+        checkpoints.push({
+          chunks: end.chunks,
+          syntheticChunks: filler.written,
+          sessions: Math.ceil(filler.written / CHUNKS_PER_SESSION),
+          fillMs: Math.round(fill.ms),
+          resaveMs: round1(probe.resaveMs),
+          resaveSamplesMs: probe.resaveSamplesMs.map(round1),
+          appendMs: Math.round(probe.appendMs),
+          appendSamplesMs: probe.appendSamplesMs.map(Math.round),
+          resaveRatio: Math.round((probe.resaveMs / empty.resaveMs) * 100) / 100,
+          appendRatio: Math.round((probe.appendMs / empty.appendMs) * 100) / 100,
+          firstSaveMs: Math.round(probe.firstSaveMs),
+          recordRebuildMs: Math.round(recordRebuildMs),
+          recordBytes,
+          searchColdMs: round1(s.coldFirstMs),
+          searchP50Ms: round1(s.searchP50Ms),
+          searchP95Ms: round1(s.searchP95Ms),
+          vectorP50Ms: round1(s.vectorP50Ms),
+          vectorP95Ms: round1(s.vectorP95Ms),
+          textP50Ms: round1(s.textP50Ms),
+          textP95Ms: round1(s.textP95Ms),
+          embedP50Ms: round1(s.embedP50Ms),
+          embedP95Ms: round1(s.embedP95Ms),
+          sizeBeforeOptimizeMB: mb(sizeBefore),
+          sizeAfterOptimizeMB: mb(sizeAfter),
+          sizeAfterMeasureMB: mb(sizeAfterMeasure),
+          liveDataMB: mb(live.dataBytes),
+          liveIndexMB: mb(live.indexBytes),
+          indexes: live.indexes.map((i) => i.name),
+          unindexedAtSearch: Object.fromEntries(atSearch.indexes.map((i) => [i.name, i.unindexedRows])),
+          optimizeMs: Math.round(optimizeMs),
+          vectorIndex,
+          fragmentsBeforeOptimize: beforeOptimize.fragments,
+          fragmentsAfterOptimize: afterOptimize.fragments,
+          versionAfterOptimize: afterOptimize.version,
+          fragmentsAfterMeasure: end.fragments,
+          versionAfterMeasure: end.version,
+          autoOptimizeDuringAppend: probe.autoOptimizeDuringAppend,
+          periodicOptimizeMs: Math.round(periodicOptimizeMs),
+          periodicOptimizeWrittenMB: mb(periodicWrittenBytes),
+          loadAvg1: loadAvg(),
+        });
+      } finally {
+        await engine.close();
+      }
+    }
+
+    const header = ['chunks', 'resave ms', 'x empty', 'append ms', 'x empty', 'search p50/p95', 'vector p50/p95', 'text p50/p95', 'MB before/after opt (live)', 'optimize s', 'index', 'frag'];
+    const rows = checkpoints.map((c) => [
+      String(c.chunks),
+      fmt(c.resaveMs),
+      fmt(c.resaveRatio, 2),
+      String(c.appendMs),
+      fmt(c.appendRatio, 2),
+      `${fmt(c.searchP50Ms)}/${fmt(c.searchP95Ms)}`,
+      `${fmt(c.vectorP50Ms)}/${fmt(c.vectorP95Ms)}`,
+      `${fmt(c.textP50Ms)}/${fmt(c.textP95Ms)}`,
+      `${fmt(c.sizeBeforeOptimizeMB)}/${fmt(c.sizeAfterOptimizeMB)} (${fmt(c.liveDataMB + c.liveIndexMB)})`,
+      fmt(c.optimizeMs / 1000),
+      c.vectorIndex ? 'IVF-PQ' : 'flat',
+      `${c.fragmentsBeforeOptimize}->${c.fragmentsAfterOptimize}`,
+    ]);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+    log(`\nGrowth (empty store: re-save ${fmt(empty.resaveMs)} ms, append ${fmt(empty.appendMs, 0)} ms, search ${fmt(emptySearch.searchP50Ms)}/${fmt(emptySearch.searchP95Ms)} ms)`);
+    log(line(header));
+    for (const r of rows) log(line(r));
+
+    const last = checkpoints[checkpoints.length - 1]!;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    const targets = {
+      atChunks: last.chunks,
+      resaveRatio: { value: last.resaveRatio, max: TARGET_RATIO, met: last.resaveRatio <= TARGET_RATIO },
+      appendRatio: { value: last.appendRatio, max: TARGET_RATIO, met: last.appendRatio <= TARGET_RATIO },
+      searchP95Ms: { value: last.searchP95Ms, max: TARGET_SEARCH_P95_MS, met: last.searchP95Ms < TARGET_SEARCH_P95_MS },
+    };
+    log(`\nTargets at ${last.chunks} chunks: re-save ${fmt(last.resaveRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.resaveRatio.met)}), ` +
+      `append ${fmt(last.appendRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.appendRatio.met)}), ` +
+      `search p95 ${fmt(last.searchP95Ms)} ms (< ${TARGET_SEARCH_P95_MS} ms: ${verdict(targets.searchP95Ms.met)})`);
+    const totalS = (performance.now() - runStarted) / 1000;
+    log(`total run time ${(totalS / 60).toFixed(1)} min; load average ${loadAvg()} on ${os.cpus().length} cores`);
+
+    if (values.json) {
+      console.log(JSON.stringify({
+        maxChunks: MAX_CHUNKS,
+        sessions: SESSIONS,
+        chunksPerSession: CHUNKS_PER_SESSION,
+        queries: QUERIES,
+        dim: embedder.dim,
+        lanceCpuThreads: LANCE_THREADS,
+        checkpoints,
+        emptyChunks,
+        emptyFirstSaveMs: Math.round(empty.firstSaveMs),
+        emptyResaveMs: round1(empty.resaveMs),
+        emptyResaveSamplesMs: empty.resaveSamplesMs.map(round1),
+        emptyAppendMs: Math.round(empty.appendMs),
+        emptyAppendSamplesMs: empty.appendSamplesMs.map(Math.round),
+        emptySearchP50Ms: round1(emptySearch.searchP50Ms),
+        emptySearchP95Ms: round1(emptySearch.searchP95Ms),
+        emptyVectorP50Ms: round1(emptySearch.vectorP50Ms),
+        emptyVectorP95Ms: round1(emptySearch.vectorP95Ms),
+        emptyTextP50Ms: round1(emptySearch.textP50Ms),
+        emptyTextP95Ms: round1(emptySearch.textP95Ms),
+        targets,
+        totalRunS: Math.round(totalS),
+        cores: os.cpus().length,
+        loadAvg1AtEnd: loadAvg(),
+      }));
+    }
+  } finally {
+    await embedder.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  // A hung LanceDB call keeps native threads alive; do not wait for them.
+  process.exit(1);
+}
