@@ -7,6 +7,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import type { Role } from '../../shared/domain.js';
@@ -108,6 +109,16 @@ const metaSchema = new arrow.Schema([
   new arrow.Field('value', new arrow.Utf8(), false),
 ]);
 
+/**
+ * LanceDB sizes its thread pool by the number of cores. With 2 threads, updating the n-gram
+ * full-text index of a table past roughly 30k rows deadlocks (every thread parks; seen on 2-core
+ * machines by the large-store benchmark), and a save would hang while holding the write lock.
+ * Give it at least 4 unless the user chose. Read when LanceDB starts its runtime (first use).
+ */
+function ensureLanceThreads(): void {
+  if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
+}
+
 /** Quotes a string for a LanceDB SQL filter. */
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
@@ -186,6 +197,7 @@ export class ChunkStore {
    * from; opening it with another model is refused, since vectors of two models cannot be compared.
    */
   static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>)): Promise<ChunkStore> {
+    ensureLanceThreads();
     // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
     const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
     const names = new Set(await db.tableNames());
@@ -214,10 +226,19 @@ export class ChunkStore {
 
   /** The model recorded in a store, without opening it for writing. */
   static async readModel(uri: string): Promise<StoreModelInfo | null> {
+    ensureLanceThreads();
     const db = await lancedb.connect(uri);
-    if (!(await db.tableNames()).includes(META_TABLE)) return null;
-    const meta = await db.openTable(META_TABLE);
-    return readModelInfo((await meta.query().toArray()) as Row[]);
+    try {
+      if (!(await db.tableNames()).includes(META_TABLE)) return null;
+      const meta = await db.openTable(META_TABLE);
+      try {
+        return readModelInfo((await meta.query().toArray()) as Row[]);
+      } finally {
+        meta.close();
+      }
+    } finally {
+      db.close();
+    }
   }
 
   close(): void {
