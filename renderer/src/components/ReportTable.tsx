@@ -4,21 +4,22 @@ import type { SaveReport } from '../../../shared/domain.js';
 import { useFormat } from '../format.js';
 import { useT } from '../i18n.js';
 import { sessionHref } from '../router.js';
-import { DIFF_KINDS } from './SaveHistory.js';
-import { DiffBar, DiffCount } from './ui.js';
+import { DiffBar, DiffCount, DIFF_KINDS, STAT_KEYS } from './ui.js';
 
-export function ReportHeaderCells({ withDuration = false }: { withDuration?: boolean }): ReactNode {
+export function ReportHeaderCells({ withMessages = true, withDuration = false }: { withMessages?: boolean; withDuration?: boolean }): ReactNode {
   const t = useT();
   return (
     <>
-      <th scope="col" className="numeric">
-        {t('stat.messages')}
-      </th>
+      {withMessages && (
+        <th scope="col" className="numeric">
+          {t('stat.messages')}
+        </th>
+      )}
       {DIFF_KINDS.map((kind) => (
         <th key={kind} scope="col" className="numeric">
           <span className="nowrap">
             <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
-            {t(`stat.${kind}`)}
+            {t(STAT_KEYS[kind])}
           </span>
         </th>
       ))}

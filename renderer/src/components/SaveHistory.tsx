@@ -8,11 +8,9 @@ import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'rec
 import type { SaveEvent } from '../../../shared/domain.js';
 import { useFormat } from '../format.js';
 import { useT, type MessageKey } from '../i18n.js';
-import { DiffBar, DiffCount } from './ui.js';
+import { ReportHeaderCells } from './ReportTable.js';
+import { DiffBar, DiffCount, DIFF_KINDS, STAT_KEYS, type DiffKind } from './ui.js';
 
-export const DIFF_KINDS = ['new', 'updated', 'skipped', 'deleted'] as const;
-export type DiffKind = (typeof DIFF_KINDS)[number];
-const STAT_KEYS: Record<DiffKind, MessageKey> = { new: 'stat.new', updated: 'stat.updated', skipped: 'stat.skipped', deleted: 'stat.deleted' };
 
 /** Width of an element, following resizes (and a sensible width before layout). */
 function useWidth(fallback: number): [RefObject<HTMLDivElement | null>, number] {
@@ -80,24 +78,7 @@ export function SaveHistoryTable({ history }: { history: SaveEvent[] }): ReactNo
           <tr>
             <th scope="col">{t('session.history.col.at')}</th>
             <th scope="col">{t('session.history.col.mode')}</th>
-            {DIFF_KINDS.map((kind) => (
-              <th key={kind} scope="col" className="numeric">
-                <span className="nowrap">
-                  <span className={`legend-dot legend-dot--${kind}`} aria-hidden="true" />
-                  {t(STAT_KEYS[kind])}
-                </span>
-              </th>
-            ))}
-            <th scope="col" className="diff-column" aria-hidden="true" />
-            <th scope="col" className="numeric">
-              {t('stat.chunksWritten')}
-            </th>
-            <th scope="col" className="numeric">
-              {t('stat.embeddings')}
-            </th>
-            <th scope="col" className="numeric">
-              {t('stat.duration')}
-            </th>
+            <ReportHeaderCells withMessages={false} withDuration />
           </tr>
         </thead>
         <tbody>

@@ -1,7 +1,12 @@
 /** Small building blocks every view uses: headers, loading and empty states, progress, badges, icons. */
 import type { ReactNode } from 'react';
 import { useFormat } from '../format.js';
-import { useT } from '../i18n.js';
+import { useT, type MessageKey } from '../i18n.js';
+
+/** The four things a save can do to a message, in the order every table and chart shows them. */
+export const DIFF_KINDS = ['new', 'updated', 'skipped', 'deleted'] as const;
+export type DiffKind = (typeof DIFF_KINDS)[number];
+export const STAT_KEYS: Record<DiffKind, MessageKey> = { new: 'stat.new', updated: 'stat.updated', skipped: 'stat.skipped', deleted: 'stat.deleted' };
 
 export function PageHeader({ title, subtitle, actions, eyebrow }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; eyebrow?: ReactNode }): ReactNode {
   return (
