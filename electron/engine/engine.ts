@@ -33,7 +33,7 @@ import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
 import { appendSaveEvent, readSaveEvents } from './history.js';
 import { normalizeSessionAsync, type NormalizedMessage } from './normalize.js';
-import { ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
+import { bySeqThenId, ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
 
 export interface Logger {
@@ -247,7 +247,7 @@ export class MemoryEngine {
               owned.set(id, message);
               return message;
             })
-            .sort((a, b) => a.seq - b.seq);
+            .sort((a, b) => a.seq - b.seq || a.msgId.localeCompare(b.msgId));
           rebuilt.push(...await chunkDialogueAsync(sessionId, members.map(toChunkable), { maxTokens: await this.maxTokens() }));
         }
         const rebuiltIds = new Set(rebuilt.map((c) => c.chunkId));
@@ -382,7 +382,7 @@ export class MemoryEngine {
     const metas = await this.store.sessionMetas();
     const sessions: Record<string, ArchiveEntry> = {};
     for (const [sessionId, heads] of bySession) {
-      heads.sort((a, b) => a.seq - b.seq);
+      heads.sort(bySeqThenId);
       const meta = metas.get(sessionId);
       sessions[sessionId] = archiveEntry(sessionId, heads, undefined, meta?.title, meta?.source);
     }
@@ -815,11 +815,11 @@ function applyToHeads(heads: readonly ChunkHead[], written: readonly ChunkRecord
   const byId = new Map<string, ChunkHead>(heads.map((h) => [h.chunkId, h]));
   for (const id of removed) byId.delete(id);
   for (const r of written) byId.set(r.chunkId, r);
-  return [...byId.values()].sort((a, b) => a.seq - b.seq);
+  return [...byId.values()].sort(bySeqThenId);
 }
 
 function archiveEntry(sessionId: string, heads: readonly ChunkHead[], previous: ArchiveEntry | undefined, title?: string, source?: string): ArchiveEntry {
-  const messages = heads.flatMap((h) => h.owned).sort((a, b) => a.seq - b.seq);
+  const messages = heads.flatMap((h) => h.owned).sort((a, b) => a.seq - b.seq || a.msgId.localeCompare(b.msgId));
   const now = new Date().toISOString();
   const times = heads.map((h) => h.createdAt);
   const created = times.length > 0 ? new Date(times.reduce((a, b) => Math.min(a, b))).toISOString() : now;

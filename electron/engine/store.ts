@@ -119,6 +119,15 @@ function ensureLanceThreads(): void {
   if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
 }
 
+/**
+ * Chunk order within a session: by position, then by id. Positions can tie (new messages take their
+ * input position, which a stored message may share), and the row order LanceDB returns is not
+ * stable across commits, so the id makes the order the same however the store was written.
+ */
+export function bySeqThenId(a: { seq: number; chunkId: string }, b: { seq: number; chunkId: string }): number {
+  return a.seq - b.seq || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
+}
+
 /** Quotes a string for a LanceDB SQL filter. */
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
@@ -254,14 +263,14 @@ export class ChunkStore {
   /** Every chunk of one session (no text, no vector), through the session_id index. */
   async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
     const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(HEAD_COLUMNS).toArray()) as Row[];
-    return rows.map(headOf).sort((a, b) => a.seq - b.seq);
+    return rows.map(headOf).sort(bySeqThenId);
   }
 
   /** Full chunks of one session, in order. */
   async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
     const columns = [...HEAD_COLUMNS, 'owned', 'text', ...(withVectors ? ['vector'] : [])];
     const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
-    return rows.map((row) => recordOf(row, withVectors)).sort((a, b) => a.seq - b.seq);
+    return rows.map((row) => recordOf(row, withVectors)).sort(bySeqThenId);
   }
 
   /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */
