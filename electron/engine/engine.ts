@@ -193,7 +193,11 @@ export class MemoryEngine {
 
     let release: (() => Promise<void>) | null = null;
     try {
-      if (!options.dryRun) release = await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
+      if (!options.dryRun) {
+        release = await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
+        // A store written by an earlier version is brought to the current layout before anything is written.
+        await this.store.upgrade();
+      }
       const record = await this.loadRecord(report.warnings);
       const entry = record.sessions[sessionId];
       const inputFingerprint = messageSetFingerprint(sortById(session.messages));

@@ -1,0 +1,137 @@
+import * as lancedb from '@lancedb/lancedb';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { CJK_COLUMN, cjkText } from '../electron/engine/store.js';
+import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+
+describe('cjkText', () => {
+  it('keeps the runs of scripts written without spaces, and nothing of other text', () => {
+    expect(cjkText('The mortgage rate went up.')).toBe('');
+    expect(cjkText('user: 利率上升会影响房贷。 OK?')).toBe('利率上升会影响房贷。');
+    expect(cjkText('東京で 寿司 を食べた and ramen')).toBe('東京で 寿司 を食べた');
+    expect(cjkText('데이터베이스를 ok สวัสดี')).toBe('데이터베이스를 สวัสดี');
+  });
+});
+
+/**
+ * Turns a store written by this version back into the layout of stores written before the word
+ * index: no text_cjk column, one n-gram index over all text, no layout in the meta table.
+ */
+async function makeOldLayout(storeDir: string): Promise<void> {
+  const db = await lancedb.connect(storeDir);
+  const chunks = await db.openTable('chunks');
+  const text = (await chunks.listIndices()).find((i) => i.columns[0] === 'text')!;
+  await chunks.dropIndex(text.name);
+  const cjk = (await chunks.listIndices()).find((i) => i.columns[0] === CJK_COLUMN)!;
+  await chunks.dropIndex(cjk.name);
+  await chunks.dropColumns([CJK_COLUMN]);
+  await chunks.createIndex('text', { config: lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false }) });
+  const meta = await db.openTable('meta');
+  await meta.delete(`key = 'fts_layout'`);
+  db.close();
+}
+
+async function layout(storeDir: string): Promise<{ columns: string[]; indexes: string[]; recorded: boolean; rows: Array<{ text: string; cjk: string }> }> {
+  const db = await lancedb.connect(storeDir);
+  try {
+    const chunks = await db.openTable('chunks');
+    const columns = (await chunks.schema()).fields.map((f) => f.name);
+    const indexes = (await chunks.listIndices()).map((i) => `${i.columns.join(',')}:${i.indexType}`).sort();
+    const rows = columns.includes(CJK_COLUMN)
+      ? ((await chunks.query().select(['text', CJK_COLUMN]).toArray()) as Array<Record<string, unknown>>).map((r) => ({ text: String(r.text), cjk: String(r[CJK_COLUMN]) }))
+      : [];
+    const meta = await db.openTable('meta');
+    const recorded = (await meta.query().where(`key = 'fts_layout'`).toArray()).length === 1;
+    return { columns, indexes, recorded, rows };
+  } finally {
+    db.close();
+  }
+}
+
+describe('a store written before the word index', () => {
+  let embedder: WorkerEmbedder;
+  beforeAll(async () => {
+    embedder = await startTestEmbedder();
+  });
+  afterAll(async () => {
+    await embedder.close();
+  });
+
+  const session = {
+    sessionId: 'money',
+    messages: [
+      { msgId: 'm1', role: 'user' as const, content: 'The central bank raised interest rates again.' },
+      { msgId: 'm2', role: 'assistant' as const, content: '利率上升会影响房贷。東京の家賃も上がった。' },
+      { msgId: 'm3', role: 'user' as const, content: 'Should I refinance the mortgage before the next increase?' },
+      { msgId: 'm4', role: 'assistant' as const, content: 'Compare the fixed offers first; 固定利率 can be cheaper over five years.' },
+    ],
+  };
+
+  it('is still searched as it is, and the next save converts it, keeping every message and finding Chinese and English words', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const storeDir = path.join(dir, 'lancedb');
+      let engine = await openEngine(dir, embedder);
+      await engine.save(session);
+      await engine.close();
+      await makeOldLayout(storeDir);
+      const old = await layout(storeDir);
+      expect(old.columns).not.toContain(CJK_COLUMN);
+      expect(old.recorded).toBe(false);
+
+      // Searching does not write: the old n-gram index answers.
+      engine = await openEngine(dir, embedder);
+      expect((await engine.store.textSearch('房贷', 5)).map((h) => h.text).join('\n')).toContain('房贷');
+
+      // A save converts the store first (this one adds a message).
+      const report = await engine.save({ ...session, messages: [...session.messages, { msgId: 'm5', role: 'user' as const, content: '谢谢，我再想想。' }] });
+      expect(report.new).toBe(1);
+      const now = await layout(storeDir);
+      expect(now.columns).toContain(CJK_COLUMN);
+      expect(now.recorded).toBe(true);
+      expect(now.indexes).toEqual(expect.arrayContaining([`${CJK_COLUMN}:FTS`, 'text:FTS']));
+      // The column computed for the old rows (SQL) is what new rows get (JavaScript).
+      expect(now.rows.length).toBeGreaterThan(0);
+      for (const row of now.rows) expect(row.cjk).toBe(cjkText(row.text));
+
+      expect((await engine.store.textSearch('房贷', 5))[0]!.text).toContain('房贷');
+      expect((await engine.store.textSearch('東京', 5))[0]!.text).toContain('東京');
+      expect((await engine.store.textSearch('refinancing mortgages', 5))[0]!.text).toContain('refinance the mortgage');
+      expect((await engine.store.textSearch('谢谢', 5))[0]!.text).toContain('谢谢');
+      const verify = await engine.verify();
+      expect(verify.problems).toEqual([]);
+      expect(verify.messages).toBe(5);
+      await engine.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('finishes a conversion that stopped half-way (column added, layout not yet recorded)', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const storeDir = path.join(dir, 'lancedb');
+      let engine = await openEngine(dir, embedder);
+      await engine.save(session);
+      await engine.close();
+      await makeOldLayout(storeDir);
+      // The first step of the conversion only: the column, but the old index and no record of the layout.
+      const db = await lancedb.connect(storeDir);
+      const chunks = await db.openTable('chunks');
+      await chunks.addColumns([{ name: CJK_COLUMN, valueSql: "''" }]);
+      db.close();
+
+      engine = await openEngine(dir, embedder);
+      await engine.save(session);
+      const now = await layout(storeDir);
+      expect(now.recorded).toBe(true);
+      expect(now.indexes).toEqual(expect.arrayContaining([`${CJK_COLUMN}:FTS`, 'text:FTS']));
+      expect((await engine.store.textSearch('increases', 5))[0]!.text).toContain('next increase');
+      expect((await engine.verify()).problems).toEqual([]);
+      await engine.close();
+    } finally {
+      cleanup();
+    }
+  });
+});
