@@ -181,6 +181,14 @@ export interface VerifyResult {
   problems: string[];
 }
 
+/** What `maintain` did: the vector index built (when the store had outgrown a flat scan), and the compaction. */
+export interface MaintenanceReport {
+  vectorIndexBuilt: boolean;
+  vectorIndexMs: number;
+  compactMs: number;
+  chunks: number;
+}
+
 /** Progress of a long save, for progress bars. */
 export interface SaveProgress {
   sessionId: string;

@@ -91,6 +91,28 @@ describe('session-memory CLI', () => {
     expect(over).toMatchObject({ mode: 'overwrite', new: 2, skipped: 4 });
   });
 
+  it('save says when the store needs a vector index, and optimize builds it', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    // A threshold of 280 chunks stands in for the 50k of a real store (the index needs 256 rows to train).
+    const env = { SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS: '280' };
+    const empty = await runCli(['--data', data, 'optimize'], env);
+    expect(empty.stdout).toContain('Nothing to do');
+    const small = await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(20, 'a'))], env);
+    expect(small.status).toBe(0);
+    expect(small.stderr).not.toContain('vector index');
+    const large = await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(1200, 'b'))], env);
+    expect(large.status).toBe(0);
+    expect(large.stderr).toMatch(/no vector index yet.*session-memory optimize/);
+    const optimized = await runCli(['--data', data, 'optimize', '--json'], env);
+    expect(optimized.status).toBe(0);
+    expect(JSON.parse(optimized.stdout)).toMatchObject({ vectorIndexBuilt: true });
+    const again = await runCli(['--data', data, 'save', await writeTranscript(dir, 'c.json', transcript(4, 'c'))], env);
+    expect(again.stderr).not.toContain('vector index');
+    expect((await runCli(['--data', data, 'verify'], env)).status).toBe(0);
+    expect((await runCli(['--data', data, 'optimize'], env)).stdout).toMatch(/^store compacted in [\d.]+ s \(\d+ chunks\)\./);
+  });
+
   it('when the default model cannot be downloaded, the error says so and names the offline model and the local-folder option', async () => {
     const dir = workDir();
     const file = await writeTranscript(dir, 'chat.json', transcript(2));

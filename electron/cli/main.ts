@@ -80,6 +80,7 @@ async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine: Memor
     // Test runs only: small commits, so that a save can be interrupted between many of them.
     ...(process.env.SESSION_MEMORY_TEST_WRITE_BATCH ? { writeBatchChunks: Number(process.env.SESSION_MEMORY_TEST_WRITE_BATCH) } : {}),
     ...(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY ? { optimizeEvery: Number(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY) } : {}),
+    ...(process.env.SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS ? { vectorIndexMinRows: Number(process.env.SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
   });
@@ -176,6 +177,7 @@ export function buildProgram(io: Io = defaultIo): Command {
             bar.stop();
           }
         }
+        await noteMaintenance(engine, io);
       });
     });
 
@@ -215,6 +217,7 @@ export function buildProgram(io: Io = defaultIo): Command {
             }
           }
         }
+        if (!options.dryRun) await noteMaintenance(engine, io);
       });
       if (failed > 0) throw new ExitStatus(1);
     });
@@ -232,7 +235,11 @@ export function buildProgram(io: Io = defaultIo): Command {
           dir: path.resolve(dir),
           debounceMs: options.debounce,
           ...(options.include ? { include: options.include } : {}),
-          onReport: (file, report) => io.out(options.json ? JSON.stringify({ file, ...reportJson(report) }) : `${path.basename(file)}: ${describeReport(report)}`),
+          onReport: (file, report) => {
+            io.out(options.json ? JSON.stringify({ file, ...reportJson(report) }) : `${path.basename(file)}: ${describeReport(report)}`);
+            // A long-running watcher builds the vector index itself once the store needs one; saves go on meanwhile.
+            void maintainInBackground(engine, io, Boolean(options.json));
+          },
           onError: (file, message) => (options.json ? io.out(JSON.stringify({ file, error: message })) : io.err(`session-memory: ${message}`)),
         });
         if (!options.json) io.err(`watching ${path.resolve(dir)} (Ctrl-C to stop)`);
@@ -317,6 +324,27 @@ export function buildProgram(io: Io = defaultIo): Command {
     });
 
   program
+    .command('optimize')
+    .description('build the vector index once the store is large enough, and compact the store')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      if (!(await storeExists(dataDirOf(globals())))) {
+        io.out(options.json ? JSON.stringify({ vectorIndexBuilt: false, vectorIndexMs: 0, compactMs: 0, chunks: 0 }) : 'Nothing to do: the store is empty.');
+        return;
+      }
+      await withEngine(globals(), io, async (engine) => {
+        const due = await engine.maintenanceDue();
+        if (due && !options.json) io.err(`building the vector index of ${await engine.store.countChunks()} chunks (a few minutes; saves can go on meanwhile)`);
+        const report = await engine.maintain();
+        if (options.json) return io.out(JSON.stringify(report));
+        io.out(
+          `${report.vectorIndexBuilt ? `Vector index built in ${(report.vectorIndexMs / 1000).toFixed(1)} s; ` : ''}` +
+            `store compacted in ${(report.compactMs / 1000).toFixed(1)} s (${report.chunks} chunks).`,
+        );
+      });
+    });
+
+  program
     .command('verify')
     .description('check the store and the archive record; exit status 1 when problems are found')
     .option('--repair', 'rebuild the archive record from the store')
@@ -334,6 +362,27 @@ export function buildProgram(io: Io = defaultIo): Command {
     });
 
   return program;
+}
+
+/** After saves: says so when the store has outgrown a flat vector scan and has no vector index yet. */
+async function noteMaintenance(engine: MemoryEngine, io: Io): Promise<void> {
+  if (!(await engine.maintenanceDue())) return;
+  io.err(
+    `note: the store holds ${await engine.store.countChunks()} chunks and has no vector index yet, so every search scans all vectors; ` +
+      'run "session-memory optimize" to build it (a few minutes; saves can go on meanwhile)',
+  );
+}
+
+async function maintainInBackground(engine: MemoryEngine, io: Io, json: boolean): Promise<void> {
+  try {
+    if (!(await engine.maintenanceDue())) return;
+    if (!json) io.err('building the vector index in the background; saves go on meanwhile');
+    const report = await engine.maintain();
+    if (!json && report.vectorIndexBuilt) io.err(`vector index built in ${(report.vectorIndexMs / 1000).toFixed(1)} s (${report.chunks} chunks)`);
+  } catch (error) {
+    // Not fatal: searches stay exact (a flat scan), and the next save tries again.
+    if (!json) io.err(`session-memory: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 class ExitStatus extends Error {

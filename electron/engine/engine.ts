@@ -13,6 +13,7 @@ import path from 'node:path';
 import type {
   ArchiveEntry,
   ChunkDetail,
+  MaintenanceReport,
   SaveEvent,
   SaveMode,
   SaveOptions,
@@ -58,8 +59,10 @@ export interface MemoryEngineOptions {
   lockWaitMs?: number;
   /** Chunks per store commit while a long save streams in (commits overlap with embedding). Default 64. */
   writeBatchChunks?: number;
-  /** Compact the store after this many commits. Default 16. */
+  /** Compact the store after this many commits (more in a large store, see optimizeInterval). Default 16. */
   optimizeEvery?: number;
+  /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (50k). */
+  vectorIndexMinRows?: number;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */
@@ -69,6 +72,11 @@ export interface MemoryEngineOptions {
 export interface SaveCallOptions extends SaveOptions {
   onProgress?: (progress: SaveProgress) => void;
   signal?: AbortSignal;
+}
+
+/** Commits between compactions in a store of this many chunks: `base` (16), or one per 4,096 chunks when that is more. */
+export function optimizeIntervalFor(chunks: number, base = 16): number {
+  return Math.max(base, Math.ceil(chunks / 4096));
 }
 
 const EMBED_BATCH = 32;
@@ -125,7 +133,7 @@ export class MemoryEngine {
     }
     let store: ChunkStore;
     try {
-      store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim });
+      store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {});
     } catch (error) {
       if (ownsEmbedder) await embedder?.close();
       throw describeIoError(error, `cannot open the store at ${storeUri}`);
@@ -283,12 +291,87 @@ export class MemoryEngine {
     }
   }
 
+  /**
+   * Commits between compactions. A compaction rewrites the fragments it merges, and LanceDB merges
+   * every indexed fragment below a million rows with its neighbours, so each one rewrites about the
+   * whole store. Spacing them out in proportion to the store's size keeps that cost per save flat
+   * (about 4k chunks rewritten per commit), at the price of more small fragments between them.
+   */
+  private async optimizeInterval(): Promise<number> {
+    return optimizeIntervalFor(await this.store.countChunks(), this.options.optimizeEvery);
+  }
+
+  private maintenance: Promise<MaintenanceReport> | null = null;
+
+  /** True when `maintain()` has work to do: the store has outgrown a flat vector scan and has no vector index yet. */
+  async maintenanceDue(): Promise<boolean> {
+    return this.store.vectorIndexDue();
+  }
+
+  /**
+   * Builds the vector index when it is due, WITHOUT the write lock (minutes on a large store; saves
+   * carry on meanwhile, and this engine's saves hold back their own compactions, which would
+   * pre-empt the index commit), then, with the lock, compacts the store, which also folds the rows
+   * saved meanwhile into every index. One run at a time per engine.
+   */
+  maintain(): Promise<MaintenanceReport> {
+    this.maintenance ??= this.maintainNow().finally(() => {
+      this.maintenance = null;
+    });
+    return this.maintenance;
+  }
+
+  private async maintainNow(): Promise<MaintenanceReport> {
+    const started = performance.now();
+    let indexVersion: number | null;
+    try {
+      indexVersion = await this.store.buildVectorIndex();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (/retryable commit conflict|preempted/i.test(message)) {
+        throw new EngineError('locked', 'the vector index was not committed: another process compacted the store meanwhile; run this again', { cause: error });
+      }
+      throw describeIoError(error, 'building the vector index');
+    }
+    const indexMs = performance.now() - started;
+    const compacted = performance.now();
+    const run = this.queue.then(async () => {
+      const release = await acquireWriteLock(this.dataDir, { waitMs: this.options.lockWaitMs ?? 60_000 });
+      try {
+        const read = await readArchiveRecord(this.dataDir);
+        const now = await this.store.version();
+        // The index commit changes no data: a record written just before it still describes the store.
+        const current = read.record !== null && (read.record.storeVersion === now || (indexVersion !== null && now === indexVersion && read.record.storeVersion === indexVersion - 1));
+        await this.store.optimize();
+        if (current) {
+          read.record!.writesSinceOptimize = 0;
+          read.record!.storeVersion = await this.store.version();
+          await this.writeRecord(read.record!);
+        }
+      } finally {
+        await release();
+      }
+    });
+    this.queue = run.catch(() => {});
+    try {
+      await run;
+    } catch (error) {
+      throw describeIoError(error, 'compacting the store');
+    }
+    return {
+      vectorIndexBuilt: indexVersion !== null,
+      vectorIndexMs: indexVersion !== null ? Math.round(indexMs) : 0,
+      compactMs: Math.round(performance.now() - compacted),
+      chunks: await this.store.countChunks(),
+    };
+  }
+
   /** Writes the record and the history event; compacts the store when writes have piled up. */
   private async finish(report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, wrote = false): Promise<SaveReport> {
     report.durationMs = Math.round((performance.now() - started) * 10) / 10;
     if (dryRun) return report;
     if (wrote) {
-      if (record.writesSinceOptimize >= (this.options.optimizeEvery ?? 16)) {
+      if (record.writesSinceOptimize >= (await this.optimizeInterval()) && !this.maintenance) {
         await this.store.optimize();
         record.writesSinceOptimize = 0;
       }

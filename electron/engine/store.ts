@@ -222,13 +222,14 @@ export class ChunkStore {
     private readonly uri: string,
     private readonly meta: lancedb.Table,
     private ftsLayout: string | null,
+    private readonly vectorIndexMinRows: number,
   ) {}
 
   /**
    * Opens (or creates) the store at a LanceDB URI. The store remembers the model its vectors came
    * from; opening it with another model is refused, since vectors of two models cannot be compared.
    */
-  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>)): Promise<ChunkStore> {
+  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: { vectorIndexMinRows?: number } = {}): Promise<ChunkStore> {
     ensureLanceThreads();
     // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
     const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
@@ -257,7 +258,7 @@ export class ChunkStore {
     }
     const chunks = names.has(CHUNKS_TABLE) ? await db.openTable(CHUNKS_TABLE) : await db.createEmptyTable(CHUNKS_TABLE, chunkSchema(model.dim), { existOk: true });
     const sessions = names.has(SESSIONS_TABLE) ? await db.openTable(SESSIONS_TABLE) : await db.createEmptyTable(SESSIONS_TABLE, sessionSchema, { existOk: true });
-    return new ChunkStore(db, chunks, sessions, model, uri, meta, ftsLayout ?? null);
+    return new ChunkStore(db, chunks, sessions, model, uri, meta, ftsLayout ?? null, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
   }
 
   /** The model recorded in a store, without opening it for writing. */
@@ -517,23 +518,48 @@ export class ChunkStore {
   }
 
   /**
-   * Compacts small fragments, brings indexes up to date and drops versions older than a minute.
-   * Once the store is large enough for a brute-force vector scan to be slow, it also builds the
-   * vector index (IVF-PQ, cosine); later compactions add new rows to it.
+   * Compacts small fragments, brings every index up to date (new rows join the existing indexes)
+   * and drops versions older than a minute. Call with the write lock held.
    */
   async optimize(): Promise<void> {
     crashPoint('optimize');
-    if (!(await this.hasIndex('vector'))) {
-      const rows = await this.chunks.countRows();
-      if (rows >= VECTOR_INDEX_MIN_ROWS) {
-        await this.chunks.createIndex('vector', {
-          config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: Math.max(16, Math.round(Math.sqrt(rows))), numSubVectors: Math.max(1, Math.floor(this.model.dim / 16)) }),
-        });
-        this.indexNames = null;
-      }
-    }
     await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  /** True when the store is large enough for a vector index and has none yet. */
+  async vectorIndexDue(): Promise<boolean> {
+    if (await this.hasIndex('vector')) return false;
+    return (await this.chunks.countRows()) >= this.vectorIndexMinRows;
+  }
+
+  /**
+   * Builds the vector index (IVF-PQ, cosine) once the store is large enough for a brute-force scan
+   * to be slow. This takes minutes at 200k chunks, so it runs WITHOUT the write lock: saves go on
+   * meanwhile, and LanceDB commits the index beside them (rows they add are searched by a flat scan
+   * until the next optimize folds them in). A compaction committed meanwhile makes the index commit
+   * fail with a retryable conflict and nothing else changes; the caller tries again later.
+   * Returns the store version the index was committed in, or null when there was nothing to do.
+   */
+  async buildVectorIndex(): Promise<number | null> {
+    if (!(await this.vectorIndexDue())) return null;
+    // Its own connection: a build holds its table handle for its whole run, and saves must not wait on it.
+    const db = await lancedb.connect(this.uri, { readConsistencyInterval: 0 });
+    try {
+      const table = await db.openTable(CHUNKS_TABLE);
+      try {
+        const rows = await table.countRows();
+        await table.createIndex('vector', {
+          config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: Math.max(16, Math.round(Math.sqrt(rows))), numSubVectors: Math.max(1, Math.floor(this.model.dim / 16)) }),
+        });
+        return await table.version();
+      } finally {
+        table.close();
+      }
+    } finally {
+      this.indexNames = null;
+      db.close();
+    }
   }
 
   /**

@@ -269,6 +269,30 @@ export class MemoryHost {
     } finally {
       this.running = null;
       this.runningJob = null;
+      void this.maintainInBackground();
+    }
+  }
+
+  private maintaining = false;
+
+  /**
+   * Once the store has outgrown a flat vector scan, builds its vector index in the background
+   * (minutes on a large store; imports and searches go on meanwhile). A failure is logged and the
+   * next import tries again: searches stay exact without the index, only slower.
+   */
+  private async maintainInBackground(): Promise<void> {
+    if (this.maintaining || this.closed || !this.enginePromise) return;
+    this.maintaining = true;
+    try {
+      const engine = await this.enginePromise;
+      if (!(await engine.maintenanceDue())) return;
+      this.options.logger?.info(`building the vector index of ${await engine.store.countChunks()} chunks in the background`);
+      const report = await engine.maintain();
+      this.options.logger?.info(`vector index built in ${(report.vectorIndexMs / 1000).toFixed(1)} s; store compacted in ${(report.compactMs / 1000).toFixed(1)} s`);
+    } catch (error) {
+      if (!this.closed) this.options.logger?.warn(`building the vector index failed; the next import tries again: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.maintaining = false;
     }
   }
 
