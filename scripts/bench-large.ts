@@ -11,7 +11,7 @@
  *     only versions older than a minute, so right after it the disk still holds what it replaced;
  *     the live size (data and indexes of the current version, as LanceDB reports them) is printed
  *     beside it, with the indexes present and how many rows each does not cover yet;
- *   - the same real 500-message session is saved once, re-saved unchanged (median of 7) and
+ *   - the same real 500-message session is saved once, re-saved unchanged (median of 15) and
  *     extended by 50 new messages (median of 3 appends, 500 -> 550 -> 600 -> 650), compared with
  *     exactly the same work measured in an empty store at the start of the run;
  *   - searches: `engine.search` (query embedding + vector + full-text, merged) and its parts
@@ -25,6 +25,7 @@
  * a longer session costs more to fingerprint, which would blur the comparison.
  */
 import * as lancedb from '@lancedb/lancedb';
+import { execFileSync } from 'node:child_process';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,7 +66,7 @@ const CHECKPOINTS = [...[10_000, 50_000, 100_000, 200_000].filter((c) => c < MAX
 const PROBE_MESSAGES = 500;
 const APPEND_MESSAGES = 50;
 const APPENDS = 3;
-const RESAVES = 7;
+const RESAVES = 15;
 /** Searches run before the timed ones (not counted): the first query of an engine loads the indexes. */
 const SEARCH_WARMUP = 3;
 const TARGET_RATIO = 1.5;
@@ -527,8 +528,28 @@ interface Checkpoint {
   /** An optimize after the probe saves, like the one the engine runs every 16 commits, and the data it rewrote. */
   periodicOptimizeMs: number;
   periodicOptimizeWrittenMB: number;
+  /** Commits between periodic compactions at this size, and the re-save and search just before one is due. */
+  optimizeInterval: number;
+  worstFragments: number;
+  worstResaveMs: number;
+  resaveBeforeWorstMs: number;
+  worstSearchP50Ms: number;
+  worstSearchP95Ms: number;
   /** 1-minute load average when the checkpoint finished: on a shared machine, other work skews the timings. */
   loadAvg1: number;
+}
+
+/**
+ * Writes out what the kernel still holds of the fill and the compaction (hundreds of MB at 200k
+ * chunks). Every save fsyncs its history line; behind a writeback backlog that fsync waits for the
+ * disk, which would be measured as the store's size when it is the benchmark's own fill.
+ */
+function flushDisk(): void {
+  try {
+    execFileSync('sync');
+  } catch {
+    // No sync command (Windows): the figures then include the backlog.
+  }
 }
 
 /** The 1-minute load average, printed with the figures: anything else running on the machine shows in the timings. */
@@ -560,6 +581,7 @@ async function main(): Promise<void> {
     await measureProbe(warmEngine, 'probe-warm-up', source);
     await warmEngine.close();
     const emptyEngine = await MemoryEngine.open({ dataDir: emptyDir, embedder });
+    flushDisk();
     const empty = await measureProbe(emptyEngine, 'probe-empty', source);
     const emptySearch = await measureSearch(emptyEngine, embedder, queries, queryVectors);
     const emptyChunks = (await emptyEngine.store.stats()).chunks;
@@ -600,6 +622,7 @@ async function main(): Promise<void> {
         const recordBytes = (await fs.stat(path.join(largeDir, '.archived_sessions.json'))).size;
         log(`  warm-up save (rebuilds the archive record): ${fmt(recordRebuildMs, 0)} ms; record file ${mb(recordBytes)} MB`);
 
+        flushDisk();
         const probe = await measureProbe(engine, `probe-${target}`, source);
         if (!probe.resaveFastPath) log('  warning: a re-save did not take the session-level fast path');
         if (probe.autoOptimizeDuringAppend) log('  note: the engine\'s periodic optimize ran inside one of the timed appends');
@@ -611,6 +634,25 @@ async function main(): Promise<void> {
         log(`  search p50/p95 ${fmt(s.searchP50Ms)}/${fmt(s.searchP95Ms)} ms (first, cold ${fmt(s.coldFirstMs, 0)} ms; ${fmt(s.meanHits)} hits); ` +
           `parts: vector ${fmt(s.vectorP50Ms)}/${fmt(s.vectorP95Ms)}, full-text ${fmt(s.textP50Ms)}/${fmt(s.textP95Ms)} (${fmt(s.meanTextHits)} hits), ` +
           `query embedding ${fmt(s.embedP50Ms)}/${fmt(s.embedP95Ms)} ms; rows not yet indexed: ${atSearch.indexes.map((i) => `${i.name} ${i.unindexedRows}`).join(', ')}`);
+
+        // The worst case between compactions: small saves until the next one would run the
+        // periodic compaction, then the same re-saves and searches again.
+        const interval = optimizeIntervalFor((await engine.store.stats()).chunks);
+        const { writesSinceOptimize } = JSON.parse(await fs.readFile(path.join(largeDir, '.archived_sessions.json'), 'utf8')) as { writesSinceOptimize: number };
+        const fillers = Math.max(0, interval - 1 - writesSinceOptimize);
+        const grown = probeSession(`probe-${target}`, PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, source);
+        const resavesBefore: number[] = [];
+        for (let i = 0; i < RESAVES; i++) resavesBefore.push((await timed(() => engine.save(grown)))[1]);
+        for (let i = 0; i < fillers; i++) {
+          await engine.save({ sessionId: `small-${target}-${i}`, messages: [{ role: 'user', content: `note ${i}: ${pick(seededRandom(i), QUERY_LIST)}` }, { role: 'assistant', content: 'Noted.' }] });
+        }
+        const worst = await engine.store.stats();
+        const worstResaves: number[] = [];
+        for (let i = 0; i < RESAVES; i++) worstResaves.push((await timed(() => engine.save(grown)))[1]);
+        const worstSearch = await measureSearch(engine, embedder, queries, queryVectors);
+        log(`  just before the periodic compaction (${fillers} more small saves: ${worst.fragments} fragments, compaction every ${interval} commits at this size): ` +
+          `re-save of the ${grown.messages.length}-message probe ${fmt(median(worstResaves))} ms (${fmt(median(resavesBefore))} ms before those saves), ` +
+          `search p50/p95 ${fmt(worstSearch.searchP50Ms)}/${fmt(worstSearch.searchP95Ms)} ms`);
 
         const end = await engine.store.stats();
         const sizeAfterMeasure = await dirBytes(storeDir);
@@ -667,6 +709,12 @@ async function main(): Promise<void> {
           autoOptimizeDuringAppend: probe.autoOptimizeDuringAppend,
           periodicOptimizeMs: Math.round(periodicOptimizeMs),
           periodicOptimizeWrittenMB: mb(periodicWrittenBytes),
+          optimizeInterval: interval,
+          worstFragments: worst.fragments,
+          worstResaveMs: round1(median(worstResaves)),
+          resaveBeforeWorstMs: round1(median(resavesBefore)),
+          worstSearchP50Ms: round1(worstSearch.searchP50Ms),
+          worstSearchP95Ms: round1(worstSearch.searchP95Ms),
           loadAvg1: loadAvg(),
         });
       } finally {

@@ -61,7 +61,7 @@ export interface MemoryEngineOptions {
   writeBatchChunks?: number;
   /** Compact the store after this many commits (more in a large store, see optimizeInterval). Default 16. */
   optimizeEvery?: number;
-  /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (50k). */
+  /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (10k). */
   vectorIndexMinRows?: number;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
@@ -74,9 +74,9 @@ export interface SaveCallOptions extends SaveOptions {
   signal?: AbortSignal;
 }
 
-/** Commits between compactions in a store of this many chunks: `base` (16), or one per 4,096 chunks when that is more. */
+/** Commits between compactions in a store of this many chunks: `base` (16), or one per 2,048 chunks when that is more. */
 export function optimizeIntervalFor(chunks: number, base = 16): number {
-  return Math.max(base, Math.ceil(chunks / 4096));
+  return Math.max(base, Math.ceil(chunks / 2048));
 }
 
 const EMBED_BATCH = 32;

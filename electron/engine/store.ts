@@ -16,7 +16,7 @@ import { crashPoint } from './crashPoints.js';
 
 export const CHUNKS_TABLE = 'chunks';
 /** Below this many chunks a flat vector scan is fast enough (and exact). */
-export const VECTOR_INDEX_MIN_ROWS = 50_000;
+export const VECTOR_INDEX_MIN_ROWS = 10_000;
 const SESSIONS_TABLE = 'sessions';
 const META_TABLE = 'meta';
 
