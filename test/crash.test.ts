@@ -53,6 +53,14 @@ async function snapshot(data: string): Promise<Shown> {
   };
 }
 
+/**
+ * A moment to kill a save at, spread over the time the same save took when it ran to the end
+ * (from 30% on: before that the process is still starting and loading the model).
+ */
+function killMoment(random: () => number, cleanRunMs: number): number {
+  return Math.round(cleanRunMs * (0.3 + 0.65 * random()));
+}
+
 /** Runs a save that is killed at `crash` (a crash point) or after `killAfterMs`, then runs it again and compares. */
 async function trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point?: string; killAfterMs?: number }): Promise<void> {
   totals.trials++;
@@ -87,11 +95,14 @@ describe('a save killed at any point, then run again, leaves what one clean run 
   let file: string;
   let expectedFirst: Shown;
   let saved: string; // a store holding T, copied into each overwrite / sync-deletes trial
+  let firstSaveMs: number;
 
   beforeAll(async () => {
     file = await writeJson('t.json', T);
     saved = path.join(root, 'saved');
+    const started = performance.now();
     const clean = await runCli(['--data', saved, 'save', file], TEST_ENV);
+    firstSaveMs = performance.now() - started;
     expect(clean.status, clean.stderr).toBe(0);
     expectedFirst = await snapshot(saved);
     expect(expectedFirst.messages).toHaveLength(160);
@@ -102,7 +113,7 @@ describe('a save killed at any point, then run again, leaves what one clean run 
     for (const point of points) await trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point });
     const random = seededRandom(SEED);
     for (let i = 0; i < 8; i++) {
-      const killAfterMs = 1200 + Math.floor(random() * 2500);
+      const killAfterMs = killMoment(random, firstSaveMs);
       await trial(`save, killed after ${killAfterMs} ms`, null, ['save', file], expectedFirst, { killAfterMs });
     }
   }, TRIALS_TIMEOUT);
@@ -113,13 +124,15 @@ describe('a save killed at any point, then run again, leaves what one clean run 
     const overwriteFile = await writeJson('overwrite.json', next);
     const reference = path.join(root, 'overwrite-ref');
     cpSync(saved, reference, { recursive: true });
+    const started = performance.now();
     expect((await runCli(['--data', reference, 'save', overwriteFile, '--mode', 'overwrite'], TEST_ENV)).status).toBe(0);
+    const cleanMs = performance.now() - started;
     const expected = await snapshot(reference);
     for (const point of ['commit:1', 'committed:1', 'rename/.archived_sessions.json:1', 'history:1']) {
       await trial(`overwrite, crash at ${point}`, saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { point });
     }
     const random = seededRandom(SEED + 1);
-    for (let i = 0; i < 3; i++) await trial('overwrite, killed at random', saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { killAfterMs: 1200 + Math.floor(random() * 1500) });
+    for (let i = 0; i < 3; i++) await trial('overwrite, killed at random', saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { killAfterMs: killMoment(random, cleanMs) });
   }, TRIALS_TIMEOUT);
 
   it('sync-deletes saves, killed at 7 moments', async () => {
@@ -128,14 +141,16 @@ describe('a save killed at any point, then run again, leaves what one clean run 
     const syncFile = await writeJson('sync.json', next);
     const reference = path.join(root, 'sync-ref');
     cpSync(saved, reference, { recursive: true });
+    const started = performance.now();
     expect((await runCli(['--data', reference, 'save', syncFile, '--sync-deletes'], TEST_ENV)).status).toBe(0);
+    const cleanMs = performance.now() - started;
     const expected = await snapshot(reference);
     expect(expected.messages).toHaveLength(next.messages.length);
     for (const point of ['commit:1', 'committed:1', 'committed:3', 'rename/.archived_sessions.json:1', 'optimize:1:10']) {
       await trial(`sync-deletes, crash at ${point}`, saved, ['save', syncFile, '--sync-deletes'], expected, { point });
     }
     const random = seededRandom(SEED + 2);
-    for (let i = 0; i < 2; i++) await trial('sync-deletes, killed at random', saved, ['save', syncFile, '--sync-deletes'], expected, { killAfterMs: 1200 + Math.floor(random() * 2000) });
+    for (let i = 0; i < 2; i++) await trial('sync-deletes, killed at random', saved, ['save', syncFile, '--sync-deletes'], expected, { killAfterMs: killMoment(random, cleanMs) });
   }, TRIALS_TIMEOUT);
 
   afterAll(() => {
