@@ -68,20 +68,26 @@ describe('a store written before the word index', () => {
     ],
   };
 
-  it('is still searched as it is, and the next save converts it, keeping every message and finding Chinese and English words', async () => {
+  /** A store holding `session`, in the layout of stores written before the word index. */
+  async function oldStore(): Promise<{ dir: string; storeDir: string; cleanup: () => void }> {
     const { dir, cleanup } = tempDir();
+    const engine = await openEngine(dir, embedder);
+    await engine.save(session);
+    await engine.close();
+    const storeDir = path.join(dir, 'lancedb');
+    await makeOldLayout(storeDir);
+    return { dir, storeDir, cleanup };
+  }
+
+  it('is still searched as it is, and the next save converts it, keeping every message and finding Chinese and English words', async () => {
+    const { dir, storeDir, cleanup } = await oldStore();
     try {
-      const storeDir = path.join(dir, 'lancedb');
-      let engine = await openEngine(dir, embedder);
-      await engine.save(session);
-      await engine.close();
-      await makeOldLayout(storeDir);
       const old = await layout(storeDir);
       expect(old.columns).not.toContain(CJK_COLUMN);
       expect(old.recorded).toBe(false);
 
       // Searching does not write: the old n-gram index answers.
-      engine = await openEngine(dir, embedder);
+      const engine = await openEngine(dir, embedder);
       expect((await engine.store.textSearch('房贷', 5)).map((h) => h.text).join('\n')).toContain('房贷');
 
       // A save converts the store first (this one adds a message).
@@ -109,20 +115,15 @@ describe('a store written before the word index', () => {
   });
 
   it('finishes a conversion that stopped half-way (column added, layout not yet recorded)', async () => {
-    const { dir, cleanup } = tempDir();
+    const { dir, storeDir, cleanup } = await oldStore();
     try {
-      const storeDir = path.join(dir, 'lancedb');
-      let engine = await openEngine(dir, embedder);
-      await engine.save(session);
-      await engine.close();
-      await makeOldLayout(storeDir);
       // The first step of the conversion only: the column, but the old index and no record of the layout.
       const db = await lancedb.connect(storeDir);
       const chunks = await db.openTable('chunks');
       await chunks.addColumns([{ name: CJK_COLUMN, valueSql: "''" }]);
       db.close();
 
-      engine = await openEngine(dir, embedder);
+      const engine = await openEngine(dir, embedder);
       await engine.save(session);
       const now = await layout(storeDir);
       expect(now.recorded).toBe(true);
