@@ -485,7 +485,8 @@ async function measureSearch(engine: MemoryEngine, embedder: WorkerEmbedder, que
   };
 }
 
-interface Checkpoint {
+/** The search figures are SearchResult's (rounded), but for the cold first query and the hit counts. */
+interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'meanTextHits'> {
   chunks: number;
   syntheticChunks: number;
   sessions: number;
@@ -500,14 +501,6 @@ interface Checkpoint {
   recordRebuildMs: number;
   recordBytes: number;
   searchColdMs: number;
-  searchP50Ms: number;
-  searchP95Ms: number;
-  vectorP50Ms: number;
-  vectorP95Ms: number;
-  textP50Ms: number;
-  textP95Ms: number;
-  embedP50Ms: number;
-  embedP95Ms: number;
   sizeBeforeOptimizeMB: number;
   sizeAfterOptimizeMB: number;
   sizeAfterMeasureMB: number;
