@@ -104,6 +104,27 @@ describe('IPC boundary', () => {
     expect(await list({ senderFrame: null }, {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });
   });
 
+  it('builds the vector index in the background once an import makes the store large enough, and logs it', async () => {
+    const logged: string[] = [];
+    const logger = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(`warning: ${m}`) };
+    // A threshold of 280 chunks stands in for the 10k of a real store (the index needs 256 rows to train).
+    const big = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, logger, vectorIndexMinRows: 280 });
+    try {
+      const staged = (await dispatch(big.handlers, 'files:stage', { name: 'long.json', dataBase64: b64(transcript(1200)) })) as { ok: true; value: { fileId: string } };
+      const run = await dispatch(big.handlers, 'import:run', { fileIds: [staged.value.fileId] });
+      expect(run.ok).toBe(true);
+      const engine = await big.engine();
+      for (let waited = 0; (await engine.maintenanceDue()) && waited < 120_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+      expect(await engine.maintenanceDue()).toBe(false);
+      await expect.poll(() => logged.join('\n'), { timeout: 30_000 }).toMatch(/vector index built in [\d.]+ s/);
+      expect(logged.filter((m) => m.startsWith('warning'))).toEqual([]);
+      const hits = await dispatch(big.handlers, 'search:query', { query: 'oven temperature' });
+      expect(hits.ok && (hits.value as unknown[]).length).toBeGreaterThan(0);
+    } finally {
+      await big.close();
+    }
+  });
+
   it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {
     const call = async (channel: string, request: unknown) => {
       const result = await dispatch(host.handlers, channel, request);

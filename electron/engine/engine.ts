@@ -295,7 +295,7 @@ export class MemoryEngine {
    * Commits between compactions. A compaction rewrites the fragments it merges, and LanceDB merges
    * every indexed fragment below a million rows with its neighbours, so each one rewrites about the
    * whole store. Spacing them out in proportion to the store's size keeps that cost per save flat
-   * (about 4k chunks rewritten per commit), at the price of more small fragments between them.
+   * (about 2k chunks rewritten per commit), at the price of more small fragments between them.
    */
   private async optimizeInterval(): Promise<number> {
     return optimizeIntervalFor(await this.store.countChunks(), this.options.optimizeEvery);

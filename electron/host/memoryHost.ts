@@ -34,6 +34,8 @@ export interface MemoryHostOptions {
   embedWorkerUrl?: URL;
   /** Where dropped files are staged. Default: a fresh folder under the OS temp directory. */
   stagingDir?: string;
+  /** Chunks from which the store gets a vector index (the engine's default, 10k, unless a test says otherwise). */
+  vectorIndexMinRows?: number;
 }
 
 interface StagedFile {
@@ -106,11 +108,16 @@ export class MemoryHost {
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         ...(this.options.logger ? { logger: this.options.logger } : {}),
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
+        ...(this.options.vectorIndexMinRows ? { vectorIndexMinRows: this.options.vectorIndexMinRows } : {}),
         onDownloadProgress: (p) => this.options.emit?.('onModelDownload', p),
       });
-      this.enginePromise.catch(() => {
-        this.enginePromise = null;
-      });
+      this.enginePromise.then(
+        // A store that outgrew a flat vector scan before this version (or while the app was closed) gets its index now.
+        () => void this.maintainInBackground(),
+        () => {
+          this.enginePromise = null;
+        },
+      );
     }
     return this.enginePromise;
   }
