@@ -33,6 +33,9 @@ export const CJK_COLUMN = 'text_cjk';
 const CJK_SCRIPTS = ['Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Lao', 'Khmer', 'Myanmar'];
 const NOT_CJK = new RegExp(`[^${CJK_SCRIPTS.map((s) => `\\p{scx=${s}}`).join('')}]+`, 'gu');
 
+const wordIndex = () => lancedb.Index.fts({ baseTokenizer: 'simple', lowercase: true, asciiFolding: true, stem: true, language: 'English', removeStopWords: true, withPosition: false });
+const ngramIndex = () => lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false });
+
 /** The parts of a text in scripts without word spaces, separated by single spaces ('' when there are none). */
 export function cjkText(text: string): string {
   return text.replace(NOT_CJK, ' ').trim();
@@ -460,16 +463,9 @@ export class ChunkStore {
     if ((await this.chunks.countRows()) === 0) return;
     for (const column of missing) {
       if (column === 'session_id' || column === 'chunk_id') await this.chunks.createIndex(column, { config: lancedb.Index.btree() });
-      else if (column === 'text') {
-        const config = this.ftsLayout === FTS_LAYOUT
-          ? lancedb.Index.fts({ baseTokenizer: 'simple', lowercase: true, asciiFolding: true, stem: true, language: 'English', removeStopWords: true, withPosition: false })
-          : lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false });
-        await this.chunks.createIndex('text', { config });
-      } else {
-        await this.chunks.createIndex(column, {
-          config: lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false }),
-        });
-      }
+      // Before the current layout (a store not yet converted), `text` had the n-gram index.
+      else if (column === 'text') await this.chunks.createIndex('text', { config: this.ftsLayout === FTS_LAYOUT ? wordIndex() : ngramIndex() });
+      else await this.chunks.createIndex(column, { config: ngramIndex() });
     }
     this.indexNames = null;
   }
