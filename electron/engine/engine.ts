@@ -34,6 +34,7 @@ import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
 import { appendSaveEvent, readSaveEvents } from './history.js';
 import { normalizeSessionAsync, type NormalizedMessage } from './normalize.js';
+import { fuseByRank, RRF_K } from './rankFusion.js';
 import { bySeqThenId, ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
 
@@ -531,7 +532,7 @@ export class MemoryEngine {
     return events.filter((e) => e.sessionId === sessionId);
   }
 
-  /** Vector search and n-gram full-text search, merged by reciprocal rank; one hit per chunk. */
+  /** Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit per chunk. */
   async search(query: string, options: { limit?: number; sessionId?: string } = {}): Promise<SearchHit[]> {
     const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
     if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
@@ -540,21 +541,11 @@ export class MemoryEngine {
       this.store.vectorSearch(vector!, limit * 2, options.sessionId),
       this.store.textSearch(query, limit * 2, options.sessionId).catch(() => []),
     ]);
-    const K = 60;
-    const fused = new Map<string, { hit: SearchHit; score: number }>();
-    const add = (hits: typeof byVector) =>
-      hits.forEach((h, rank) => {
-        const current = fused.get(h.chunkId) ?? { hit: { chunkId: h.chunkId, sessionId: h.sessionId, text: h.text, score: 0, msgIds: h.msgIds }, score: 0 };
-        current.score += 1 / (K + rank + 1);
-        fused.set(h.chunkId, current);
-      });
-    add(byVector);
-    add(byText);
-    const best = 2 / (K + 1);
-    return [...fused.values()]
-      .sort((a, b) => b.score - a.score)
+    // Scores are scaled so that a chunk ranked first by both searches scores 1.
+    const best = 2 / (RRF_K + 1);
+    return fuseByRank([byVector, byText])
       .slice(0, limit)
-      .map(({ hit, score }) => ({ ...hit, score: Math.round((score / best) * 10_000) / 10_000 }));
+      .map(({ hit, score }) => ({ chunkId: hit.chunkId, sessionId: hit.sessionId, text: hit.text, msgIds: hit.msgIds, score: Math.round((score / best) * 10_000) / 10_000 }));
   }
 
   async inspectChunk(chunkId: string, similarCount = 5): Promise<ChunkDetail> {

@@ -13,6 +13,7 @@ import * as arrow from 'apache-arrow';
 import type { Role } from '../../shared/domain.js';
 import { EngineError } from './errors.js';
 import { crashPoint } from './crashPoints.js';
+import { fuseByRank } from './rankFusion.js';
 
 export const CHUNKS_TABLE = 'chunks';
 /** Below this many chunks a flat vector scan is fast enough (and exact). */
@@ -419,15 +420,7 @@ export class ChunkStore {
     ]);
     if (grams.length === 0) return words;
     if (words.length === 0) return grams;
-    const fused = new Map<string, { hit: VectorHit; score: number }>();
-    for (const list of [words, grams]) {
-      list.forEach((hit, rank) => {
-        const current = fused.get(hit.chunkId) ?? { hit, score: 0 };
-        current.score += 1 / (60 + rank + 1);
-        fused.set(hit.chunkId, current);
-      });
-    }
-    return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, limit).map(({ hit, score }) => ({ ...hit, distance: -score }));
+    return fuseByRank([words, grams]).slice(0, limit).map(({ hit, score }) => ({ ...hit, distance: -score }));
   }
 
   private async ftsQuery(column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
