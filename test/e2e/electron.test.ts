@@ -1,8 +1,8 @@
 /**
  * The real desktop window through Playwright's Electron driver. It runs where an Electron binary
- * is installed (a developer's machine after `npm ci`); on machines where `npm ci` was told to skip
- * Electron's download (ELECTRON_SKIP_BINARY_DOWNLOAD, as CI does), there is no binary to launch,
- * and the skip says so.
+ * is installed (a developer's machine after `npm ci`); on machines that cannot download Electron's
+ * binary (it is an optional dependency, so `npm ci` goes on without it), there is no binary to
+ * launch, and the skip says so.
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -24,7 +24,7 @@ function electronBinary(): string | null {
 
 const binary = electronBinary();
 const hasDisplay = Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY || process.platform !== 'linux');
-const reason = !binary ? 'no Electron binary installed (npm ci ran with ELECTRON_SKIP_BINARY_DOWNLOAD)' : !hasDisplay ? 'no display (run under xvfb-run)' : '';
+const reason = !binary ? 'no Electron binary installed (its download was blocked, so npm ci went on without the optional package)' : !hasDisplay ? 'no display (run under xvfb-run)' : '';
 if (reason) console.log(`desktop window test skipped: ${reason}`);
 
 describe.skipIf(Boolean(reason))(`the desktop window${reason ? ` (skipped: ${reason})` : ''}`, () => {
