@@ -20,7 +20,7 @@ const binary = electronBinary();
 if (!binary) {
   console.error(
     'Session Memory: the Electron binary is not installed (its download from GitHub failed or was skipped). ' +
-      'Get it by running `npm ci` again with access to GitHub, or through a mirror: `ELECTRON_MIRROR=<url> npm ci`; ' +
+      'Download it with `npm run electron:download` (needs access to GitHub, or a mirror: `ELECTRON_MIRROR=<url> npm run electron:download`); ' +
       'meanwhile `npm run web` serves the same app in your browser.',
   );
   process.exit(1);
