@@ -4,6 +4,10 @@
  * as a compaction, is cut in the middle). The crash tests use it to stop a save at exact moments:
  * between two commits, after the archive record's temporary file is written but before the
  * rename, during compaction. Without the variable this does nothing.
+ *
+ * A delayed kill always lands: if the process is about to exit before the delay is over (the save
+ * was faster than the test expected), it waits out the delay and is killed then, so every trial a
+ * test counts as a kill really is one.
  */
 const spec = process.env.SESSION_MEMORY_TEST_CRASH;
 const [point, nth, delay] = spec ? spec.split(':') : [];
@@ -14,6 +18,16 @@ export function crashPoint(name: string): void {
   seen++;
   if (seen !== Number(nth ?? 1)) return;
   const kill = () => process.kill(process.pid, 'SIGKILL');
-  if (delay) setTimeout(kill, Number(delay));
-  else kill();
+  if (!delay) {
+    kill();
+    return;
+  }
+  const killAt = Date.now() + Number(delay);
+  setTimeout(kill, Number(delay));
+  process.on('exit', () => {
+    while (Date.now() < killAt) {
+      // 'exit' handlers run synchronously: waiting here is the only way to hold the exit back.
+    }
+    kill();
+  });
 }

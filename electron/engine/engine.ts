@@ -37,6 +37,7 @@ import { normalizeSessionAsync, type NormalizedMessage } from './normalize.js';
 import { fuseByRank, RRF_K } from './rankFusion.js';
 import { bySeqThenId, ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
+import { crashPoint } from './crashPoints.js';
 
 export interface Logger {
   warn(message: string): void;
@@ -134,7 +135,10 @@ export class MemoryEngine {
     }
     let store: ChunkStore;
     try {
-      store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {});
+      store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, {
+        ...(options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {}),
+        lockForCreation: () => acquireWriteLock(dataDir, { waitMs: options.lockWaitMs ?? 60_000 }),
+      });
     } catch (error) {
       if (ownsEmbedder) await embedder?.close();
       throw describeIoError(error, `cannot open the store at ${storeUri}`);
@@ -191,6 +195,7 @@ export class MemoryEngine {
   private async saveNow(input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
     if (this.closed) throw new EngineError('cancelled', 'the store is closed');
     const started = performance.now();
+    crashPoint('save');
     const mode: SaveMode = options.mode ?? 'incremental';
     if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
     const syncDeletes = options.syncDeletes ?? false;

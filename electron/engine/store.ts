@@ -14,12 +14,20 @@ import type { Role } from '../../shared/domain.js';
 import { EngineError } from './errors.js';
 import { crashPoint } from './crashPoints.js';
 import { fuseByRank } from './rankFusion.js';
+import { committedTables, isTableCommitted, openOrCreateTable } from './storeCreation.js';
 
 export const CHUNKS_TABLE = 'chunks';
 /** Below this many chunks a flat vector scan is fast enough (and exact). */
 export const VECTOR_INDEX_MIN_ROWS = 10_000;
 const SESSIONS_TABLE = 'sessions';
 const META_TABLE = 'meta';
+const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
+
+export interface StoreOpenOptions {
+  vectorIndexMinRows?: number;
+  /** Takes the write lock while the store's tables are created (returns its release). */
+  lockForCreation?: () => Promise<() => Promise<void>>;
+}
 
 /**
  * Full-text layout of the chunks table, recorded in the meta table once a store has it:
@@ -233,36 +241,43 @@ export class ChunkStore {
    * Opens (or creates) the store at a LanceDB URI. The store remembers the model its vectors came
    * from; opening it with another model is refused, since vectors of two models cannot be compared.
    */
-  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: { vectorIndexMinRows?: number } = {}): Promise<ChunkStore> {
+  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: StoreOpenOptions = {}): Promise<ChunkStore> {
     ensureLanceThreads();
     // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
     const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-    const names = new Set(await db.tableNames());
-    const meta = names.has(META_TABLE) ? await db.openTable(META_TABLE) : await db.createEmptyTable(META_TABLE, metaSchema, { existOk: true });
-    const metaRows = (await meta.query().toArray()) as Row[];
-    const stored = readModelInfo(metaRows);
-    const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
-    if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
-      throw new EngineError(
-        'model_mismatch',
-        `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${model.model}" (${model.dim}); ` +
-          `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
-      );
+    let names = await committedTables(uri, STORE_TABLES);
+    // Creating (or finishing an interrupted creation) is a write: one process at a time.
+    const release = names.size < STORE_TABLES.length ? await options.lockForCreation?.() : undefined;
+    try {
+      if (release) names = await committedTables(uri, STORE_TABLES);
+      const meta = await openOrCreateTable(db, uri, META_TABLE, metaSchema);
+      const metaRows = (await meta.query().toArray()) as Row[];
+      const stored = readModelInfo(metaRows);
+      const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
+      if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
+        throw new EngineError(
+          'model_mismatch',
+          `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${model.model}" (${model.dim}); ` +
+            `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
+        );
+      }
+      let ftsLayout = metaRows.find((r) => r.key === FTS_LAYOUT_KEY)?.value as string | undefined;
+      if (!stored) {
+        await meta.add([
+          { key: 'model', value: model.model },
+          { key: 'dim', value: String(model.dim) },
+          { key: 'created_at', value: new Date().toISOString() },
+          // A new chunks table is created with the current layout below.
+          ...(names.has(CHUNKS_TABLE) ? [] : [{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]),
+        ]);
+        if (!names.has(CHUNKS_TABLE)) ftsLayout = FTS_LAYOUT;
+      }
+      const chunks = await openOrCreateTable(db, uri, CHUNKS_TABLE, chunkSchema(model.dim));
+      const sessions = await openOrCreateTable(db, uri, SESSIONS_TABLE, sessionSchema);
+      return new ChunkStore(db, chunks, sessions, model, uri, meta, ftsLayout ?? null, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
+    } finally {
+      await release?.();
     }
-    let ftsLayout = metaRows.find((r) => r.key === FTS_LAYOUT_KEY)?.value as string | undefined;
-    if (!stored) {
-      await meta.add([
-        { key: 'model', value: model.model },
-        { key: 'dim', value: String(model.dim) },
-        { key: 'created_at', value: new Date().toISOString() },
-        // A new chunks table is created with the current layout below.
-        ...(names.has(CHUNKS_TABLE) ? [] : [{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]),
-      ]);
-      if (!names.has(CHUNKS_TABLE)) ftsLayout = FTS_LAYOUT;
-    }
-    const chunks = names.has(CHUNKS_TABLE) ? await db.openTable(CHUNKS_TABLE) : await db.createEmptyTable(CHUNKS_TABLE, chunkSchema(model.dim), { existOk: true });
-    const sessions = names.has(SESSIONS_TABLE) ? await db.openTable(SESSIONS_TABLE) : await db.createEmptyTable(SESSIONS_TABLE, sessionSchema, { existOk: true });
-    return new ChunkStore(db, chunks, sessions, model, uri, meta, ftsLayout ?? null, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
   }
 
   /** The model recorded in a store, without opening it for writing. */
@@ -270,7 +285,8 @@ export class ChunkStore {
     ensureLanceThreads();
     const db = await lancedb.connect(uri);
     try {
-      if (!(await db.tableNames()).includes(META_TABLE)) return null;
+      // An unfinished creation has no model yet: the next open finishes it.
+      if (!(await isTableCommitted(uri, META_TABLE))) return null;
       const meta = await db.openTable(META_TABLE);
       try {
         return readModelInfo((await meta.query().toArray()) as Row[]);
