@@ -38,6 +38,7 @@ import { fuseByRank, RRF_K } from './rankFusion.js';
 import { bySeqThenId, ChunkStore, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 import { acquireWriteLock } from './writeLock.js';
 import { crashPoint } from './crashPoints.js';
+import { placeMessages } from './order.js';
 
 export interface Logger {
   warn(message: string): void;
@@ -242,8 +243,9 @@ export class MemoryEngine {
 
       const writer = new ChunkWriter(this, sessionId, options, report, progress);
       if (mode === 'overwrite') {
-        const plan = await chunkDialogueAsync(sessionId, session.messages, { maxTokens: await this.maxTokens() });
-        const owned = new Map(session.messages.map((m) => [m.msgId, toOwned(m)]));
+        const ordered = inOrder(session.messages, placeMessages([], session.messages).seqs);
+        const plan = await chunkDialogueAsync(sessionId, ordered, { maxTokens: await this.maxTokens() });
+        const owned = new Map(ordered.map((m) => [m.msgId, toOwned(m)]));
         const oldIds = heads.map((h) => h.chunkId);
         await writer.writeAll(plan, owned, { replaceSession: true, removedIds: oldIds.filter((id) => !plan.some((c) => c.chunkId === id)) });
       } else {
@@ -272,10 +274,14 @@ export class MemoryEngine {
         const removedIds = [...affected].filter((id) => !rebuiltIds.has(id));
         if (rebuilt.length > 0 || removedIds.length > 0) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
 
-        // New messages: chunked on their own, embedded and written as they stream in.
+        // New messages: placed among the stored ones (order.ts), chunked by runs of neighbours (so a
+        // chunk never joins distant parts of the conversation), embedded and written as they stream in.
         if (fresh.length > 0) {
-          const plan = await chunkDialogueAsync(sessionId, fresh, { maxTokens: await this.maxTokens() });
-          await writer.writeStreaming(plan, new Map(fresh.map((m) => [m.msgId, toOwned(m)])));
+          const { seqs, order } = placeMessages([...stored.values()].map((s) => s.owned), session.messages);
+          const placed = new Map(inOrder(fresh, seqs).map((m) => [m.msgId, m]));
+          const plan: PlannedChunk[] = [];
+          for (const run of newRuns(order, placed)) plan.push(...await chunkDialogueAsync(sessionId, run, { maxTokens: await this.maxTokens() }));
+          await writer.writeStreaming(plan, new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)])));
         }
       }
 
@@ -823,6 +829,27 @@ async function recordStamp(dataDir: string): Promise<string> {
   } catch {
     return 'missing';
   }
+}
+
+/** The messages with their placed positions, in order. */
+function inOrder(messages: readonly NormalizedMessage[], seqs: ReadonlyMap<string, number>): NormalizedMessage[] {
+  return messages.map((m) => ({ ...m, seq: seqs.get(m.msgId)! })).sort((a, b) => a.seq - b.seq);
+}
+
+/** Runs of new messages that are neighbours in the session's order (stored messages separate them). */
+function newRuns(order: readonly string[], placed: ReadonlyMap<string, NormalizedMessage>): NormalizedMessage[][] {
+  const runs: NormalizedMessage[][] = [];
+  let current: NormalizedMessage[] = [];
+  for (const id of order) {
+    const m = placed.get(id);
+    if (m) current.push(m);
+    else if (current.length > 0) {
+      runs.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
 }
 
 function toOwned(m: NormalizedMessage): OwnedMessage {
