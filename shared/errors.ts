@@ -18,3 +18,22 @@ export interface ErrorInfo {
   code: ErrorCode;
   message: string;
 }
+
+/**
+ * An error with a code the caller can act on and a one-line message a person can read. Defined
+ * here, not in the engine, because the embedder throws it too and must not import the engine.
+ */
+export class EngineError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+
+  toInfo(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}

@@ -4,7 +4,7 @@
  * previous batch to the store while the next one is being embedded.
  */
 import { Worker } from 'node:worker_threads';
-import { EngineError } from '../engine/errors.js';
+import { EngineError } from '../../shared/errors.js';
 import { resolveModel, type ModelSpec } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
 

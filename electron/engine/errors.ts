@@ -1,20 +1,6 @@
-import type { ErrorCode, ErrorInfo } from '../../shared/errors.js';
+import { EngineError } from '../../shared/errors.js';
 
-/** An error with a code the caller can act on and a one-line message a person can read. */
-export class EngineError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'EngineError';
-  }
-
-  toInfo(): ErrorInfo {
-    return { code: this.code, message: this.message };
-  }
-}
+export { EngineError };
 
 /** Maps file-system failures to messages that say what to do. */
 export function describeIoError(error: unknown, what: string): EngineError {

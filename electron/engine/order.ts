@@ -80,6 +80,27 @@ export function placeMessages(stored: readonly StoredPosition[], input: readonly
   return { seqs: assignSeqs(order.all), order: order.all.map((e) => e.msgId) };
 }
 
+/** The messages with their placed positions (`seq`), in order. */
+export function inOrder<T extends { msgId: string; seq: number }>(messages: readonly T[], seqs: ReadonlyMap<string, number>): T[] {
+  return messages.map((m) => ({ ...m, seq: seqs.get(m.msgId)! })).sort((a, b) => a.seq - b.seq);
+}
+
+/** Runs of new messages that are neighbours in the session's order (stored messages separate them). */
+export function newRuns<T>(order: readonly string[], placed: ReadonlyMap<string, T>): T[][] {
+  const runs: T[][] = [];
+  let current: T[] = [];
+  for (const id of order) {
+    const m = placed.get(id);
+    if (m) current.push(m);
+    else if (current.length > 0) {
+      runs.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
+}
+
 /** Gives the new entries positions between their stored neighbours; stored ones keep theirs. */
 function assignSeqs(all: readonly Entry[]): Map<string, number> {
   const seqs = new Map<string, number>();

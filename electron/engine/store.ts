@@ -4,23 +4,27 @@
  * One row per chunk. A chunk row also carries the full record of each message whose first part it
  * holds (`owned`), so that a message and the chunk it lives in are written in the same commit:
  * a save cut short at any point leaves either both or neither.
+ *
+ * The tables and their columns are in storeSchema.ts, the row mapping in storeRows.ts, the
+ * full-text layout in fullTextLayout.ts.
  */
 import * as lancedb from '@lancedb/lancedb';
-import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import * as arrow from 'apache-arrow';
-import type { Role } from '../../shared/domain.js';
 import { EngineError } from './errors.js';
 import { crashPoint } from './crashPoints.js';
+import { CJK_COLUMN, cjkText, FTS_LAYOUT, FTS_LAYOUT_KEY, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { fuseByRank } from './rankFusion.js';
+import { damagedDataFiles } from './storeDamage.js';
+import { bySeqThenId, HEAD_COLUMNS, headOf, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
 import { committedTables, isTableCommitted, openOrCreateTable } from './storeCreation.js';
+import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
+import { fillCjkColumn } from './storeUpgrade.js';
 
-export const CHUNKS_TABLE = 'chunks';
-/** Below this many chunks a flat vector scan is fast enough (and exact). */
-export const VECTOR_INDEX_MIN_ROWS = 10_000;
-const SESSIONS_TABLE = 'sessions';
-const META_TABLE = 'meta';
+export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
+export { bySeqThenId, sqlString } from './storeRows.js';
+export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
+export { CHUNKS_TABLE } from './storeSchema.js';
+
 const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
 
 export interface StoreOpenOptions {
@@ -29,117 +33,8 @@ export interface StoreOpenOptions {
   lockForCreation?: () => Promise<() => Promise<void>>;
 }
 
-/**
- * Full-text layout of the chunks table, recorded in the meta table once a store has it:
- * a word index on `text` (fast for languages written with spaces) and an n-gram index on
- * `text_cjk`, which holds only the runs of scripts written without spaces (Chinese, Japanese,
- * Thai, ...) plus Korean, whose words carry particles. Stores written before this layout had one
- * n-gram index over all text, which costs ~70 ms a query at 200k chunks; `upgrade()` converts them.
- */
-const FTS_LAYOUT_KEY = 'fts_layout';
-const FTS_LAYOUT = 'words+cjk-ngram';
-export const CJK_COLUMN = 'text_cjk';
-const CJK_SCRIPTS = ['Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Lao', 'Khmer', 'Myanmar'];
-const NOT_CJK = new RegExp(`[^${CJK_SCRIPTS.map((s) => `\\p{scx=${s}}`).join('')}]+`, 'gu');
-
-const wordIndex = () => lancedb.Index.fts({ baseTokenizer: 'simple', lowercase: true, asciiFolding: true, stem: true, language: 'English', removeStopWords: true, withPosition: false });
-const ngramIndex = () => lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 2, ngramMaxLength: 3, lowercase: true, stem: false, removeStopWords: false, withPosition: false });
-
-/** The parts of a text in scripts without word spaces, separated by single spaces ('' when there are none). */
-export function cjkText(text: string): string {
-  return text.replace(NOT_CJK, ' ').trim();
-}
-
-/** What identifies a stored message version: enough to diff a save against the store. */
-export interface OwnedKey {
-  msgId: string;
-  contentHash: string;
-  seq: number;
-}
-
-/** A message as kept inside its owner chunk row. */
-export interface OwnedMessage extends OwnedKey {
-  role: Role;
-  content: string;
-  timestamp?: string;
-}
-
-export interface ChunkRecord {
-  chunkId: string;
-  sessionId: string;
-  /** Ordering key within the session: the first message's position, then the part. */
-  seq: number;
-  text: string;
-  textHash: string;
-  vector: Float32Array;
-  msgIds: string[];
-  owned: OwnedMessage[];
-  createdAt: number;
-}
-
-/** What a save needs to know of a stored chunk: no text, no vector, no message content. */
-export interface ChunkHead {
-  chunkId: string;
-  sessionId: string;
-  seq: number;
-  textHash: string;
-  msgIds: string[];
-  owned: OwnedKey[];
-  createdAt: number;
-}
-
-export interface SessionMeta {
-  sessionId: string;
-  title: string;
-  source: string;
-  updatedAt: number;
-}
-
-export interface StoreModelInfo {
-  model: string;
-  dim: number;
-}
-
-export interface VectorHit {
-  chunkId: string;
-  sessionId: string;
-  text: string;
-  msgIds: string[];
-  distance: number;
-}
-
-function chunkSchema(dim: number): arrow.Schema {
-  const utf8List = () => new arrow.List(new arrow.Field('item', new arrow.Utf8(), true));
-  return new arrow.Schema([
-    new arrow.Field('chunk_id', new arrow.Utf8(), false),
-    new arrow.Field('session_id', new arrow.Utf8(), false),
-    new arrow.Field('seq', new arrow.Float64(), false),
-    new arrow.Field('text', new arrow.Utf8(), false),
-    // What of the text the n-gram index covers (see cjkText).
-    new arrow.Field(CJK_COLUMN, new arrow.Utf8(), false),
-    new arrow.Field('text_hash', new arrow.Utf8(), false),
-    new arrow.Field('vector', new arrow.FixedSizeList(dim, new arrow.Field('item', new arrow.Float32(), true)), false),
-    new arrow.Field('msg_ids', utf8List(), false),
-    // [[msgId, contentHash, seq], ...] of the owned messages: enough to rebuild the archive record
-    // without reading any content.
-    new arrow.Field('owned_keys', new arrow.Utf8(), false),
-    // The owned messages in full (JSON), for `show` and for rebuilding chunks around an edit.
-    new arrow.Field('owned', new arrow.Utf8(), false),
-    new arrow.Field('created_at', new arrow.Float64(), false),
-  ]);
-}
-
-const sessionSchema = new arrow.Schema([
-  new arrow.Field('session_id', new arrow.Utf8(), false),
-  new arrow.Field('title', new arrow.Utf8(), false),
-  new arrow.Field('source', new arrow.Utf8(), false),
-  new arrow.Field('updated_at', new arrow.Float64(), false),
-]);
-
-const metaSchema = new arrow.Schema([
-  new arrow.Field('key', new arrow.Utf8(), false),
-  new arrow.Field('value', new arrow.Utf8(), false),
-]);
+/** Below this many chunks a flat vector scan is fast enough (and exact). */
+export const VECTOR_INDEX_MIN_ROWS = 10_000;
 
 /**
  * LanceDB sizes its thread pool by the number of cores. With 2 threads, updating the n-gram
@@ -150,80 +45,6 @@ const metaSchema = new arrow.Schema([
 function ensureLanceThreads(): void {
   if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
 }
-
-/**
- * Chunk order within a session: by position, then by id. Positions can tie (new messages take their
- * input position, which a stored message may share), and the row order LanceDB returns is not
- * stable across commits, so the id makes the order the same however the store was written.
- */
-export function bySeqThenId(a: { seq: number; chunkId: string }, b: { seq: number; chunkId: string }): number {
-  return a.seq - b.seq || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
-}
-
-/** Quotes a string for a LanceDB SQL filter. */
-export function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
-function sqlIn(column: string, values: readonly string[]): string {
-  return `${column} IN (${values.map(sqlString).join(', ')})`;
-}
-
-type Row = Record<string, unknown>;
-
-function listOf(value: unknown): string[] {
-  if (value == null) return [];
-  if (Array.isArray(value)) return value.map(String);
-  const vector = value as { toArray?: () => unknown[] };
-  return vector.toArray ? Array.from(vector.toArray(), String) : [];
-}
-
-function vectorOf(value: unknown): Float32Array {
-  if (value instanceof Float32Array) return value;
-  const vector = value as { toArray?: () => ArrayLike<number> };
-  if (vector?.toArray) return Float32Array.from(vector.toArray());
-  return Float32Array.from(value as ArrayLike<number>);
-}
-
-function headOf(row: Row): ChunkHead {
-  const keys = JSON.parse(String(row.owned_keys)) as Array<[string, string, number]>;
-  return {
-    chunkId: String(row.chunk_id),
-    sessionId: String(row.session_id),
-    seq: Number(row.seq),
-    textHash: String(row.text_hash),
-    msgIds: listOf(row.msg_ids),
-    owned: keys.map(([msgId, contentHash, seq]) => ({ msgId, contentHash, seq })),
-    createdAt: Number(row.created_at),
-  };
-}
-
-function recordOf(row: Row, withVector: boolean): ChunkRecord {
-  return {
-    ...headOf(row),
-    owned: JSON.parse(String(row.owned)) as OwnedMessage[],
-    text: String(row.text),
-    vector: withVector ? vectorOf(row.vector) : new Float32Array(0),
-  };
-}
-
-function toRow(chunk: ChunkRecord): Row {
-  return {
-    chunk_id: chunk.chunkId,
-    session_id: chunk.sessionId,
-    seq: chunk.seq,
-    text: chunk.text,
-    [CJK_COLUMN]: cjkText(chunk.text),
-    text_hash: chunk.textHash,
-    vector: Array.from(chunk.vector),
-    msg_ids: chunk.msgIds,
-    owned_keys: JSON.stringify(chunk.owned.map((m) => [m.msgId, m.contentHash, m.seq])),
-    owned: JSON.stringify(chunk.owned),
-    created_at: chunk.createdAt,
-  };
-}
-
-const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', 'owned_keys', 'created_at'];
 
 export class ChunkStore {
   private constructor(
@@ -492,7 +313,7 @@ export class ChunkStore {
       // The column is missing in an old store, or in one rolled back to a version from before it.
       // It starts empty; the rows whose text has such scripts are then rewritten with it filled in.
       if (!hasColumn) await this.chunks.addColumns([{ name: CJK_COLUMN, valueSql: "''" }]);
-      await this.fillCjkColumn();
+      await fillCjkColumn(this.chunks);
       const textIndex = (await this.chunks.listIndices()).find((i) => i.columns.length === 1 && i.columns[0] === 'text');
       if (textIndex) await this.chunks.dropIndex(textIndex.name);
       this.indexNames = null;
@@ -502,24 +323,6 @@ export class ChunkStore {
     }
     this.ftsLayout = FTS_LAYOUT;
     this.upToDate = true;
-  }
-
-  /** Rewrites the rows whose `text_cjk` does not match their text (all of them agree afterwards). */
-  private async fillCjkColumn(): Promise<void> {
-    const stale: string[] = [];
-    for await (const batch of this.chunks.query().select(['chunk_id', 'text', CJK_COLUMN])) {
-      for (const row of batch.toArray() as Row[]) {
-        if (String(row[CJK_COLUMN] ?? '') !== cjkText(String(row.text))) stale.push(String(row.chunk_id));
-      }
-    }
-    for (let i = 0; i < stale.length; i += 2_000) {
-      const rows = (await this.chunks
-        .query()
-        .where(sqlIn('chunk_id', stale.slice(i, i + 2_000)))
-        .select([...HEAD_COLUMNS, 'owned', 'text', 'vector'])
-        .toArray()) as Row[];
-      await this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().execute(rows.map((row) => toRow(recordOf(row, true))));
-    }
   }
 
   /**
@@ -572,34 +375,7 @@ export class ChunkStore {
    * version but missing. Local stores only; a remote URI reports nothing here.
    */
   async damagedFiles(): Promise<string[]> {
-    const table = path.join(this.uri, `${CHUNKS_TABLE}.lance`);
-    if (this.uri.includes('://') || !existsSync(table)) return [];
-    const problems: string[] = [];
-    const dataDir = path.join(table, 'data');
-    const present = new Set(existsSync(dataDir) ? await fs.readdir(dataDir) : []);
-    const versions = path.join(table, '_versions');
-    const manifests = existsSync(versions) ? (await fs.readdir(versions)).filter((n) => n.endsWith('.manifest')) : [];
-    const latest = manifests.sort((a, b) => manifestNumber(b) - manifestNumber(a))[0];
-    // The manifest is protobuf; the data file names it references are plain strings inside it.
-    const text = latest ? (await fs.readFile(path.join(versions, latest))).toString('latin1') : '';
-    const referenced = new Set(text.match(/(?:[01]{24}[0-9a-f]{26}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.lance/g) ?? []);
-    for (const name of referenced) {
-      if (!present.has(name)) {
-        problems.push(`data file ${name} is missing`);
-        continue;
-      }
-      const handle = await fs.open(path.join(dataDir, name), 'r');
-      try {
-        const { size } = await handle.stat();
-        const tail = Buffer.alloc(4);
-        if (size >= 4) await handle.read(tail, 0, 4, size - 4);
-        // Every Lance data file ends with the magic bytes "LANC"; a truncated one does not.
-        if (tail.toString('latin1') !== 'LANC') problems.push(`data file ${name} is truncated (${size} bytes, no Lance footer)`);
-      } finally {
-        await handle.close();
-      }
-    }
-    return problems;
+    return damagedDataFiles(this.uri);
   }
 
   /**
@@ -636,15 +412,4 @@ export class ChunkStore {
     const stats = await this.chunks.stats();
     return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
   }
-}
-
-function manifestNumber(name: string): number {
-  return Number(name.replace(/\.manifest$/, '')) || 0;
-}
-
-function readModelInfo(rows: Row[]): StoreModelInfo | null {
-  const get = (key: string) => rows.find((r) => r.key === key)?.value;
-  const model = get('model');
-  const dim = Number(get('dim'));
-  return typeof model === 'string' && Number.isFinite(dim) ? { model, dim } : null;
 }

@@ -1,0 +1,61 @@
+/**
+ * What the engine's parts share: its options, and the context each part (save pipeline,
+ * maintenance, search, verify) is handed by the `MemoryEngine` facade instead of the engine itself.
+ */
+import type { SaveOptions, SaveProgress } from '../../shared/domain.js';
+import type { DownloadProgress, Embedder } from '../embedding/embedder.js';
+import type { Logger } from './logger.js';
+import type { RecordCache } from './recordCache.js';
+import type { ChunkStore } from './store.js';
+
+
+/** Default of `writeBatchChunks`. */
+export const WRITE_BATCH_CHUNKS = 64;
+
+export interface MemoryEngineOptions {
+  /** Local directory for the archive record, the save history, the write lock and downloaded models. */
+  dataDir: string;
+  /** LanceDB URI of the store. Default: `<dataDir>/lancedb`. */
+  storeUri?: string;
+  /** Embedding model: a name, `use-lite-en`, or a local model folder. Default: the store's model, else `$SESSION_MEMORY_MODEL`, else the multilingual default. */
+  model?: string;
+  /** Where models are built or downloaded. Default: `<dataDir>/models`. */
+  modelsDir?: string;
+  /** An embedder to use instead of starting one (it must match the store's model). */
+  embedder?: Embedder;
+  /** How long a save waits for another process's save to finish. Default 60 s. */
+  lockWaitMs?: number;
+  /** Chunks per store commit while a long save streams in (commits overlap with embedding). Default 64. */
+  writeBatchChunks?: number;
+  /** Compact the store after this many commits (more in a large store, see optimizeInterval). Default 16. */
+  optimizeEvery?: number;
+  /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (10k). */
+  vectorIndexMinRows?: number;
+  logger?: Logger;
+  onDownloadProgress?: (progress: DownloadProgress) => void;
+  /** The embedding worker script (a packaged build passes its compiled one). */
+  embedWorkerUrl?: URL;
+}
+
+export interface SaveCallOptions extends SaveOptions {
+  onProgress?: (progress: SaveProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** One engine's state as its parts see it. */
+export interface EngineContext {
+  readonly dataDir: string;
+  readonly store: ChunkStore;
+  readonly options: MemoryEngineOptions;
+  readonly logger: Logger;
+  /** The archive record of this data directory, cached between saves. */
+  readonly records: RecordCache;
+  /** The embedder, started on first use. */
+  embedder(): Promise<Embedder>;
+  /** Takes the data directory's write lock (waiting up to `lockWaitMs`); resolves to its release. */
+  lock(): Promise<() => Promise<void>>;
+  /** Runs a task after this engine's queued saves and maintenance steps, one at a time. */
+  enqueue<T>(task: () => Promise<T>): Promise<T>;
+  /** True while `maintain()` runs (a save then holds back its own compaction). */
+  maintaining(): boolean;
+}

@@ -1,0 +1,154 @@
+/**
+ * One save, from input to commit, at three levels:
+ *
+ * Session level: a session whose message set equals what is archived returns at once.
+ * Message level: every message has an id and a content hash; only new and changed ones are processed.
+ * Chunk level: new messages are chunked, embedded and written; chunks holding an edited or deleted
+ * message are rebuilt and replace the old ones in the same commit.
+ */
+import type { SaveEvent, SaveMode, SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
+import { emptySaveReport, SAVE_MODES } from '../../shared/domain.js';
+import type { ArchiveRecord } from './archiveRecord.js';
+import { chunkDialogueAsync, type PlannedChunk } from './chunker.js';
+import { ChunkWriter } from './chunkWriter.js';
+import { crashPoint } from './crashPoints.js';
+import type { EngineContext, SaveCallOptions } from './context.js';
+import { affectedChunks, applyToHeads, diffSession, rebuildAffected, sortById, toOwned } from './diff.js';
+import { describeIoError, EngineError } from './errors.js';
+import { messageSetFingerprint } from './hashing.js';
+import { appendSaveEvent } from './history.js';
+import { optimizeInterval } from './maintenance.js';
+import { normalizeSessionAsync } from './normalize.js';
+import { inOrder, newRuns, placeMessages } from './order.js';
+import { archiveEntry } from './recordCache.js';
+import type { OwnedMessage } from './store.js';
+
+/** Saves one session. The caller runs saves one at a time; this takes the write lock across processes. */
+export async function saveSession(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
+  const started = performance.now();
+  crashPoint('save');
+  const mode: SaveMode = options.mode ?? 'incremental';
+  if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
+  const syncDeletes = options.syncDeletes ?? false;
+  const { session, warnings } = await normalizeSessionAsync(input);
+  const sessionId = session.sessionId;
+  const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, warnings, options.dryRun);
+  const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
+  progress('reading', 0, session.messages.length);
+  const maxTokens = async () => (await ctx.embedder()).maxTokens;
+
+  let release: (() => Promise<void>) | null = null;
+  try {
+    if (!options.dryRun) {
+      release = await ctx.lock();
+      // A store written by an earlier version is brought to the current layout before anything is written.
+      await ctx.store.upgrade();
+    }
+    const record = await ctx.records.load(report.warnings);
+    const entry = record.sessions[sessionId];
+    const inputFingerprint = messageSetFingerprint(sortById(session.messages));
+
+    // Session level: recognised at once, no store read, no embedding.
+    if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === inputFingerprint))) {
+      report.skippedSession = true;
+      report.skipped = session.messages.length;
+      return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun);
+    }
+
+    // Message level: compare with what the store holds for this session (its rows only).
+    const heads = await ctx.store.sessionHeads(sessionId);
+    const { stored, fresh, updated, unchanged, removed: removedMessages } = diffSession(session.messages, heads);
+    report.skipped += unchanged;
+    report.new = fresh.length;
+    report.updated = updated.length;
+    report.deleted = mode === 'overwrite' || syncDeletes ? removedMessages.length : 0;
+
+    const writer = new ChunkWriter(ctx, sessionId, options, report, progress);
+    if (mode === 'overwrite') {
+      const ordered = inOrder(session.messages, placeMessages([], session.messages).seqs);
+      const plan = await chunkDialogueAsync(sessionId, ordered, { maxTokens: await maxTokens() });
+      const owned = new Map(ordered.map((m) => [m.msgId, toOwned(m)]));
+      const oldIds = heads.map((h) => h.chunkId);
+      await writer.writeAll(plan, owned, { replaceSession: true, removedIds: oldIds.filter((id) => !plan.some((c) => c.chunkId === id)) });
+    } else {
+      // Rebuild the chunks around updated and deleted messages, in one commit.
+      const changed = new Map(updated.map((m) => [m.msgId, m]));
+      const gone = new Set(syncDeletes ? removedMessages : []);
+      const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
+      // Message content is read only for the chunks being rebuilt.
+      const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
+      const { rebuilt, owned, removedIds } = await rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
+      if (rebuilt.length > 0 || removedIds.length > 0) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
+
+      // New messages: placed among the stored ones (order.ts), chunked by runs of neighbours (so a
+      // chunk never joins distant parts of the conversation), embedded and written as they stream in.
+      if (fresh.length > 0) {
+        const { seqs, order } = placeMessages([...stored.values()].map((s) => s.owned), session.messages);
+        const placed = new Map(inOrder(fresh, seqs).map((m) => [m.msgId, m]));
+        const plan: PlannedChunk[] = [];
+        for (const run of newRuns(order, placed)) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
+        await writer.writeStreaming(plan, new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)])));
+      }
+    }
+
+    if (options.dryRun) return await finish(ctx, report, record, started, syncDeletes, [], true);
+    await recordSessionMeta(ctx, sessionId, session.title, session.source, heads.length === 0);
+    const after = applyToHeads(heads, writer.written, writer.removed);
+    record.sessions[sessionId] = archiveEntry(sessionId, after, entry, session.title, session.source);
+    if (after.length === 0) delete record.sessions[sessionId];
+    record.writesSinceOptimize += writer.commits;
+    const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0);
+    if (writer.cancelled) {
+      throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
+    }
+    return result;
+  } catch (error) {
+    throw describeIoError(error, `saving ${sessionId}`);
+  } finally {
+    await release?.();
+  }
+}
+
+/** Writes the record and the history event; compacts the store when writes have piled up. */
+async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, wrote = false): Promise<SaveReport> {
+  report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+  if (dryRun) return report;
+  if (wrote) {
+    if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
+      await ctx.store.optimize();
+      record.writesSinceOptimize = 0;
+    }
+    record.storeVersion = await ctx.store.version();
+    await ctx.records.write(record);
+  }
+  const event: SaveEvent = {
+    sessionId: report.sessionId,
+    at: new Date().toISOString(),
+    mode: report.mode,
+    syncDeletes,
+    skippedSession: report.skippedSession,
+    total: report.total,
+    new: report.new,
+    updated: report.updated,
+    skipped: report.skipped,
+    deleted: report.deleted,
+    chunksWritten: report.chunksWritten,
+    chunksDeleted: report.chunksDeleted,
+    chunkIdsWritten: report.chunkIds,
+    chunkIdsRemoved: removedIds,
+    embeddingsComputed: report.embeddingsComputed,
+    durationMs: report.durationMs,
+    model: ctx.store.model.model,
+  };
+  await appendSaveEvent(ctx.dataDir, event);
+  report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+  return report;
+}
+
+async function recordSessionMeta(ctx: EngineContext, sessionId: string, title: string | undefined, source: string | undefined, isNew: boolean): Promise<void> {
+  if (!isNew && title === undefined && source === undefined) return;
+  const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
+  const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', updatedAt: Date.now() };
+  if (current && current.title === next.title && current.source === next.source) return;
+  await ctx.store.upsertSession(next);
+}
