@@ -17,7 +17,7 @@ describe('search', () => {
     const results = await screen.findByRole('list', { name: 'Search results' });
     const first = within(results).getAllByRole('listitem')[0] as HTMLElement;
     expect(within(first).getByRole('link', { name: 'Train trip to Lisbon' })).toBeTruthy();
-    expect(new Set(marksIn(first).map((mark) => mark.toLowerCase()))).toEqual(new Set(['lisbon', 'hotel']));
+    expect(new Set(marksIn(first).map((mark) => mark.toLowerCase()))).toEqual(new Set(['lisbon', 'hotel', 'hotels']));
     const hits = await mock.api['search:query']({ query: 'LISBON hotel', limit: 50 });
     expect(within(first).getByRole('link', { name: `Open chunk ${hits[0]?.chunkId}` }).getAttribute('href')).toBe(`#/chunks/${hits[0]?.chunkId}`);
   });
@@ -37,20 +37,33 @@ describe('search', () => {
 });
 
 describe('highlight terms', () => {
-  it('marks words case-insensitively, longest first, and ignores single letters in a longer query', () => {
-    expect(highlightTerms('a Train  trip')).toEqual(['Train', 'trip']);
-    expect(splitHighlights('The train TRIP', ['Train', 'trip'])).toEqual([
+  const marked = (text: string, query: string): string[] => splitHighlights(text, highlightTerms(query)).filter((part) => part.match).map((part) => part.text);
+
+  it('marks whole words case-insensitively, never the inside of a longer word', () => {
+    expect(splitHighlights('The train TRIP', highlightTerms('a Train  trip'))).toEqual([
       { text: 'The ', match: false },
       { text: 'train', match: true },
       { text: ' ', match: false },
       { text: 'TRIP', match: true },
     ]);
+    expect(marked('The assistant is one of a kind', 'what is on assistant')).toEqual(['assistant']);
+    expect(marked('Constraint: rain on the plain', 'rain')).toEqual(['rain']);
   });
 
-  it('marks Chinese runs and their two-character pieces, and treats regex characters literally', () => {
-    expect(highlightTerms('长期记忆')).toEqual(['长期记忆', '长期', '期记', '记忆']);
-    const parts = splitHighlights('关于记忆的讨论', highlightTerms('长期记忆'));
-    expect(parts.filter((part) => part.match).map((part) => part.text)).toEqual(['记忆']);
+  it('marks other forms of a query word by its stem, and possessives', () => {
+    expect(marked('She trains daily; the training paid off at Lisbon’s station', 'train lisbon')).toEqual(['trains', 'training', 'Lisbon’s']);
+    expect(marked('Indexes were rebuilt after indexing', 'index')).toEqual(['Indexes', 'indexing']);
+  });
+
+  it('leaves stop words unmarked unless the query holds nothing else', () => {
+    expect(marked('This is the plan for the deploy', 'what is the plan')).toEqual(['plan']);
+    expect(marked('This is it', 'is')).toEqual(['is']);
+  });
+
+  it('marks Chinese runs and their two-character pieces inside unspaced text, and treats regex characters literally', () => {
+    expect(highlightTerms('长期记忆').pieces).toEqual(['长期记忆', '长期', '期记', '记忆']);
+    expect(marked('关于记忆的讨论', '长期记忆')).toEqual(['记忆']);
+    expect(marked('我们讨论了长期记忆和 memory', '长期记忆 memory')).toEqual(['长期记忆', 'memory']);
     expect(splitHighlights('c++ (x)', highlightTerms('c++'))).toEqual([{ text: 'c', match: true }, { text: '++ (x)', match: false }]);
   });
 });
