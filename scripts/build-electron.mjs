@@ -1,9 +1,7 @@
 // Bundles the Electron main process, the sandboxed preload (one CommonJS file, as Electron requires)
 // and the embedding worker into dist-electron/. Packages stay external: electron-builder ships them.
 import { build } from 'esbuild';
-
-// The embedder's default worker URL uses import.meta; the packaged main passes its own worker URL instead.
-const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning', logOverride: { 'empty-import-meta': 'silent' } };
+import { packagedBundle as common } from './bundleOptions.mjs';
 
 await Promise.all([
   build({ ...common, entryPoints: ['electron/main/main.ts'], outfile: 'dist-electron/main.cjs', format: 'cjs', packages: 'external' }),

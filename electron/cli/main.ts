@@ -13,6 +13,7 @@ import { describeIoError, EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/normalize.js';
 import { defaultDataDir } from '../engine/paths.js';
 import { ChunkStore } from '../engine/store.js';
+import { testSwitch } from '../engine/testSwitches.js';
 import { readSessionsFromFile, readTranscripts, ImportError } from '../importers/index.js';
 import { watchTranscripts } from './watch.js';
 
@@ -78,9 +79,9 @@ async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine: Memor
     // Models can live apart from the data (one download shared by several stores).
     ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
     // Test runs only: small commits, so that a save can be interrupted between many of them.
-    ...(process.env.SESSION_MEMORY_TEST_WRITE_BATCH ? { writeBatchChunks: Number(process.env.SESSION_MEMORY_TEST_WRITE_BATCH) } : {}),
-    ...(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY ? { optimizeEvery: Number(process.env.SESSION_MEMORY_TEST_OPTIMIZE_EVERY) } : {}),
-    ...(process.env.SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS ? { vectorIndexMinRows: Number(process.env.SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS) } : {}),
+    ...(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH') ? { writeBatchChunks: Number(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH')) } : {}),
+    ...(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY') ? { optimizeEvery: Number(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY')) } : {}),
+    ...(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS') ? { vectorIndexMinRows: Number(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS')) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
   });

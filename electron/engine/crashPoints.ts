@@ -3,13 +3,15 @@
  * SIGKILL the n-th time it reaches `<point>` (after `delayMs`, so that native work under way, such
  * as a compaction, is cut in the middle). The crash tests use it to stop a save at exact moments:
  * between two commits, after the archive record's temporary file is written but before the
- * rename, during compaction. Without the variable this does nothing.
+ * rename, during compaction. Without the variable, and in packaged builds, this does nothing.
  *
  * A delayed kill always lands: if the process is about to exit before the delay is over (the save
  * was faster than the test expected), it waits out the delay and is killed then, so every trial a
  * test counts as a kill really is one.
  */
-const spec = process.env.SESSION_MEMORY_TEST_CRASH;
+import { testSwitch } from './testSwitches.js';
+
+const spec = testSwitch('SESSION_MEMORY_TEST_CRASH');
 const [point, nth, delay] = spec ? spec.split(':') : [];
 let seen = 0;
 

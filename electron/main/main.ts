@@ -15,9 +15,13 @@ import { appMenuTemplate } from './menu.js';
 import { CONTENT_SECURITY_POLICY, isAppUrl, isSafeExternalUrl, secureWindowOptions } from './windowOptions.js';
 
 app.setName(PRODUCT_NAME);
+// The packaged app ships the offline model ready-built in its resources; it is copied on first use.
+if (app.isPackaged) process.env.SESSION_MEMORY_BUNDLED_MODELS ??= path.join(process.resourcesPath, 'models');
 
 const here = __dirname;
-const rendererIndex = process.env.SESSION_MEMORY_RENDERER_URL ?? pathToFileURL(path.join(here, '..', 'dist-renderer', 'index.html')).toString();
+// A development renderer server, never in a packaged app.
+const devRendererUrl = app.isPackaged ? undefined : process.env.SESSION_MEMORY_RENDERER_URL;
+const rendererIndex = devRendererUrl ?? pathToFileURL(path.join(here, '..', 'dist-renderer', 'index.html')).toString();
 const settingsFile = () => path.join(app.getPath('userData'), 'settings.json');
 
 let host: MemoryHost | null = null;
