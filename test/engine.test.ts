@@ -228,6 +228,35 @@ describe('modes', () => {
   });
 });
 
+describe('a text is embedded once, whichever session holds it', () => {
+  it('a copy of a conversation under another id (a fork, id-less) embeds only the chunks with new text', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(40, { withIds: false, sessionId: 'original' }));
+    const fork = conversation(30, { withIds: false, sessionId: 'fork' });
+    fork.messages.push(...conversation(10, { withIds: false, start: 100 }).messages);
+    const report = await engine.save(fork);
+    const original = new Set((await engine.showSession('original')).chunks.map((c) => c.text));
+    const forkChunks = (await engine.showSession('fork')).chunks;
+    const newTexts = new Set(forkChunks.map((c) => c.text).filter((text) => !original.has(text)));
+    expect(report.chunksWritten).toBe(forkChunks.length);
+    expect(newTexts.size).toBeLessThan(forkChunks.length);
+    expect(report.embeddingsComputed).toBe(newTexts.size);
+    // The fork's reused vectors are the original's: its search finds both sessions' copies.
+    const hits = await engine.search(conversation(1).messages[0]!.content, { limit: 10 });
+    expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(['original', 'fork']));
+    await engine.close();
+  });
+
+  it('a dry run of the copy counts only the embeddings it would compute', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(20, { sessionId: 'original' }));
+    const report = await engine.save(conversation(20, { sessionId: 'copy' }), { dryRun: true });
+    expect(report).toMatchObject({ new: 20, embeddingsComputed: 0 });
+    expect(report.chunksWritten).toBeGreaterThan(0);
+    await engine.close();
+  });
+});
+
 describe('the archive record', () => {
   it('a corrupt record is rebuilt from the store with a warning, and still skips what is archived', async () => {
     const { engine, dir } = await freshEngine();

@@ -34,7 +34,7 @@ export class ChunkWriter {
 
   /** Plans that must land in a single commit (rebuilt chunks with their deletions; overwrites). */
   async writeAll(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, removal: { replaceSession: boolean; removedIds: string[] }): Promise<void> {
-    const vectors = await this.vectorsFor(plan, true);
+    const vectors = await this.vectorsFor(plan);
     const records = plan.map((c) => this.toRecord(c, vectors.get(c.textHash)!, owned));
     if (this.options.dryRun) {
       this.count(records, removal.removedIds);
@@ -50,24 +50,25 @@ export class ChunkWriter {
   /** New chunks: embedding of later batches overlaps the writing of earlier ones. */
   async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>): Promise<void> {
     if (this.options.dryRun) {
-      const vectors = await this.vectorsFor(plan, false);
+      const vectors = await this.vectorsFor(plan);
       this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? new Float32Array(0), owned)), []);
       return;
     }
-    const embedder = await this.ctx.embedder();
     const unique = new Map<string, string>();
     for (const c of plan) if (!unique.has(c.textHash)) unique.set(c.textHash, c.text);
-    const hashes = [...unique.keys()];
+    // Texts another session (or an earlier save) already embedded keep their vectors.
+    const vectors = unique.size > 0 ? await this.ctx.store.vectorsByTextHash([...unique.keys()]) : new Map<string, Float32Array>();
+    const hashes = [...unique.keys()].filter((h) => !vectors.has(h));
+    const embedder = hashes.length > 0 ? await this.ctx.embedder() : null;
     const batches: string[][] = [];
     for (let i = 0; i < hashes.length; i += EMBED_BATCH) batches.push(hashes.slice(i, i + EMBED_BATCH));
     const inFlight: Array<Promise<Float32Array[]>> = [];
     const launch = (index: number) => {
       const batch = batches[index];
-      if (batch) inFlight[index] = embedder.embed(batch.map((h) => unique.get(h)!));
+      if (batch) inFlight[index] = embedder!.embed(batch.map((h) => unique.get(h)!));
     };
     for (let i = 0; i < EMBED_LOOKAHEAD; i++) launch(i);
 
-    const vectors = new Map<string, Float32Array>();
     const batchSize = this.ctx.options.writeBatchChunks ?? WRITE_BATCH_CHUNKS;
     let pending: ChunkRecord[] = [];
     let next = 0; // next chunk of the plan to turn into a record
@@ -79,26 +80,32 @@ export class ChunkWriter {
       this.count(pending, []);
       pending = [];
     };
+    /** Turns the chunks whose vectors are known into records, committing as batches fill; false when cancelled. */
+    const drain = async (): Promise<boolean> => {
+      while (next < plan.length && vectors.has(plan[next]!.textHash)) {
+        const chunk = plan[next]!;
+        // Cut commits only where a turn begins (see the class comment).
+        if (pending.length >= batchSize && chunk.startsTurn) {
+          if (this.options.signal?.aborted) {
+            this.cancelled = true;
+            return false;
+          }
+          await flush();
+        }
+        pending.push(this.toRecord(chunk, vectors.get(chunk.textHash)!, owned));
+        next++;
+      }
+      this.progress('embedding', next, plan.length);
+      return true;
+    };
     try {
+      if (!(await drain())) return;
       for (let b = 0; b < batches.length; b++) {
         const result = await inFlight[b]!;
         launch(b + EMBED_LOOKAHEAD);
         this.report.embeddingsComputed += result.length;
         batches[b]!.forEach((hash, i) => vectors.set(hash, result[i]!));
-        while (next < plan.length && vectors.has(plan[next]!.textHash)) {
-          const chunk = plan[next]!;
-          // Cut commits only where a turn begins (see the class comment).
-          if (pending.length >= batchSize && chunk.startsTurn) {
-            if (this.options.signal?.aborted) {
-              this.cancelled = true;
-              return;
-            }
-            await flush();
-          }
-          pending.push(this.toRecord(chunk, vectors.get(chunk.textHash)!, owned));
-          next++;
-        }
-        this.progress('embedding', next, plan.length);
+        if (!(await drain())) return;
       }
       await flush();
     } finally {
@@ -124,10 +131,10 @@ export class ChunkWriter {
     }
   }
 
-  /** Vectors for a plan: reused from this session's stored chunks where the text is the same, embedded otherwise. */
-  private async vectorsFor(plan: PlannedChunk[], reuseStored: boolean): Promise<Map<string, Float32Array>> {
+  /** Vectors for a plan: reused from any stored chunk with the same text, embedded otherwise. */
+  private async vectorsFor(plan: PlannedChunk[]): Promise<Map<string, Float32Array>> {
     const hashes = [...new Set(plan.map((c) => c.textHash))];
-    const vectors = reuseStored && hashes.length > 0 ? await this.ctx.store.vectorsByTextHash(this.sessionId, hashes) : new Map<string, Float32Array>();
+    const vectors = hashes.length > 0 ? await this.ctx.store.vectorsByTextHash(hashes) : new Map<string, Float32Array>();
     const missing = hashes.filter((h) => !vectors.has(h));
     if (this.options.dryRun) {
       this.report.embeddingsComputed += missing.length;

@@ -157,14 +157,17 @@ export class ChunkStore {
     return found;
   }
 
-  /** Vectors already stored for these text hashes (an embedding is never computed twice for a text). */
-  async vectorsByTextHash(sessionId: string, textHashes: readonly string[]): Promise<Map<string, Float32Array>> {
+  /**
+   * Vectors already stored for these text hashes, in any session (or in `sessionId` only): a text is
+   * embedded once per store, and a store holds one model's vectors, so the text hash is the key.
+   */
+  async vectorsByTextHash(textHashes: readonly string[], sessionId?: string): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
     for (let i = 0; i < textHashes.length; i += 500) {
       const slice = textHashes.slice(i, i + 500);
       const rows = (await this.chunks
         .query()
-        .where(`session_id = ${sqlString(sessionId)} AND ${sqlIn('text_hash', slice)}`)
+        .where(sessionId === undefined ? sqlIn('text_hash', slice) : `session_id = ${sqlString(sessionId)} AND ${sqlIn('text_hash', slice)}`)
         .select(['text_hash', 'vector'])
         .toArray()) as Row[];
       for (const row of rows) found.set(String(row.text_hash), vectorOf(row.vector));
@@ -280,19 +283,19 @@ export class ChunkStore {
   }
 
   /**
-   * Scalar indexes keep a save's reads to its own session's rows. Full text: a word index on `text`
+   * Scalar indexes keep a save's reads to its own session's rows, and find a text's stored vector. Full text: a word index on `text`
    * (lower-cased, accents folded, English stems, stop words left out: a query's common words would
    * otherwise touch most of the store) and an n-gram index on `text_cjk`, which finds words in
    * scripts without spaces that a word tokenizer misses.
    */
   async ensureIndexes(): Promise<void> {
-    const wanted = ['session_id', 'chunk_id', 'text', ...(this.ftsLayout === FTS_LAYOUT ? [CJK_COLUMN] : [])];
+    const wanted = ['session_id', 'chunk_id', 'text_hash', 'text', ...(this.ftsLayout === FTS_LAYOUT ? [CJK_COLUMN] : [])];
     const missing: string[] = [];
     for (const column of wanted) if (!(await this.hasIndex(column))) missing.push(column);
     if (missing.length === 0) return;
     if ((await this.chunks.countRows()) === 0) return;
     for (const column of missing) {
-      if (column === 'session_id' || column === 'chunk_id') await this.chunks.createIndex(column, { config: lancedb.Index.btree() });
+      if (column === 'session_id' || column === 'chunk_id' || column === 'text_hash') await this.chunks.createIndex(column, { config: lancedb.Index.btree() });
       // Before the current layout (a store not yet converted), `text` had the n-gram index.
       else if (column === 'text') await this.chunks.createIndex('text', { config: this.ftsLayout === FTS_LAYOUT ? wordIndex() : ngramIndex() });
       else await this.chunks.createIndex(column, { config: ngramIndex() });
