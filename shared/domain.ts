@@ -165,12 +165,20 @@ export interface ChunkDetail extends Chunk {
   similar: SearchHit[];
 }
 
+/** Another stored copy of a search result's text (identical, or nearly: cosine similarity >= 0.97). */
+export interface AlsoIn {
+  sessionId: string;
+  chunkId: string;
+}
+
 export interface SearchHit {
   chunkId: string;
   sessionId: string;
   text: string;
   score: number;
   msgIds: string[];
+  /** The other copies of this memory that the search found, collapsed into this result. */
+  alsoIn: AlsoIn[];
 }
 
 export interface VerifyResult {

@@ -257,6 +257,28 @@ describe('a text is embedded once, whichever session holds it', () => {
   });
 });
 
+describe('search shows each memory once', () => {
+  it('copies of a conversation in other sessions are one result that names them; without collapsing each copy is its own', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(12, { sessionId: 'first' }));
+    await engine.save(conversation(12, { sessionId: 'copy-1' }));
+    await engine.save(conversation(12, { sessionId: 'copy-2' }));
+    const query = 'how should I think about the budget';
+    const hits = await engine.search(query, { limit: 5 });
+    const texts = hits.map((h) => h.text);
+    expect(new Set(texts).size).toBe(texts.length);
+    const top = hits[0]!;
+    expect(new Set(top.alsoIn.map((c) => c.sessionId))).toEqual(new Set(['first', 'copy-1', 'copy-2'].filter((s) => s !== top.sessionId)));
+    // The list is filled with distinct results up to the limit.
+    const distinctChunks = new Set((await engine.showSession('first')).chunks.map((c) => c.text)).size;
+    expect(hits).toHaveLength(Math.min(5, distinctChunks));
+    const all = await engine.search(query, { limit: 15, collapse: false });
+    expect(all.filter((h) => h.text === top.text)).toHaveLength(3);
+    expect(all.every((h) => h.alsoIn.length === 0)).toBe(true);
+    await engine.close();
+  });
+});
+
 describe('the archive record', () => {
   it('a corrupt record is rebuilt from the store with a warning, and still skips what is archived', async () => {
     const { engine, dir } = await freshEngine();

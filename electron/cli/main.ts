@@ -310,17 +310,21 @@ export function buildProgram(io: Io = defaultIo): Command {
     .argument('<query>')
     .option('--limit <n>', 'how many results', (v) => positiveInt(v, '--limit'), 10)
     .option('--session <id>', 'only this session')
+    .option('--all-copies', 'list copies of the same text in other chunks and sessions as results of their own')
     .option('--json', 'print JSON')
-    .action(async (query: string, options: { limit: number; session?: string; json?: boolean }) => {
+    .action(async (query: string, options: { limit: number; session?: string; allCopies?: boolean; json?: boolean }) => {
       if (!(await storeExists(dataDirOf(globals())))) {
         io.out(options.json ? '[]' : 'Nothing stored yet.');
         return;
       }
       await withEngine(globals(), io, async (engine) => {
-        const hits = await engine.search(query, { limit: options.limit, ...(options.session ? { sessionId: options.session } : {}) });
+        const hits = await engine.search(query, { limit: options.limit, collapse: !options.allCopies, ...(options.session ? { sessionId: options.session } : {}) });
         if (options.json) return io.out(JSON.stringify(hits));
         if (hits.length === 0) return io.out('No matches.');
-        for (const h of hits) io.out(`${h.score.toFixed(3)}  ${h.sessionId}  ${h.chunkId}\n       ${oneLine(h.text, 160)}`);
+        for (const h of hits) {
+          const copies = h.alsoIn.length > 0 ? `\n       also in: ${[...new Set(h.alsoIn.map((c) => c.sessionId))].join(', ')}` : '';
+          io.out(`${h.score.toFixed(3)}  ${h.sessionId}  ${h.chunkId}\n       ${oneLine(h.text, 160)}${copies}`);
+        }
       });
     });
 

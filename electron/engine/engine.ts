@@ -189,8 +189,8 @@ export class MemoryEngine {
     return sessionHistory(this.ctx, sessionId);
   }
 
-  /** Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit per chunk. */
-  search(query: string, options: { limit?: number; sessionId?: string } = {}): Promise<SearchHit[]> {
+  /** Vector search and full-text search merged by reciprocal rank; one hit per chunk, each memory once (see search.ts). */
+  search(query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
     return searchChunks(this.ctx, query, options);
   }
 

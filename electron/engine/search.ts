@@ -2,22 +2,36 @@
 import type { ChunkDetail, SearchHit } from '../../shared/domain.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
+import { collapseDuplicates } from './collapse.js';
 import { fuseByRank, RRF_K } from './rankFusion.js';
 
-/** Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit per chunk. */
-export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string } = {}): Promise<SearchHit[]> {
+/**
+ * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
+ * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
+ * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
+ */
+export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
   const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
+  const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const [vector] = await (await ctx.embedder()).embed([query]);
+  // More candidates than results when collapsing, so that folded copies leave room for distinct results.
+  const candidates = limit * (collapse ? 4 : 2);
   const [byVector, byText] = await Promise.all([
-    ctx.store.vectorSearch(vector!, limit * 2, options.sessionId),
-    ctx.store.textSearch(query, limit * 2, options.sessionId).catch(() => []),
+    ctx.store.vectorSearch(vector!, candidates, options.sessionId),
+    ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
   ]);
   // Scores are scaled so that a chunk ranked first by both searches scores 1.
   const best = 2 / (RRF_K + 1);
-  return fuseByRank([byVector, byText])
-    .slice(0, limit)
-    .map(({ hit, score }) => ({ chunkId: hit.chunkId, sessionId: hit.sessionId, text: hit.text, msgIds: hit.msgIds, score: Math.round((score / best) * 10_000) / 10_000 }));
+  const fused = fuseByRank([byVector, byText]);
+  if (collapse) {
+    // Hits found only by the full text have no vector yet.
+    const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
+    const vectors = missing.length > 0 ? await ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>();
+    for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
+  }
+  const results = collapse ? collapseDuplicates(fused, limit) : fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] }));
+  return results.map(({ hit, score, alsoIn }) => ({ chunkId: hit.chunkId, sessionId: hit.sessionId, text: hit.text, msgIds: hit.msgIds, score: Math.round((score / best) * 10_000) / 10_000, alsoIn }));
 }
 
 export async function inspectChunk(ctx: EngineContext, chunkId: string, similarCount = 5): Promise<ChunkDetail> {
@@ -32,6 +46,6 @@ export async function inspectChunk(ctx: EngineContext, chunkId: string, similarC
     createdAt: new Date(chunk.createdAt).toISOString(),
     model: ctx.store.model.model,
     vector: Array.from(chunk.vector),
-    similar: similar.map((h) => ({ chunkId: h.chunkId, sessionId: h.sessionId, text: h.text, msgIds: h.msgIds, score: Math.round((1 - h.distance) * 10_000) / 10_000 })),
+    similar: similar.map((h) => ({ chunkId: h.chunkId, sessionId: h.sessionId, text: h.text, msgIds: h.msgIds, score: Math.round((1 - h.distance) * 10_000) / 10_000, alsoIn: [] })),
   };
 }

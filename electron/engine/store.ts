@@ -238,13 +238,23 @@ export class ChunkStore {
 
   async vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
     // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
-    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_distance']);
+    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
     const filters: string[] = [];
     if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
     if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
     if (filters.length > 0) query = query.where(filters.join(' AND '));
     const rows = (await query.toArray()) as Row[];
-    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), msgIds: listOf(r.msg_ids), distance: Number(r._distance) }));
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), vector: vectorOf(r.vector) }));
+  }
+
+  /** The vectors of these chunks. */
+  async vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    for (let i = 0; i < chunkIds.length; i += 500) {
+      const rows = (await this.chunks.query().where(sqlIn('chunk_id', chunkIds.slice(i, i + 500))).select(['chunk_id', 'vector']).toArray()) as Row[];
+      for (const row of rows) found.set(String(row.chunk_id), vectorOf(row.vector));
+    }
+    return found;
   }
 
   /**
@@ -264,10 +274,10 @@ export class ChunkStore {
   }
 
   private async ftsQuery(column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-    let query = this.chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'text', 'msg_ids', '_score']);
+    let query = this.chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'text', 'text_hash', 'msg_ids', '_score']);
     if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
     const rows = (await query.toArray()) as Row[];
-    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), msgIds: listOf(r.msg_ids), distance: -Number(r._score) }));
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score) }));
   }
 
   private indexNames: Set<string> | null = null;

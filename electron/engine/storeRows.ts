@@ -56,8 +56,11 @@ export interface VectorHit {
   chunkId: string;
   sessionId: string;
   text: string;
+  textHash: string;
   msgIds: string[];
   distance: number;
+  /** Present when the search read it (vector searches do). */
+  vector?: Float32Array;
 }
 
 /**

@@ -181,6 +181,8 @@ const en = {
   'search.score': 'Match {pct}',
   'search.openChunk': 'Open chunk {id}',
   'search.searching': 'Searching…',
+  'search.alsoIn': 'Also in {n:other session|other sessions}',
+  'search.alsoHere': '{n:copy|copies} more in this session',
 
   'import.title': 'Import',
   'import.subtitle': 'Archive conversations. Only what is new is saved.',
@@ -455,6 +457,8 @@ const zhCN: Dictionary = {
   'search.score': '匹配度 {pct}',
   'search.openChunk': '打开分块 {id}',
   'search.searching': '搜索中…',
+  'search.alsoIn': '另见于 {n} 个其他会话',
+  'search.alsoHere': '本会话中另有 {n} 处相同内容',
 
   'import.title': '导入',
   'import.subtitle': '归档对话，只保存新的内容。',

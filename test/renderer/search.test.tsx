@@ -2,7 +2,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { highlightTerms, splitHighlights } from '../../renderer/src/highlight.js';
-import { createMockMemory } from './mockApi.js';
+import { createMockMemory, TRIP } from './mockApi.js';
 import { renderApp } from './render.js';
 
 const marksIn = (element: HTMLElement): string[] => [...element.querySelectorAll('mark')].map((mark) => mark.textContent ?? '');
@@ -28,6 +28,20 @@ describe('search', () => {
     const first = within(results).getAllByRole('listitem')[0] as HTMLElement;
     expect(within(first).getByRole('link', { name: '长期记忆的去重设计' })).toBeTruthy();
     expect(marksIn(first)).toContain('对话记忆');
+  });
+
+  it('shows a memory held by several sessions once, naming the others', async () => {
+    const mock = createMockMemory();
+    mock.host.save({ ...TRIP, sessionId: 'trip-copy', title: 'Lisbon trip (copy)' });
+    renderApp(mock, '#/search?q=Lisbon+hotel');
+    const results = await screen.findByRole('list', { name: 'Search results' });
+    const items = within(results).getAllByRole('listitem');
+    const texts = items.map((item) => item.querySelector('.result__text')?.textContent);
+    expect(new Set(texts).size).toBe(texts.length);
+    const first = items[0] as HTMLElement;
+    expect(within(first).getByText(/Also in 1 other session/)).toBeTruthy();
+    const sessionLinks = within(first).getAllByRole('link', { name: /Lisbon trip \(copy\)|Train trip to Lisbon/ });
+    expect(new Set(sessionLinks.map((link) => link.getAttribute('href')))).toEqual(new Set(['#/sessions/trip-lisbon', '#/sessions/trip-copy']));
   });
 
   it('says when nothing is found', async () => {

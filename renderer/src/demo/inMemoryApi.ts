@@ -329,7 +329,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
   const allChunks = (): Array<{ chunk: Chunk; vector: number[] }> =>
     [...sessions.values()].flatMap((session) => session.chunks.map((chunk) => ({ chunk, vector: session.vectors.get(chunk.chunkId) ?? [] })));
 
-  const hit = (chunk: Chunk, score: number): SearchHit => ({ chunkId: chunk.chunkId, sessionId: chunk.sessionId, text: chunk.text, score: Math.round(score * 1000) / 1000, msgIds: chunk.msgIds });
+  const hit = (chunk: Chunk, score: number): SearchHit => ({ chunkId: chunk.chunkId, sessionId: chunk.sessionId, text: chunk.text, score: Math.round(score * 1000) / 1000, msgIds: chunk.msgIds, alsoIn: [] });
 
   const downloadModel = async (model: string): Promise<void> => {
     const files = ['config.json', 'tokenizer.json', 'onnx/model_quantized.onnx'];
@@ -472,6 +472,13 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         })
         .filter((found) => found.score >= 0.2)
         .sort((a, b) => b.score - a.score)
+        .reduce<SearchHit[]>((kept, found) => {
+          // Each memory once: a copy of a better result's text joins it.
+          const same = kept.find((k) => k.text === found.text);
+          if (same) same.alsoIn.push({ sessionId: found.sessionId, chunkId: found.chunkId });
+          else kept.push(found);
+          return kept;
+        }, [])
         .slice(0, limit ?? 20);
     },
     'store:verify': async () => ({

@@ -1,5 +1,6 @@
 /** Search across all memory; the query lives in the address (#/search?q=…) so back and forward work. */
 import { useEffect, useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import type { SearchHit } from '../../../shared/domain.js';
 import { Highlighted, highlightTerms, snippetAround } from '../highlight.js';
 import { Icon, Loading, LoadFailed, PageHeader } from '../components/ui.js';
 import { shortId, useFormat } from '../format.js';
@@ -89,11 +90,32 @@ export function SearchView({ query }: { query: string }): ReactNode {
                 <p className="result__text">
                   <Highlighted text={snippetAround(hit.text, terms)} terms={terms} />
                 </p>
+                <AlsoInLine hit={hit} titles={titles} />
               </li>
             ))}
           </ol>
         </section>
       )}
     </div>
+  );
+}
+
+/** "Also in 2 other sessions": the copies of this memory folded into the result, each linked. */
+function AlsoInLine({ hit, titles }: { hit: SearchHit; titles: Map<string, string> }): ReactNode {
+  const t = useT();
+  const others = [...new Set(hit.alsoIn.map((copy) => copy.sessionId))].filter((sessionId) => sessionId !== hit.sessionId);
+  const sameSession = hit.alsoIn.length - hit.alsoIn.filter((copy) => copy.sessionId !== hit.sessionId).length;
+  if (others.length === 0 && sameSession === 0) return null;
+  return (
+    <p className="result__also muted">
+      {others.length > 0 ? t('search.alsoIn', { n: others.length }) : t('search.alsoHere', { n: sameSession })}
+      {others.length > 0 && ': '}
+      {others.map((sessionId, index) => (
+        <span key={sessionId}>
+          {index > 0 && ', '}
+          <a href={sessionHref(sessionId)}>{titles.get(sessionId) ?? sessionId}</a>
+        </span>
+      ))}
+    </p>
   );
 }
