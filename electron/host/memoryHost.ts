@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { SaveReport } from '../../shared/domain.js';
 import type { ErrorInfo } from '../../shared/errors.js';
+import type { PersistedSettings } from './settingsFile.js';
 import type { Channel, EventMap, EventName, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
 import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
@@ -27,8 +28,8 @@ export interface MemoryHostOptions {
   nativeDialogs?: boolean;
   /** Pushes an event to the UI. */
   emit?: <E extends EventName>(event: E, payload: EventMap[E]) => void;
-  /** Called when settings change, so the shell can persist them. */
-  onSettingsChanged?: (settings: Settings) => void;
+  /** Called when settings change, with what the person chose (the model only once they chose one), so the shell can persist it. */
+  onSettingsChanged?: (settings: PersistedSettings) => void;
   logger?: Logger;
   /** The embedding worker script of a packaged build. */
   embedWorkerUrl?: URL;
@@ -176,9 +177,9 @@ export class MemoryHost {
         throw error;
       }
     }
-    const settings = await this.currentSettings();
-    this.options.onSettingsChanged?.(settings);
-    return settings;
+    const { dataDir, model, language, theme } = this.settings;
+    this.options.onSettingsChanged?.({ dataDir, ...(model !== undefined ? { model } : {}), language, theme });
+    return this.currentSettings();
   }
 
   private async stage(name: string, dataBase64: string): Promise<ResponseMap['files:stage']> {

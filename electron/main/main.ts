@@ -3,13 +3,12 @@
  * Everything with logic lives in plain-Node modules (host, engine) or pure functions (window
  * options, URL checks) that are tested without Electron; this file only wires them to Electron.
  */
-import { app, BrowserWindow, Menu, ipcMain, session, shell, nativeTheme } from 'electron';
+import { app, BrowserWindow, Menu, dialog, ipcMain, session, shell, nativeTheme } from 'electron';
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type { Settings } from '../../shared/ipc.js';
 import { registerIpcHandlers } from './ipc.js';
 import { MemoryHost } from '../host/memoryHost.js';
+import { loadSettingsFile, saveSettingsFile } from '../host/settingsFile.js';
 import { PRODUCT_NAME } from '../engine/paths.js';
 import { appMenuTemplate } from './menu.js';
 import { CONTENT_SECURITY_POLICY, isAppUrl, isSafeExternalUrl, secureWindowOptions } from './windowOptions.js';
@@ -27,13 +26,6 @@ const settingsFile = () => path.join(app.getPath('userData'), 'settings.json');
 let host: MemoryHost | null = null;
 let mainWindow: BrowserWindow | null = null;
 
-async function loadSettings(): Promise<Partial<Settings>> {
-  try {
-    return JSON.parse(await fs.readFile(settingsFile(), 'utf8')) as Partial<Settings>;
-  } catch {
-    return {};
-  }
-}
 
 function createWindow(): BrowserWindow {
   const window = new BrowserWindow(secureWindowOptions(path.join(here, 'preload.cjs'), nativeTheme.shouldUseDarkColors));
@@ -54,7 +46,14 @@ function createWindow(): BrowserWindow {
 }
 
 async function start(): Promise<void> {
-  const saved = await loadSettings();
+  const loaded = await loadSettingsFile(settingsFile());
+  const saved = loaded.settings;
+  if (loaded.problem) {
+    console.warn(loaded.problem);
+    app.once('browser-window-created', (_event, window) => {
+      window.once('ready-to-show', () => void dialog.showMessageBox(window, { type: 'warning', message: 'Settings could not be read', detail: loaded.problem }));
+    });
+  }
   host = new MemoryHost({
     dataDir: saved.dataDir ?? process.env.SESSION_MEMORY_HOME ?? path.join(app.getPath('userData'), 'memory'),
     ...(saved.model ? { model: saved.model } : {}),
@@ -66,8 +65,7 @@ async function start(): Promise<void> {
     embedWorkerUrl: pathToFileURL(path.join(here, 'embedWorker.mjs').replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`)),
     emit: (event, payload) => mainWindow?.webContents.send(event, payload),
     onSettingsChanged: (settings) => {
-      const { dataDir, model, language, theme } = settings;
-      void fs.writeFile(settingsFile(), JSON.stringify({ dataDir, model, language, theme }, null, 2));
+      saveSettingsFile(settingsFile(), settings).catch((error: Error) => console.error(`settings could not be saved: ${error.message}`));
     },
   });
   registerIpcHandlers(ipcMain, host.handlers, rendererIndex);
