@@ -7,6 +7,7 @@
  * `<details type="reasoning">` and `<details type="tool_calls">` blocks. They are taken out of the
  * text and handled like thinking and tool calls elsewhere (left out unless included).
  */
+import { createHash } from 'node:crypto';
 import type { MessageInput, Role, SessionInput } from '../../shared/domain.js';
 import { ShapeError } from './errors.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
@@ -14,24 +15,38 @@ import { at, isObject, optionalText, requireObject, requireString, serializeNest
 import { isoFromEpoch } from './time.js';
 
 export function isOpenWebUiChat(value: unknown): boolean {
-  return isObject(value) && isObject(value.chat) && (isObject(value.chat.history) || Array.isArray(value.chat.messages));
+  if (!isObject(value)) return false;
+  if (isObject(value.chat)) return isObject(value.chat.history) || Array.isArray(value.chat.messages);
+  // A single chat exported on its own: the chat object itself, with its message tree.
+  return isObject(value.history) && isObject(value.history.messages);
 }
 
 export function mapOpenWebUiChat(value: unknown, where: string, options: MappingOptions): SessionInput {
-  const item = requireObject(value, where);
-  const chatWhere = at(where, 'chat');
-  const chat = requireObject(item.chat, chatWhere);
-  const sessionId = optionalText(item.id) ?? optionalText(chat.id);
-  if (sessionId === undefined) throw new ShapeError(`${at(where, 'id')} must be a non-empty string (it is missing)`);
+  const outer = requireObject(value, where);
+  const bare = !isObject(outer.chat);
+  const item = bare ? {} : outer;
+  const chatWhere = bare ? where : at(where, 'chat');
+  const chat = bare ? outer : requireObject(outer.chat, chatWhere);
 
   const messages: MessageInput[] = [];
-  for (const { message, where: messageWhere } of conversation(chat, chatWhere)) {
+  const path = conversation(chat, chatWhere);
+  for (const { message, where: messageWhere } of path) {
     // One by one: a message can have any number of parts (content blocks), and spreading them all
     // as arguments of one push() overflows the stack past about a hundred thousand.
     for (const mapped of mapMessage(message, messageWhere, options)) messages.push(mapped);
   }
   const title = optionalText(item.title) ?? optionalText(chat.title);
+  // Chat ids can be empty (single-chat exports, shared copies): the chat's first message then names it,
+  // so that exporting the same chat again gives the same session.
+  const sessionId = optionalText(item.id) ?? optionalText(chat.id) ?? derivedId(path[0]?.message, chat);
+  if (sessionId === undefined) throw new ShapeError(`${at(where, 'id')} must be a non-empty string (it is missing, and the chat has no messages to name it by)`);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'open-webui', messages };
+}
+
+function derivedId(first: JsonObject | undefined, chat: JsonObject): string | undefined {
+  if (!first) return undefined;
+  const key = optionalText(first.id) ?? JSON.stringify([first.role, first.content, first.timestamp, chat.timestamp ?? null]);
+  return `open-webui-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
 function conversation(chat: JsonObject, where: string): Array<{ message: JsonObject; where: string }> {

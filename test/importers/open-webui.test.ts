@@ -43,4 +43,21 @@ describe('Open WebUI export', () => {
       ['m6', 'assistant', "You're welcome."],
     ]);
   });
+
+  it('reads a single-chat export as Open WebUI writes it: empty id, Unix-second timestamps, a flat copy beside the tree', async () => {
+    const [bare] = await sessionsOf(fixture('open-webui', 'chat-export-1733210000.json'));
+    const [wrapped] = await sessionsOf(fixture('open-webui', 'chat-export-wrapped.json'));
+    expect(bare!.source).toBe('open-webui');
+    expect(bare!.title).toBe('🧠 Sourdough starter');
+    expect(bare!.sessionId).toMatch(/^open-webui-[0-9a-f]{16}$/);
+    // The same chat gets the same session id in either shape, so saving it again adds nothing.
+    expect(wrapped!.sessionId).toBe(bare!.sessionId);
+    expect(wrapped!.messages).toEqual(bare!.messages);
+    expect(bare!.messages.map((m) => [m.role, m.timestamp])).toEqual([
+      ['user', '2024-12-03T06:56:40.000Z'],
+      ['assistant', '2024-12-03T06:56:52.000Z'],
+      ['user', '2024-12-03T06:58:20.000Z'],
+    ]);
+    expect(bare!.messages[0]!.msgId).toBe('a1f0c2d4-1111-4a4a-9b9b-000000000001');
+  });
 });
