@@ -329,6 +329,21 @@ export function buildProgram(io: Io = defaultIo): Command {
     });
 
   program
+    .command('mcp')
+    .description('serve this memory to AI assistants over the Model Context Protocol (stdio)')
+    .option('--read-only', 'leave out the save_session tool')
+    .action(async (options: { readOnly?: boolean }) => {
+      const { serveStdio } = await import('../mcp/stdio.js');
+      await serveStdio({
+        dataDir: dataDirOf(globals()),
+        ...(globals().model ? { model: globals().model } : {}),
+        ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
+        readOnly: Boolean(options.readOnly),
+        logger: { warn: (m) => io.err(`warning: ${m}`), info: (m) => io.err(m) },
+      });
+    });
+
+  program
     .command('optimize')
     .description('build the vector index once the store is large enough, and compact the store')
     .option('--json', 'print JSON')

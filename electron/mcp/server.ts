@@ -1,0 +1,281 @@
+/**
+ * The Model Context Protocol server: assistants (Claude Desktop, Claude Code, Cursor, OpenClaw, ...)
+ * recall and save memory through four tools. It runs on the same store as the CLI and the app:
+ * reads never wait for the write lock (a save by the app goes on meanwhile), and `save_session`
+ * takes it like any other writer. Tools answer readable text plus the same data as structured content;
+ * a bad call gets an error result with one line, and the server goes on serving.
+ */
+import { existsSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { SaveMode, SaveReport, SearchHit, SessionInput, SessionSummary } from '../../shared/domain.js';
+import { SAVE_MODES } from '../../shared/domain.js';
+import { MemoryEngine, type Logger } from '../engine/engine.js';
+import { EngineError } from '../engine/errors.js';
+import { normalizeSession } from '../engine/normalize.js';
+import { ChunkStore } from '../engine/store.js';
+import { readSessionsFromFile } from '../importers/index.js';
+
+export interface MemoryServerOptions {
+  dataDir: string;
+  model?: string;
+  modelsDir?: string;
+  /** Leave `save_session` out. */
+  readOnly?: boolean;
+  logger: Logger;
+  /** Reported to clients in the handshake. */
+  version: string;
+}
+
+const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be an ISO 8601 date, e.g. 2025-03-01 or 2025-03-01T09:00:00Z' });
+
+/** One memory as search_memory returns it. */
+const resultSchema = z.object({
+  sessionId: z.string(),
+  sessionTitle: z.string(),
+  date: z.string().nullable(),
+  text: z.string(),
+  score: z.number(),
+  chunkId: z.string(),
+  messageIds: z.array(z.string()),
+  alsoIn: z.array(z.object({ sessionId: z.string(), chunkId: z.string() })),
+});
+
+const sessionSchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  source: z.string().nullable(),
+  messages: z.number(),
+  chunks: z.number(),
+  lastSavedAt: z.string(),
+});
+
+export class MemoryServer {
+  readonly mcp: McpServer;
+  private engineOpening: Promise<MemoryEngine> | null = null;
+
+  constructor(private readonly options: MemoryServerOptions) {
+    this.mcp = new McpServer({ name: 'session-memory', version: options.version });
+    this.registerTools();
+  }
+
+  async close(): Promise<void> {
+    const opening = this.engineOpening;
+    this.engineOpening = null;
+    if (opening) await (await opening.catch(() => null))?.close();
+    await this.mcp.close();
+  }
+
+  private async storeExists(): Promise<boolean> {
+    return existsSync(this.options.dataDir) && (await ChunkStore.readModel(path.join(this.options.dataDir, 'lancedb'))) !== null;
+  }
+
+  /** The engine, opened on first use and kept: the model stays loaded between calls. */
+  private engine(): Promise<MemoryEngine> {
+    if (!this.engineOpening) {
+      this.engineOpening = MemoryEngine.open({
+        dataDir: this.options.dataDir,
+        ...(this.options.model ? { model: this.options.model } : {}),
+        ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
+        logger: this.options.logger,
+      });
+      this.engineOpening.catch(() => (this.engineOpening = null));
+    }
+    return this.engineOpening;
+  }
+
+  /** Opens the engine ahead of the first call, so the first search does not wait for the model. */
+  async warmUp(): Promise<void> {
+    if (await this.storeExists()) await (await this.engine()).embedder();
+  }
+
+  private registerTools(): void {
+    this.mcp.registerTool(
+      'search_memory',
+      {
+        title: 'Search memory',
+        description:
+          'Search the archived conversations by meaning and by words. Returns the best-matching passages of dialogue, each once (copies in other sessions are listed in alsoIn), with the session they come from and its date.',
+        inputSchema: {
+          query: z.string().trim().min(1).max(2000).describe('what to look for: a question, a topic, or keywords, in any language'),
+          limit: z.number().int().min(1).max(50).default(8).describe('how many results (1-50, default 8)'),
+          session_id: z.string().min(1).optional().describe('only this session'),
+          since: isoDate.optional().describe('only conversations from this date on (ISO 8601)'),
+          until: isoDate.optional().describe('only conversations up to this date (ISO 8601; a bare date includes that whole day)'),
+        },
+        outputSchema: { query: z.string(), results: z.array(resultSchema) },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ query, limit, session_id, since, until }) => {
+        const results = (await this.storeExists()) ? await this.search(query, limit, session_id, since, until) : [];
+        const text =
+          results.length === 0
+            ? `No memories found for "${query}".`
+            : results.map((r, i) => `${i + 1}. ${r.sessionTitle} (${r.date ? r.date.slice(0, 10) : 'undated'}; session ${r.sessionId}; score ${r.score.toFixed(2)}${r.alsoIn.length > 0 ? `; also in ${new Set(r.alsoIn.map((c) => c.sessionId)).size} other session(s)` : ''})\n${r.text}`).join('\n\n');
+        return { content: [{ type: 'text', text }], structuredContent: { query, results } };
+      },
+    );
+
+    this.mcp.registerTool(
+      'list_sessions',
+      {
+        title: 'List sessions',
+        description: 'List the archived conversations, most recently saved first, optionally only those whose title or id contains a text.',
+        inputSchema: {
+          query: z.string().max(500).optional().describe('only sessions whose title or id contains this (case-insensitive)'),
+          limit: z.number().int().min(1).max(500).default(50).describe('how many sessions (default 50)'),
+        },
+        outputSchema: { total: z.number(), sessions: z.array(sessionSchema) },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ query, limit }) => {
+        const all = (await this.storeExists()) ? await (await this.engine()).listSessions() : [];
+        const needle = query?.trim().toLocaleLowerCase();
+        const matching = all
+          .filter((s) => !needle || s.title.toLocaleLowerCase().includes(needle) || s.sessionId.toLocaleLowerCase().includes(needle))
+          .sort((a, b) => b.lastSavedAt.localeCompare(a.lastSavedAt));
+        const sessions = matching.slice(0, limit).map(sessionOut);
+        const text =
+          sessions.length === 0
+            ? 'No sessions archived yet.'
+            : [`${matching.length} session(s)${matching.length > sessions.length ? `, the ${sessions.length} most recent shown` : ''}:`, ...sessions.map((s) => `- ${s.title} [${s.sessionId}] ${s.source ?? ''} ${s.messages} messages, ${s.chunks} chunks, last saved ${s.lastSavedAt}`)].join('\n');
+        return { content: [{ type: 'text', text }], structuredContent: { total: matching.length, sessions } };
+      },
+    );
+
+    this.mcp.registerTool(
+      'get_session',
+      {
+        title: 'Get a session',
+        description: 'Read an archived conversation in order, a page of messages at a time. Use nextFrom to read on.',
+        inputSchema: {
+          session_id: z.string().min(1).describe('the session id (from search_memory or list_sessions)'),
+          from_message: z.number().int().min(0).default(0).describe('position of the first message to return, from 0'),
+          limit: z.number().int().min(1).max(1000).default(200).describe('how many messages (default 200)'),
+        },
+        outputSchema: {
+          sessionId: z.string(),
+          title: z.string(),
+          source: z.string().nullable(),
+          totalMessages: z.number(),
+          fromMessage: z.number(),
+          nextFrom: z.number().nullable(),
+          messages: z.array(z.object({ position: z.number(), messageId: z.string(), role: z.string(), content: z.string(), timestamp: z.string().nullable() })),
+        },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ session_id, from_message, limit }) => {
+        if (!(await this.storeExists())) throw new EngineError('not_found', `no session "${session_id}" in this store (it is empty)`);
+        const detail = await (await this.engine()).showSession(session_id);
+        const page = detail.messages.slice(from_message, from_message + limit);
+        const nextFrom = from_message + page.length < detail.messages.length ? from_message + page.length : null;
+        const messages = page.map((m, i) => ({ position: from_message + i, messageId: m.msgId, role: m.role, content: m.content, timestamp: m.timestamp ?? null }));
+        const title = detail.title ?? detail.sessionId;
+        const header = `${title} [${detail.sessionId}]: messages ${from_message}-${from_message + page.length - 1} of ${detail.messages.length}${nextFrom !== null ? ` (read on with from_message ${nextFrom})` : ''}`;
+        const text = [header, ...messages.map((m) => `[${m.position}] ${m.role}${m.timestamp ? ` (${m.timestamp})` : ''}: ${m.content}`)].join('\n\n');
+        return { content: [{ type: 'text', text }], structuredContent: { sessionId: detail.sessionId, title, source: detail.source ?? null, totalMessages: detail.messages.length, fromMessage: from_message, nextFrom, messages } };
+      },
+    );
+
+    if (this.options.readOnly) return;
+    this.mcp.registerTool(
+      'save_session',
+      {
+        title: 'Save a conversation',
+        description:
+          'Save a conversation to memory, incrementally: only new or changed messages are stored, and a conversation already archived in full is skipped. transcript is an object {session_id, title?, messages: [{role, content, msg_id?, timestamp?}]} or the text of any supported export (ChatGPT, Claude, Open WebUI, OpenClaw, Claude Code, SillyTavern, Markdown).',
+        inputSchema: {
+          transcript: z.union([z.record(z.string(), z.unknown()), z.string().min(1)]).describe('the conversation: an object in the JSON transcript format, or the text of a supported export'),
+          mode: z.enum(SAVE_MODES as unknown as [SaveMode, ...SaveMode[]]).default('incremental').describe('incremental (default), overwrite, or skip-if-archived'),
+        },
+        outputSchema: { reports: z.array(z.record(z.string(), z.unknown())) },
+      },
+      async ({ transcript, mode }) => {
+        const sessions = await this.parseTranscript(transcript);
+        const engine = await this.engine();
+        const reports: SaveReport[] = [];
+        for (const session of sessions) reports.push(await engine.save(session, { mode }));
+        const text = reports.map(describeSave).join('\n');
+        return { content: [{ type: 'text', text }], structuredContent: { reports: reports.map((r) => ({ ...r })) } };
+      },
+    );
+  }
+
+  private async search(query: string, limit: number, sessionId: string | undefined, since: string | undefined, until: string | undefined): Promise<Array<z.infer<typeof resultSchema>>> {
+    const engine = await this.engine();
+    const filtered = since !== undefined || until !== undefined;
+    // Date filters apply after the search: ask for more so that enough remain.
+    const hits = await engine.search(query, { limit: filtered ? Math.min(200, limit * 5) : limit, ...(sessionId ? { sessionId } : {}) });
+    const titles = new Map((await engine.listSessions()).map((s) => [s.sessionId, s]));
+    const dates = await this.datesOf(engine, hits, titles);
+    const from = since !== undefined ? Date.parse(since) : -Infinity;
+    const to = until !== undefined ? endOf(until) : Infinity;
+    return hits
+      .map((hit) => ({ hit, date: dates.get(hit.chunkId) ?? null }))
+      .filter(({ date }) => !filtered || (date !== null && Date.parse(date) >= from && Date.parse(date) <= to))
+      .slice(0, limit)
+      .map(({ hit, date }) => ({
+        sessionId: hit.sessionId,
+        sessionTitle: titles.get(hit.sessionId)?.title ?? hit.sessionId,
+        date,
+        text: hit.text,
+        score: hit.score,
+        chunkId: hit.chunkId,
+        messageIds: hit.msgIds,
+        alsoIn: hit.alsoIn,
+      }));
+  }
+
+  /** A result's date: its first message's time when the transcript gave one, else when its session was first archived. */
+  private async datesOf(engine: MemoryEngine, hits: SearchHit[], sessions: Map<string, SessionSummary>): Promise<Map<string, string>> {
+    const dates = new Map<string, string>();
+    const bySession = new Map<string, SearchHit[]>();
+    for (const hit of hits) bySession.set(hit.sessionId, [...(bySession.get(hit.sessionId) ?? []), hit]);
+    for (const [sessionId, sessionHits] of bySession) {
+      const owned = await engine.store.ownedMessages(sessionId, sessionHits.map((h) => h.chunkId));
+      for (const hit of sessionHits) {
+        const times = hit.msgIds.map((id) => owned.get(id)?.timestamp).filter((t): t is string => Boolean(t));
+        const date = times.sort()[0] ?? sessions.get(sessionId)?.archivedAt;
+        if (date) dates.set(hit.chunkId, date);
+      }
+    }
+    return dates;
+  }
+
+  /** The sessions of a transcript given as an object or as the text of any supported format. */
+  private async parseTranscript(transcript: string | Record<string, unknown>): Promise<SessionInput[]> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'session-memory-mcp-'));
+    try {
+      const file = path.join(dir, 'transcript');
+      await fs.writeFile(file, typeof transcript === 'string' ? transcript : JSON.stringify(transcript));
+      const sessions = await readSessionsFromFile(file);
+      if (sessions.length === 0) throw new EngineError('invalid_input', 'the transcript holds no messages to save');
+      // Checked before the write lock is taken, so that a bad transcript is refused at once.
+      for (const session of sessions) normalizeSession(session);
+      return sessions;
+    } catch (error) {
+      // The temporary file's name means nothing to the caller: speak of "the transcript".
+      if (error instanceof Error) error.message = error.message.replaceAll(path.join(dir, 'transcript'), 'the transcript');
+      throw error;
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function sessionOut(s: SessionSummary): z.infer<typeof sessionSchema> {
+  return { sessionId: s.sessionId, title: s.title, source: s.source ?? null, messages: s.messageCount, chunks: s.chunkCount, lastSavedAt: s.lastSavedAt };
+}
+
+/** The end of `until`: a bare date means the whole day. */
+function endOf(until: string): number {
+  return /^\d{4}-\d{2}-\d{2}$/.test(until) ? Date.parse(`${until}T23:59:59.999Z`) : Date.parse(until);
+}
+
+function describeSave(r: SaveReport): string {
+  if (r.skippedSession) return `${r.sessionId}: already archived in full; ${r.total} messages skipped, nothing written.`;
+  return `${r.sessionId}: ${r.total} messages: ${r.new} new, ${r.updated} updated, ${r.skipped} skipped, ${r.deleted} deleted; ${r.chunksWritten} chunks written (${r.embeddingsComputed} embeddings).`;
+}
