@@ -88,6 +88,15 @@ export interface Settings {
   theme: 'light' | 'dark' | 'system';
   /** Whether the host can pick folders with a native dialog (the desktop app) or not (web mode). */
   nativeDialogs: boolean;
+  /** How an assistant starts this store's MCP server (`session-memory mcp`), or null when the host cannot say. */
+  mcpServer: McpLaunch | null;
+}
+
+/** A stdio MCP server's launch: what assistants' configurations name as command, args and env. */
+export interface McpLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
 }
 
 export interface ResponseMap {

@@ -7,7 +7,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
 import { acquireWriteLock } from '../electron/engine/writeLock.js';
+import { MemoryHost } from '../electron/host/memoryHost.js';
+import { claudeCodeCommand, claudeDesktopConfig } from '../renderer/src/views/ConnectAssistantCard.js';
+import { TEST_MODELS_DIR } from './helpers/model.js';
 import { BIN, cliEnv, REPO } from './helpers/cli.js';
 import { conversation, tempDir } from './helpers/engine.js';
 
@@ -128,4 +132,44 @@ describe('session-memory mcp', () => {
   it('keeps stdout for the protocol: diagnostics went to stderr', () => {
     expect(stderr).toMatch(/MCP server ready on stdio/);
   });
+});
+
+describe('connecting an assistant', () => {
+  it('the Claude Desktop configuration that Settings shows starts a server on the app\'s store', async () => {
+    const host = new MemoryHost({ dataDir, modelsDir: TEST_MODELS_DIR, cliLauncher: { command: process.execPath, args: [BIN] } });
+    try {
+      const { mcpServer } = await host.handlers['settings:get']({});
+      expect(mcpServer).not.toBeNull();
+      const entry = (JSON.parse(claudeDesktopConfig(mcpServer!)) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> }).mcpServers['session-memory']!;
+      expect(entry.args.slice(-3)).toEqual(['--data', dataDir, 'mcp']);
+      expect(claudeCodeCommand(mcpServer!)).toMatch(/^claude mcp add --scope user -e SESSION_MEMORY_MODELS_DIR=\S+ session-memory -- /);
+      // As Claude Desktop would: the command, its args and env, nothing else from this process.
+      const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', ...entry.env, SESSION_MEMORY_MODEL: 'use-lite-en' }, stderr: 'pipe' });
+      const assistant = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
+      await assistant.connect(transport);
+      try {
+        const listed = (await assistant.callTool({ name: 'list_sessions', arguments: {} })) as ToolResult;
+        expect((listed.structuredContent?.sessions as Array<{ sessionId: string }>).map((s) => s.sessionId)).toContain('trip-planning');
+      } finally {
+        await assistant.close();
+      }
+    } finally {
+      await host.close();
+    }
+  }, 120_000);
+
+  it('the packaged app\'s CLI bundle serves the same tools, embedding with its unpacked worker', async () => {
+    const built = spawnSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: REPO, encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, 'dist-electron', 'cli.cjs'), '--data', dataDir, 'mcp'], env: cliEnv() as Record<string, string>, stderr: 'pipe' });
+    const assistant = new Client({ name: 'packaged', version: '1.0.0' });
+    await assistant.connect(transport);
+    try {
+      const found = (await assistant.callTool({ name: 'search_memory', arguments: { query: 'budget', limit: 2 } })) as ToolResult;
+      expect(found.isError).toBeFalsy();
+      expect((found.structuredContent?.results as unknown[]).length).toBeGreaterThan(0);
+    } finally {
+      await assistant.close();
+    }
+  }, 120_000);
 });

@@ -4,6 +4,7 @@
  * previous batch to the store while the next one is being embedded.
  */
 import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
 import { EngineError } from '../../shared/errors.js';
 import { resolveModel, type ModelSpec } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
@@ -66,7 +67,7 @@ export class WorkerEmbedder implements Embedder {
 
   static async start(modelName: string, options: WorkerEmbedderOptions): Promise<WorkerEmbedder> {
     const spec: ModelSpec = resolveModel(modelName, options.modelsDir);
-    const worker = new Worker(options.workerUrl ?? new URL('./embedWorker.entry.mjs', import.meta.url));
+    const worker = new Worker(options.workerUrl ?? defaultWorkerUrl());
     const embedder = new WorkerEmbedder(worker, spec.name, options.onDownloadProgress);
     try {
       const ready = await embedder.request({ type: 'init', id: 0, spec });
@@ -123,4 +124,13 @@ export class WorkerEmbedder implements Embedder {
     for (const waiter of this.pending.values()) waiter.reject(error);
     this.pending.clear();
   }
+}
+
+/**
+ * The worker script: beside this module, or where `$SESSION_MEMORY_EMBED_WORKER` says (the packaged
+ * app's CLI runs from inside the asar archive, from which workers cannot start).
+ */
+function defaultWorkerUrl(): URL {
+  const fromEnv = process.env.SESSION_MEMORY_EMBED_WORKER;
+  return fromEnv ? pathToFileURL(fromEnv) : new URL('./embedWorker.entry.mjs', import.meta.url);
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { SaveReport } from '../../shared/domain.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PersistedSettings } from './settingsFile.js';
-import type { Channel, EventMap, EventName, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
+import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
 import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
@@ -37,6 +37,8 @@ export interface MemoryHostOptions {
   stagingDir?: string;
   /** Chunks from which the store gets a vector index (the engine's default, 10k, unless a test says otherwise). */
   vectorIndexMinRows?: number;
+  /** How to start the CLI (`session-memory`) from outside: the app's binary in a package, node and the bin script in a checkout. */
+  cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
 }
 
 interface StagedFile {
@@ -72,7 +74,7 @@ export class MemoryHost {
   private stagingDir: string | null = null;
   private running: AbortController | null = null;
   private runningJob: Promise<unknown> | null = null;
-  private settings: Omit<Settings, 'storeModel' | 'model'> & { model?: string };
+  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer'> & { model?: string };
   private closed = false;
 
   constructor(private readonly options: MemoryHostOptions) {
@@ -148,10 +150,21 @@ export class MemoryHost {
     'settings:set': async (changes) => this.changeSettings(changes),
   };
 
+  /** The MCP server of this store, as an assistant's configuration names it. */
+  private mcpServer(): McpLaunch | null {
+    const launcher = this.options.cliLauncher;
+    if (!launcher) return null;
+    const env: Record<string, string> = { ...launcher.env };
+    // The app keeps models apart from the data; the server must find them there, not download them again.
+    if (this.options.modelsDir) env.SESSION_MEMORY_MODELS_DIR = this.options.modelsDir;
+    return { command: launcher.command, args: [...launcher.args, '--data', this.settings.dataDir, 'mcp'], env };
+  }
+
   private async currentSettings(): Promise<Settings> {
     const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
     return {
       ...this.settings,
+      mcpServer: this.mcpServer(),
       model: stored?.model ?? this.settings.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL,
       storeModel: stored?.model ?? null,
     };

@@ -30,6 +30,7 @@ export async function runWeb(argv: string[]): Promise<void> {
     ...(options.model ? { model: options.model } : {}),
     ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
     emit: (event, payload) => server?.emit(event, payload),
+    cliLauncher: { command: process.execPath, args: [path.join(repo, 'bin', 'session-memory.mjs')] },
     logger: { warn: (m) => process.stderr.write(`warning: ${m}\n`), info: () => {} },
   });
   server = await startWebServer({ handlers: host.handlers, staticDir: options.static, port: options.port });

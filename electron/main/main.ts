@@ -61,6 +61,10 @@ async function start(): Promise<void> {
     ...(saved.language ? { language: saved.language } : {}),
     ...(saved.theme ? { theme: saved.theme } : {}),
     nativeDialogs: true,
+    // What "Connect an assistant" shows: the packaged CLI run by the app's own binary, or the checkout's.
+    cliLauncher: app.isPackaged
+      ? { command: process.execPath, args: [path.join(here, 'cli.cjs')], env: { ELECTRON_RUN_AS_NODE: '1' } }
+      : { command: 'node', args: [path.join(here, '..', 'bin', 'session-memory.mjs')] },
     // Worker threads cannot start from inside the asar archive; the worker is unpacked beside it.
     embedWorkerUrl: pathToFileURL(path.join(here, 'embedWorker.mjs').replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`)),
     emit: (event, payload) => mainWindow?.webContents.send(event, payload),

@@ -214,6 +214,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     language: 'system',
     theme: 'system',
     nativeDialogs: false,
+    mcpServer: { command: 'session-memory', args: ['--data', '/home/demo/.session-memory', 'mcp'], env: {} },
     ...options.settings,
   };
   downloaded.add(settings.offlineModel);

@@ -1,6 +1,6 @@
 /**
- * Settings: the data directory, the embedding model (with its download), language and theme, and a store
- * check. The host may refuse a change (another store's model, a bad path): its message is shown where the
+ * Settings: the data directory, the embedding model (with its download), language and theme, a store
+ * check, and how to connect an assistant. The host may refuse a change (another store's model, a bad path): its message is shown where the
  * change was made and in the alert region.
  */
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
@@ -13,6 +13,7 @@ import { useFormat } from '../format.js';
 import { errorTitle, LANGUAGE_NAMES, LANGUAGES, systemLanguage, useT } from '../i18n.js';
 import { useApi, useStoreVersion } from '../memory.js';
 import { usePreferences, type LanguagePreference, type ThemePreference } from '../preferences.js';
+import { ConnectAssistantCard } from './ConnectAssistantCard.js';
 
 type ModelChoice = 'default' | 'offline' | 'local';
 
@@ -307,6 +308,7 @@ export function SettingsView(): ReactNode {
         )}
         <AppearanceCard />
         <VerifyCard />
+        {settings && <ConnectAssistantCard launch={settings.mcpServer} />}
       </div>
     </div>
   );

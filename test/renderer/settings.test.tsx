@@ -1,0 +1,32 @@
+// @vitest-environment jsdom
+import { fireEvent, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { createMockMemory } from './mockApi.js';
+import { renderApp } from './render.js';
+
+describe('settings: connect an assistant', () => {
+  it('shows copyable configurations that start this store\'s MCP server, and copies them', async () => {
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    const launch = { command: '/Applications/Session Memory.app/Contents/MacOS/Session Memory', args: ['/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs', '--data', '/Users/ana/memory', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    renderApp(createMockMemory({ host: { settings: { mcpServer: launch } } }), '#/settings');
+    const card = (await screen.findByRole('heading', { name: 'Connect an assistant' })).closest('section') as HTMLElement;
+
+    const desktop = JSON.parse(within(card).getByLabelText('Claude Desktop (claude_desktop_config.json)').textContent ?? '') as { mcpServers: Record<string, unknown> };
+    expect(desktop.mcpServers['session-memory']).toEqual({ command: launch.command, args: launch.args, env: launch.env });
+    // Paths with spaces are quoted for the shell.
+    expect(within(card).getByLabelText('Claude Code (terminal)').textContent).toBe(
+      "claude mcp add --scope user -e ELECTRON_RUN_AS_NODE=1 session-memory -- '/Applications/Session Memory.app/Contents/MacOS/Session Memory' '/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs' --data /Users/ana/memory mcp",
+    );
+    expect(JSON.parse(within(card).getByLabelText('Any stdio MCP client').textContent ?? '')).toMatchObject({ transport: 'stdio', command: launch.command, args: launch.args });
+
+    fireEvent.click(within(card).getByRole('button', { name: 'Copy Claude Code (terminal)' }));
+    expect(await within(card).findByRole('button', { name: 'Copy Claude Code (terminal)' })).toHaveProperty('textContent', 'Copied');
+    expect(writeText).toHaveBeenCalledWith(expect.stringContaining('claude mcp add'));
+  });
+
+  it('says how to start the server by hand when the host cannot tell', async () => {
+    renderApp(createMockMemory({ host: { settings: { mcpServer: null } } }), '#/settings');
+    expect(await screen.findByText(/run "session-memory mcp" from the command line/)).toBeTruthy();
+  });
+});
