@@ -14,7 +14,7 @@ import { normalizeSession } from '../engine/normalize.js';
 import { defaultDataDir } from '../engine/paths.js';
 import { ChunkStore } from '../engine/store.js';
 import { testSwitch } from '../engine/testSwitches.js';
-import { readSessionsFromFile, readTranscripts, ImportError } from '../importers/index.js';
+import { readSessionsFromFile, readTranscripts, ImportError, type SkippedPart } from '../importers/index.js';
 import { watchTranscripts } from './watch.js';
 
 type IncludedExtra = 'tools' | 'thinking';
@@ -128,6 +128,12 @@ async function loadSessions(file: string, sessionOverride?: string): Promise<Ses
   return sessions;
 }
 
+/** "conversations.json, conversation abc: [3].mapping must be an object" / "log.jsonl, line 12: invalid JSON ..." */
+export function describeSkipped(part: SkippedPart): string {
+  const where = part.line !== undefined ? `, line ${part.line}` : part.session !== undefined ? `, conversation ${part.session}` : '';
+  return `${part.file}${where}: ${part.error}`;
+}
+
 function progressBar(io: Io, enabled: boolean): { onProgress?: (p: SaveProgress) => void; stop: () => void } {
   if (!enabled || !io.isTTY) return { stop: () => {} };
   const bar = new cliProgress.SingleBar({ format: ' {session} {phase} [{bar}] {value}/{total} chunks', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
@@ -190,18 +196,25 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--include <extras>', 'also import tool calls and results ("tools") and model thinking ("thinking"), comma-separated', parseInclude)
     .addOption(new Option('--mode <mode>', 'save mode').choices([...SAVE_MODES]).default('incremental'))
     .option('--sync-deletes', 'remove stored messages that are absent from the files')
-    .option('--json', 'one JSON report per session per line, and {"file","error"} per failed file')
-    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; json?: boolean }) => {
+    .option('--strict', 'refuse a whole file when any conversation or line of it is damaged (default: skip and name the damaged parts)')
+    .option('--json', 'one JSON report per session per line, {"file","error"} per failed file, {"file","session"?,"line"?,"error"} per skipped part')
+    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; strict?: boolean; json?: boolean }) => {
       let failed = 0;
+      let skipped = 0;
       await withEngine(globals(), io, async (engine) => {
-        for await (const file of readTranscripts(paths, options.include ? { include: options.include } : {})) {
+        for await (const file of readTranscripts(paths, { ...(options.include ? { include: options.include } : {}), strict: Boolean(options.strict) })) {
           if ('error' in file) {
             failed++;
             if (options.json) io.out(JSON.stringify({ file: file.file, error: file.error.message }));
             else io.err(`session-memory: ${file.error.message}`);
             continue;
           }
-          if (!options.json) io.out(`${file.file} (${file.format}, ${file.sessionCount} session${file.sessionCount === 1 ? '' : 's'})`);
+          if (!options.json) io.out(`${file.file} (${file.format}, ${file.sessionCount} session${file.sessionCount === 1 ? '' : 's'}${file.skipped.length > 0 ? `, ${file.skipped.length} damaged part${file.skipped.length === 1 ? '' : 's'} skipped` : ''})`);
+          for (const part of file.skipped) {
+            skipped++;
+            if (options.json) io.out(JSON.stringify(part));
+            else io.err(`session-memory: skipped ${describeSkipped(part)}`);
+          }
           for await (const session of file.sessions) {
             const bar = progressBar(io, !options.json);
             try {
@@ -221,6 +234,7 @@ export function buildProgram(io: Io = defaultIo): Command {
         if (!options.dryRun) await noteMaintenance(engine, io);
       });
       if (failed > 0) throw new ExitStatus(1);
+      if (skipped > 0) throw new ExitStatus(3);
     });
 
   program
@@ -236,6 +250,7 @@ export function buildProgram(io: Io = defaultIo): Command {
           dir: path.resolve(dir),
           debounceMs: options.debounce,
           ...(options.include ? { include: options.include } : {}),
+          onSkipped: (part) => (options.json ? io.out(JSON.stringify(part)) : io.err(`skipped ${describeSkipped(part)}`)),
           onReport: (file, report) => {
             io.out(options.json ? JSON.stringify({ file, ...reportJson(report) }) : `${path.basename(file)}: ${describeReport(report)}`);
             // A long-running watcher builds the vector index itself once the store needs one; saves go on meanwhile.

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
 import { writeFileAtomic } from '../engine/atomicFile.js';
-import { readSessionsFromFile, ImportError } from '../importers/index.js';
+import { readTranscripts, ImportError, type SkippedPart } from '../importers/index.js';
 
 export interface WatchOptions {
   dir: string;
@@ -19,6 +19,8 @@ export interface WatchOptions {
   include?: Array<'tools' | 'thinking'>;
   onReport: (file: string, report: SaveReport) => void;
   onError: (file: string, message: string) => void;
+  /** A damaged conversation or line that was left out (the rest of its file was saved). */
+  onSkipped?: (part: SkippedPart) => void;
 }
 
 export interface TranscriptWatcher {
@@ -53,13 +55,25 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     }
     const seen = state[file];
     if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) return;
+    // A file whose last line has no newline yet is still being written: its cut-off end is not damage.
+    const stillWriting = !(await endsWithNewline(file, stat.size));
     try {
-      const sessions = await readSessionsFromFile(file, options.include ? { include: options.include } : {});
-      for (const session of sessions) options.onReport(file, await engine.save(session));
+      let waiting = false;
+      for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
+        if ('error' in result) throw result.error;
+        for await (const session of result.sessions) options.onReport(file, await engine.save(session));
+        for (const part of result.skipped) {
+          if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
+          else options.onSkipped?.(part);
+        }
+      }
+      // Saved up to the line being written; the rest comes with the file's next change.
+      if (waiting) return;
       state[file] = { size: stat.size, mtimeMs: stat.mtimeMs };
       await writeFileAtomic(stateFile, JSON.stringify(state));
     } catch (error) {
-      // A file caught mid-write is tried again at its next change.
+      // A file caught mid-write (even mid-character) is tried again at its next change, without a word.
+      if (stillWriting && error instanceof ImportError && error.code === 'truncated') return;
       options.onError(file, error instanceof ImportError || error instanceof Error ? error.message : String(error));
     }
   };
@@ -90,4 +104,15 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
       await chain;
     },
   };
+}
+
+async function endsWithNewline(file: string, size: number): Promise<boolean> {
+  if (size === 0) return true;
+  const handle = await fs.open(file, 'r');
+  try {
+    const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
+    return buffer[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
 }

@@ -60,10 +60,20 @@ function conversationPath(records: readonly JsonlRecord[]): JsonlRecord[] {
     seen.add(uuid);
     if (isConversationLine(record.value)) path.push(record);
     const parent = optionalText(record.value.parentUuid) ?? optionalText(record.value.logicalParentUuid);
-    // A parent outside this file (a session resumed from another file) ends the walk.
-    record = parent === undefined ? undefined : byUuid.get(parent);
+    if (parent === undefined) break;
+    // A parent that is not in the file: a session resumed from another file (nothing before this line
+    // then), or a damaged line that was skipped, which must not cost the conversation before it.
+    record = byUuid.get(parent) ?? previousConversationLine(records, record, seen);
   }
   return path.reverse();
+}
+
+function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRecord, seen: ReadonlySet<string>): JsonlRecord | undefined {
+  for (let i = records.indexOf(from) - 1; i >= 0; i--) {
+    const candidate = records[i]!;
+    if (isConversationLine(candidate.value) && typeof candidate.value.uuid === 'string' && !seen.has(candidate.value.uuid)) return candidate;
+  }
+  return undefined;
 }
 
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {

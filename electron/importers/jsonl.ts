@@ -13,6 +13,8 @@ interface RawLine {
   /** Offset of the line's first byte in the file. */
   byteOffset: number;
   bytes: Buffer;
+  /** The file's last line, with no newline after it. */
+  unterminated: boolean;
 }
 
 async function* splitLines(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): AsyncGenerator<RawLine> {
@@ -25,7 +27,7 @@ async function* splitLines(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): As
     for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, from)) {
       const piece = chunk.subarray(from, newline);
       const bytes = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
-      yield { lineNo, byteOffset: lineStart, bytes };
+      yield { lineNo, byteOffset: lineStart, bytes, unterminated: false };
       lineStart += bytes.length + 1;
       lineNo++;
       pending = [];
@@ -37,7 +39,7 @@ async function* splitLines(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): As
       pendingLength += chunk.length - from;
     }
   }
-  if (pendingLength > 0) yield { lineNo, byteOffset: lineStart, bytes: Buffer.concat(pending) };
+  if (pendingLength > 0) yield { lineNo, byteOffset: lineStart, bytes: Buffer.concat(pending), unterminated: true };
 }
 
 function lineText(line: RawLine): string {
@@ -50,7 +52,12 @@ function lineText(line: RawLine): string {
  * is set and the first line is not a whole JSON object: then the text is not JSONL but a JSON
  * document spread over several lines.
  */
-export async function readJsonlRecords(label: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, requireJsonFirstLine: boolean): Promise<JsonlRecord[] | undefined> {
+export async function readJsonlRecords(
+  label: string,
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  requireJsonFirstLine: boolean,
+  onBadLine?: (lineNo: number, problem: string) => void,
+): Promise<JsonlRecord[] | undefined> {
   const records: JsonlRecord[] = [];
   const lines = splitLines(chunks);
   for await (const line of lines) {
@@ -64,12 +71,22 @@ export async function readJsonlRecords(label: string, chunks: AsyncIterable<Buff
         await lines.return(undefined);
         return undefined;
       }
-      throw await lineSyntaxError(label, line, lines);
+      if (onBadLine) {
+        // A damaged line (a crash mid-write, an editor's save) costs that line only.
+        const bad = await lineSyntaxError(label, line, lines, false);
+        onBadLine(line.lineNo, bad.problem);
+        continue;
+      }
+      throw await lineSyntaxError(label, line, lines, true);
     }
     if (!isObject(value)) {
       if (records.length === 0 && requireJsonFirstLine) {
         await lines.return(undefined);
         return undefined;
+      }
+      if (onBadLine) {
+        onBadLine(line.lineNo, `${lineWhere(line.lineNo)} must be a JSON object`);
+        continue;
       }
       throw new ImportError(label, 'wrong-shape', `${lineWhere(line.lineNo)} must be a JSON object`);
     }
@@ -78,15 +95,23 @@ export async function readJsonlRecords(label: string, chunks: AsyncIterable<Buff
   return records;
 }
 
-/** Whether a bad line is the file's last one decides between "truncated" and "invalid". */
-async function lineSyntaxError(label: string, line: RawLine, rest: AsyncGenerator<RawLine>): Promise<ImportError> {
+/**
+ * Whether a bad line is the file's last one decides between "truncated" and "invalid". With
+ * `consumeRest` the rest of the lines are read to find out (the caller stops there); without, only
+ * whether the line ended with a newline tells (the caller goes on reading).
+ */
+async function lineSyntaxError(label: string, line: RawLine, rest: AsyncGenerator<RawLine>, consumeRest: boolean): Promise<ImportError> {
   const problem = await findJsonSyntaxProblem([line.bytes]);
   let isLast = true;
-  for await (const later of rest) {
-    if (lineText(later).trim() !== '') {
-      isLast = false;
-      break;
+  if (consumeRest) {
+    for await (const later of rest) {
+      if (lineText(later).trim() !== '') {
+        isLast = false;
+        break;
+      }
     }
+  } else {
+    isLast = line.unterminated;
   }
   const lineEnd = line.byteOffset + line.bytes.length;
   if (problem === undefined) return new ImportError(label, 'invalid-json', `invalid JSON at byte ${line.byteOffset} (line ${line.lineNo})`);

@@ -31,6 +31,11 @@ import { readJsonlRecords } from './jsonl.js';
 import type { JsonlRecord } from './jsonl-record.js';
 import { looksLikeMarkdownTranscript, mapMarkdownTranscript } from './markdown.js';
 import type { IncludedExtra, MappingOptions } from './parts.js';
+
+/** The mappers' options, and whether a damaged part refuses its whole file. */
+interface ReadMapping extends MappingOptions {
+  strict: boolean;
+}
 import { fileSource, unreadableError, type TranscriptSource } from './sources.js';
 import { isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './zip.js';
@@ -42,6 +47,20 @@ export interface ImportOptions {
   maxEntryBytes?: number;
   /** Supplies the session id of an engine-format transcript that has none. */
   sessionId?: string;
+  /**
+   * Refuse a whole file when any part of it is damaged. By default a damaged conversation (of a
+   * multi-conversation export) or line (of a JSONL log) is skipped, named in `skipped`, and the rest read.
+   */
+  strict?: boolean;
+}
+
+/** A damaged part of a file that was left out: a conversation of an export, or a line of a JSONL log. */
+export interface SkippedPart {
+  file: string;
+  /** The conversation's id when it could be read, else its place (`[12]`). */
+  session?: string;
+  line?: number;
+  error: string;
 }
 
 /** A file that was read completely and understood; its sessions can be saved one by one. */
@@ -55,6 +74,8 @@ export interface ImportedFile {
    * again. For a large file it throws only if the file changes or becomes unreadable meanwhile.
    */
   sessions: AsyncIterable<SessionInput>;
+  /** Damaged parts that were left out (always empty with `strict`). */
+  skipped: SkippedPart[];
 }
 
 export interface FailedFile {
@@ -80,7 +101,7 @@ export const DEFAULT_LIMITS: ReaderLimits = {
 
 export async function* readTranscriptsWithLimits(paths: readonly string[], options: ImportOptions = {}, limits: ReaderLimits = DEFAULT_LIMITS): AsyncGenerator<TranscriptFile> {
   const effectiveLimits = { ...limits, ...(options.maxEntryBytes !== undefined ? { maxEntryBytes: options.maxEntryBytes } : {}) };
-  const mapping: MappingOptions = { include: new Set(options.include ?? []), ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
+  const mapping: ReadMapping = { include: new Set(options.include ?? []), ...(options.sessionId ? { sessionId: options.sessionId } : {}), strict: Boolean(options.strict) };
 
   for (const given of paths) {
     let stats;
@@ -132,7 +153,7 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
   }
 }
 
-async function* readFile(filePath: string, size: number, mapping: MappingOptions, limits: ReaderLimits): AsyncGenerator<TranscriptFile> {
+async function* readFile(filePath: string, size: number, mapping: ReadMapping, limits: ReaderLimits): AsyncGenerator<TranscriptFile> {
   const source = fileSource(filePath, size);
   let entries: Array<TranscriptSource | ImportError>;
   try {
@@ -152,7 +173,7 @@ async function* readFile(filePath: string, size: number, mapping: MappingOptions
 }
 
 /** Reads one file (or ZIP entry) to the point where all of it is known to be good. Never throws an ImportError. */
-async function readSource(source: TranscriptSource, mapping: MappingOptions, limits: ReaderLimits): Promise<TranscriptFile> {
+async function readSource(source: TranscriptSource, mapping: ReadMapping, limits: ReaderLimits): Promise<TranscriptFile> {
   try {
     if (source.size === 0) throw new ImportError(source.label, 'empty', 'empty file');
     const head = await source.readHead(SNIFF_BYTES);
@@ -167,14 +188,15 @@ async function readSource(source: TranscriptSource, mapping: MappingOptions, lim
   }
 }
 
-async function readWhole(source: TranscriptSource, bytes: Buffer, mapping: MappingOptions): Promise<ImportedFile> {
+async function readWhole(source: TranscriptSource, bytes: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
   const text = decodeUtf8(source.label, bytes);
   if (text.trim() === '') throw new ImportError(source.label, 'empty', 'empty file (only whitespace)');
 
   const first = text.trimStart()[0];
   if (first === '{') {
-    const records = await readJsonlRecords(source.label, [bytes], true);
-    if (records !== undefined) return jsonlResult(source, records, mapping);
+    const skipped: SkippedPart[] = [];
+    const records = await readJsonlRecords(source.label, [bytes], true, badLineCollector(source.label, mapping, skipped));
+    if (records !== undefined) return jsonlResult(source, records, mapping, skipped);
   }
   if (first === '{' || first === '[') {
     let document: unknown;
@@ -193,53 +215,105 @@ async function readWhole(source: TranscriptSource, bytes: Buffer, mapping: Mappi
   throw unknownFormat(source.label);
 }
 
-async function readLarge(source: TranscriptSource, head: Buffer, mapping: MappingOptions): Promise<ImportedFile> {
+async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
   const first = head.subarray(utf8BomLength(head)).toString('utf8').trimStart()[0];
   if (first === '[') return streamDocument(source, mapping);
   if (first === '{') {
-    const records = await readJsonlRecords(source.label, await validatedBytes(source), true);
-    if (records !== undefined) return jsonlResult(source, records, mapping);
+    const skipped: SkippedPart[] = [];
+    const records = await readJsonlRecords(source.label, await validatedBytes(source), true, badLineCollector(source.label, mapping, skipped));
+    if (records !== undefined) return jsonlResult(source, records, mapping, skipped);
   }
   // A single large JSON object is one conversation, which is held in memory anyway; and large
   // Markdown is rare enough not to need streaming.
   return readWhole(source, await source.readAll(), mapping);
 }
 
-function jsonlResult(source: TranscriptSource, records: JsonlRecord[], mapping: MappingOptions): ImportedFile {
+/** Where bad lines go: nowhere with `strict` (the first one refuses the file), else into `skipped`. */
+function badLineCollector(file: string, mapping: ReadMapping, skipped: SkippedPart[]): ((lineNo: number, problem: string) => void) | undefined {
+  return mapping.strict ? undefined : (line, error) => skipped.push({ file, line, error });
+}
+
+/** A mapper's complaint about one line of a JSONL file names it: "line 12: ...". */
+const LINE_PROBLEM = /^line (\d+):/;
+
+function jsonlResult(source: TranscriptSource, records: JsonlRecord[], mapping: ReadMapping, skipped: SkippedPart[]): ImportedFile {
   const format = detectJsonlFormat(records);
   if (format === undefined) {
     // One line of JSON that is not a JSONL transcript is a compact JSON document.
     const only = records.length === 1 ? records[0] : undefined;
-    if (only) return documentResult(source, only.value, mapping);
+    if (only && skipped.length === 0) return documentResult(source, only.value, mapping);
     throw unknownFormat(source.label);
   }
-  const session = mapShape(source.label, () => mapJsonlConversation(format, records, source.baseName, mapping));
-  return sessionsResult(source.label, format, [session]);
+  // A line the mapper cannot use is left out and the rest mapped again (few lines are ever damaged).
+  let kept = records;
+  for (;;) {
+    try {
+      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping));
+      return sessionsResult(source.label, format, [session], skipped);
+    } catch (error) {
+      const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
+      if (mapping.strict || !line || kept.length <= 1) throw error;
+      const lineNo = Number(line[1]);
+      const without = kept.filter((record) => record.lineNo !== lineNo);
+      if (without.length === kept.length) throw error;
+      skipped.push({ file: source.label, line: lineNo, error: (error as ImportError).problem });
+      kept = without;
+    }
+  }
 }
 
-function documentResult(source: TranscriptSource, document: unknown, mapping: MappingOptions): ImportedFile {
+/** An id a person can find the conversation by, read without trusting its shape. */
+function conversationLabel(conversation: unknown, index: number | undefined): string | undefined {
+  if (conversation !== null && typeof conversation === 'object' && !Array.isArray(conversation)) {
+    const fields = conversation as Record<string, unknown>;
+    for (const key of ['conversation_id', 'id', 'uuid', 'session_id', 'conversationId']) {
+      const value = fields[key];
+      if (typeof value === 'string' && value.trim() !== '') return value;
+    }
+  }
+  return index === undefined ? undefined : `[${index}]`;
+}
+
+/** The format of a multi-conversation document, from its first recognisable conversations. */
+const DETECT_WITHIN = 50;
+
+function documentResult(source: TranscriptSource, document: unknown, mapping: ReadMapping): ImportedFile {
   const conversations = Array.isArray(document) ? document : [document];
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
-  const format = detectDocumentFormat(conversations[0]);
+  const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
   if (format === undefined) throw unknownFormat(source.label);
-  const where = (index: number) => (Array.isArray(document) ? `[${index}]` : '');
-  const sessions = conversations.map((conversation, index) =>
-    mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping)),
-  );
-  return sessionsResult(source.label, format, sessions);
+  const isArray = Array.isArray(document);
+  const where = (index: number) => (isArray ? `[${index}]` : '');
+  const sessions: SessionInput[] = [];
+  const skipped: SkippedPart[] = [];
+  let firstError: ImportError | undefined;
+  conversations.forEach((conversation, index) => {
+    try {
+      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping)));
+    } catch (error) {
+      if (!(error instanceof ImportError) || mapping.strict || !isArray) throw error;
+      firstError ??= error;
+      const session = conversationLabel(conversation, index);
+      skipped.push({ file: source.label, ...(session !== undefined ? { session } : {}), error: error.problem });
+    }
+  });
+  // Nothing readable at all: the file is refused, as a damaged single conversation is.
+  if (sessions.length === 0 && firstError) throw firstError;
+  return sessionsResult(source.label, format, sessions, skipped);
 }
 
 function markdownResult(source: TranscriptSource, text: string): ImportedFile {
-  return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)]);
+  return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)], []);
 }
 
 /** Sessions without messages (a chat opened and left empty, only tool calls left out) are not handed out. */
-function sessionsResult(file: string, format: ImportFormat, all: SessionInput[]): ImportedFile {
+function sessionsResult(file: string, format: ImportFormat, all: SessionInput[], skipped: SkippedPart[]): ImportedFile {
   const sessions = all.filter((session) => session.messages.length > 0);
   if (sessions.length === 0) throw new ImportError(file, 'empty', 'no messages to import');
   return {
     file,
     format,
+    skipped,
     sessionCount: sessions.length,
     sessions: {
       async *[Symbol.asyncIterator]() {
@@ -253,35 +327,63 @@ function sessionsResult(file: string, format: ImportFormat, all: SessionInput[])
  * A top-level JSON array, streamed twice: the first pass checks every conversation (syntax, UTF-8,
  * shape) and counts; only then are sessions handed out, by a second pass, one at a time.
  */
-async function streamDocument(source: TranscriptSource, mapping: MappingOptions): Promise<ImportedFile> {
+async function streamDocument(source: TranscriptSource, mapping: ReadMapping): Promise<ImportedFile> {
   const version = await source.version();
   let format: DocumentFormat | undefined;
   let conversations = 0;
   let withMessages = 0;
-  for await (const { index, value } of arrayItems(source)) {
-    if (index === 0) {
-      format = detectDocumentFormat(value);
-      if (format === undefined) throw unknownFormat(source.label);
+  const skipped: SkippedPart[] = [];
+  let firstError: ImportError | undefined;
+  // Conversations seen before one told the format (a damaged first conversation), checked once it is known.
+  const undetected: Array<{ index: number; value: unknown }> = [];
+  const check = (index: number, value: unknown): void => {
+    try {
+      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping));
+      if (session.messages.length > 0) withMessages++;
+    } catch (error) {
+      if (!(error instanceof ImportError) || mapping.strict) throw error;
+      firstError ??= error;
+      const session = conversationLabel(value, index);
+      skipped.push({ file: source.label, ...(session !== undefined ? { session } : {}), error: error.problem });
     }
-    const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping));
+  };
+  for await (const { index, value } of arrayItems(source)) {
     conversations++;
-    if (session.messages.length > 0) withMessages++;
+    if (format === undefined) {
+      format = detectDocumentFormat(value);
+      if (format === undefined) {
+        if (mapping.strict || index + 1 >= DETECT_WITHIN) throw unknownFormat(source.label);
+        undetected.push({ index, value });
+        continue;
+      }
+      for (const earlier of undetected.splice(0)) check(earlier.index, earlier.value);
+    }
+    check(index, value);
   }
+  if (format === undefined && undetected.length > 0) throw unknownFormat(source.label);
   if (format === undefined || conversations === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
-  if (withMessages === 0) throw new ImportError(source.label, 'empty', 'no messages to import');
+  if (withMessages === 0) throw firstError ?? new ImportError(source.label, 'empty', 'no messages to import');
 
   const checkedFormat = format;
   return {
     file: source.label,
     format: checkedFormat,
     sessionCount: withMessages,
+    skipped,
     sessions: {
       async *[Symbol.asyncIterator]() {
         if ((await source.version()) !== version) {
           throw new ImportError(source.label, 'changed', 'file changed while it was being imported; import it again');
         }
         for await (const { index, value } of arrayItems(source)) {
-          const session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping));
+          let session: SessionInput;
+          try {
+            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping));
+          } catch (error) {
+            // Damaged conversations were found and reported by the first pass.
+            if (error instanceof ImportError && !mapping.strict) continue;
+            throw error;
+          }
           if (session.messages.length > 0) yield session;
         }
       },

@@ -14,9 +14,10 @@ function write(name: string, content: string | Buffer): string {
 }
 
 /** Both reading modes must give the same one-line error naming the file. */
+/** The file-level error; `strict` (all or nothing per file) so that a damaged part refuses its file as well. */
 async function expectError(file: string, code: ImportErrorCode, problem: string): Promise<void> {
   for (const limits of [undefined, STREAM_EVERYTHING]) {
-    const error = await errorOf(file, limits);
+    const error = await errorOf(file, limits, { strict: true });
     expect(error.code).toBe(code);
     expect(error.file).toBe(file);
     expect(error.message).toBe(`${file}: ${problem}`);
@@ -110,7 +111,7 @@ describe('bad input gives one line naming the file and the problem', () => {
     });
   });
 
-  it('a bad file fails before any of its sessions is handed out, and does not stop the next file', async () => {
+  it('with --strict, a bad file fails before any of its sessions is handed out, and does not stop the next file', async () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, 'b'));
     // Many good conversations, then one broken near the end: the streaming reader must still refuse the file.
@@ -120,7 +121,7 @@ describe('bad input gives one line naming the file and the problem', () => {
     writeFileSync(path.join(dir, 'b', 'c.json'), JSON.stringify([conversation('fine')]));
 
     for (const limits of [undefined, STREAM_EVERYTHING]) {
-      const results = await readAll([dir], {}, limits);
+      const results = await readAll([dir], { strict: true }, limits);
       expect(results.map((result) => ('error' in result ? result.error.message : `${result.file}: ${result.sessionCount} sessions`))).toEqual([
         `${path.join(dir, 'a.json')}: current_node "n2" is not in [200].mapping`,
         `${path.join(dir, 'b', 'c.json')}: 1 sessions`,

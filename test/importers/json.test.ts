@@ -57,7 +57,7 @@ describe("the engine's own JSON", () => {
   ])('names the exact problem: %s', async (json, problem) => {
     const file = path.join(tempDir(), 'a.json');
     writeFileSync(file, json);
-    const error = await errorOf(file);
+    const error = await errorOf(file, undefined, { strict: true });
     expect(error.code).toBe('wrong-shape');
     expect(error.message).toBe(`${file}: ${problem}`);
   });
