@@ -241,9 +241,14 @@ describe('a text is embedded once, whichever session holds it', () => {
     expect(report.chunksWritten).toBe(forkChunks.length);
     expect(newTexts.size).toBeLessThan(forkChunks.length);
     expect(report.embeddingsComputed).toBe(newTexts.size);
-    // The fork's reused vectors are the original's: its search finds both sessions' copies.
-    const hits = await engine.search(conversation(1).messages[0]!.content, { limit: 10 });
-    expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(['original', 'fork']));
+    // The fork's reused vectors are the original's: its search finds both sessions' copies, the
+    // fork's as a copy of the original's result (each memory once), or as its own with --all-copies.
+    const query = conversation(1).messages[0]!.content;
+    const hits = await engine.search(query, { limit: 10 });
+    expect(new Set(hits.flatMap((h) => [h.sessionId, ...h.alsoIn.map((a) => a.sessionId)]))).toEqual(new Set(['original', 'fork']));
+    expect(hits.filter((h) => h.alsoIn.some((a) => a.sessionId === 'fork')).length).toBeGreaterThan(0);
+    const allCopies = await engine.search(query, { limit: 10, collapse: false });
+    expect(new Set(allCopies.slice(0, 2).map((h) => h.sessionId))).toEqual(new Set(['original', 'fork']));
     await engine.close();
   });
 
@@ -275,6 +280,20 @@ describe('search shows each memory once', () => {
     const all = await engine.search(query, { limit: 15, collapse: false });
     expect(all.filter((h) => h.text === top.text)).toHaveLength(3);
     expect(all.every((h) => h.alsoIn.length === 0)).toBe(true);
+    await engine.close();
+  });
+
+  it('when copies crowd the best candidates, the list is still filled with distinct results', async () => {
+    const { engine } = await freshEngine();
+    // Twelve copies of one short conversation rank above everything else for its question...
+    for (let c = 0; c < 12; c++) await engine.save(conversation(4, { sessionId: `copy-${c}` }));
+    // ...and one long conversation holds the other, distinct memories.
+    await engine.save(conversation(60, { sessionId: 'long', start: 500, topicEvery: 2 }));
+    const hits = await engine.search(conversation(1).messages[0]!.content, { limit: 6 });
+    expect(hits).toHaveLength(6);
+    expect(new Set(hits.map((h) => h.text)).size).toBe(6);
+    const copies = hits.find((h) => h.sessionId.startsWith('copy-'))!;
+    expect(copies.alsoIn.length).toBeGreaterThanOrEqual(11);
     await engine.close();
   });
 });

@@ -15,22 +15,34 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const [vector] = await (await ctx.embedder()).embed([query]);
-  // More candidates than results when collapsing, so that folded copies leave room for distinct results.
-  const candidates = limit * (collapse ? 4 : 2);
-  const [byVector, byText] = await Promise.all([
-    ctx.store.vectorSearch(vector!, candidates, options.sessionId),
-    ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
-  ]);
   // Scores are scaled so that a chunk ranked first by both searches scores 1.
   const best = 2 / (RRF_K + 1);
-  const fused = fuseByRank([byVector, byText]);
-  if (collapse) {
+  // More candidates than results when collapsing, so that folded copies leave room for distinct results;
+  // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
+  // the store has no more candidates.
+  let candidates = limit * (collapse ? 4 : 2);
+  for (;;) {
+    const [byVector, byText] = await Promise.all([
+      ctx.store.vectorSearch(vector!, candidates, options.sessionId),
+      ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
+    ]);
+    const fused = fuseByRank([byVector, byText]);
+    if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits found only by the full text have no vector yet.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
     const vectors = missing.length > 0 ? await ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>();
     for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
+    const results = collapseDuplicates(fused, limit);
+    const exhausted = byVector.length < candidates && byText.length < candidates;
+    if (results.length >= limit || exhausted || candidates >= MAX_CANDIDATES) return toHits(results, best);
+    candidates = Math.min(candidates * 4, MAX_CANDIDATES);
   }
-  const results = collapse ? collapseDuplicates(fused, limit) : fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] }));
+}
+
+/** The widest candidate pool one search reads (a store of copies upon copies stops here). */
+const MAX_CANDIDATES = 2_000;
+
+function toHits(results: Array<{ hit: { chunkId: string; sessionId: string; text: string; msgIds: string[] }; score: number; alsoIn: SearchHit['alsoIn'] }>, best: number): SearchHit[] {
   return results.map(({ hit, score, alsoIn }) => ({ chunkId: hit.chunkId, sessionId: hit.sessionId, text: hit.text, msgIds: hit.msgIds, score: Math.round((score / best) * 10_000) / 10_000, alsoIn }));
 }
 
