@@ -61,6 +61,15 @@ export const requestSchemas = {
 export type Channel = keyof typeof requestSchemas;
 export const CHANNELS = Object.keys(requestSchemas) as Channel[];
 
+/** A damaged part of a file that an import leaves out (the rest of the file is imported). */
+export interface SkippedPart {
+  /** The conversation's id, for exports that hold many conversations. */
+  session?: string;
+  /** The 1-based line, for JSONL logs. */
+  line?: number;
+  error: string;
+}
+
 export interface FilePreview {
   fileId: string;
   name: string;
@@ -69,10 +78,12 @@ export interface FilePreview {
   error?: ErrorInfo;
   /** What a save would do to each session of the file (dry runs). */
   sessions: Array<SaveReport & { title?: string }>;
+  /** Damaged conversations or lines that the import leaves out. */
+  skipped?: SkippedPart[];
 }
 
 export interface ImportResult {
-  files: Array<{ fileId: string; name: string; format?: string; error?: ErrorInfo; reports: SaveReport[] }>;
+  files: Array<{ fileId: string; name: string; format?: string; error?: ErrorInfo; reports: SaveReport[]; skipped?: SkippedPart[] }>;
   cancelled: boolean;
 }
 

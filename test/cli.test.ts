@@ -188,6 +188,41 @@ describe('session-memory CLI', () => {
     expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
   });
 
+  it('import: a damaged conversation is skipped and named (exit 3), the rest imported; --strict refuses the file (exit 1) and writes nothing', async () => {
+    const dir = workDir();
+    const fixtures = path.join(REPO, 'test', 'fixtures', 'import');
+    const exportFile = JSON.parse(await fs.readFile(path.join(fixtures, 'chatgpt', 'conversations.json'), 'utf8')) as Array<Record<string, unknown>>;
+    const damaged = await writeTranscript(dir, 'conversations.json', [exportFile[0], { ...exportFile[1], mapping: undefined }, exportFile[2]]);
+    const logLines = (await fs.readFile(path.join(fixtures, 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl'), 'utf8')).split('\n');
+    logLines.splice(2, 0, '{"type":"user","message":{"role":"user","content":"cut off');
+    const log = await writeTranscript(dir, 'session.jsonl', logLines.join('\n'));
+
+    const strictData = path.join(dir, 'strict');
+    const strict = await runCli(['--data', strictData, 'import', damaged, '--strict', '--json']);
+    expect(strict.status).toBe(1);
+    expect(jsonLines(strict.stdout)).toEqual([{ file: damaged, error: expect.stringMatching(/conversations\.json: .*\[1\]\.mapping/) }]);
+    expect(JSON.parse((await runCli(['--data', strictData, 'sessions', '--json'])).stdout)).toEqual([]);
+
+    const data = path.join(dir, 'data');
+    const json = await runCli(['--data', data, 'import', damaged, log, '--json']);
+    expect(json.status).toBe(3);
+    const lines = jsonLines(json.stdout);
+    expect(lines.filter((l) => !('sessionId' in l))).toEqual([
+      { file: damaged, session: exportFile[1]!.id, error: expect.stringMatching(/\[1\]\.mapping/) },
+      { file: log, line: 3, error: expect.stringMatching(/line 3|JSON/) },
+    ]);
+    const saved = lines.filter((l) => 'sessionId' in l).map((l) => l.sessionId);
+    expect(saved).toContain(exportFile[0]!.id);
+    expect(saved).toHaveLength(2);
+    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
+    expect(sessions.map((s) => s.sessionId).sort()).toEqual([...saved].sort());
+
+    // Without --json: one readable line per skipped part on stderr, and the same exit code.
+    const readable = await runCli(['--data', path.join(dir, 'readable'), 'import', damaged, '--dry-run']);
+    expect(readable.status).toBe(3);
+    expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
+  });
+
   it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
     const dir = workDir();
     const file = await writeTranscript(dir, 'long.json', realisticConversation('crash-session', 400, 3));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Result } from '../shared/ipc.js';
 import { CHANNELS } from '../shared/ipc.js';
@@ -10,6 +10,8 @@ import { registerIpcHandlers, type IpcInvokeEventLike } from '../electron/main/i
 import { isAppUrl, isSafeExternalUrl, secureWindowOptions } from '../electron/main/windowOptions.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import { tempDir } from './helpers/engine.js';
+
+import { REPO as REPO_ROOT } from './helpers/cli.js';
 
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
@@ -166,6 +168,24 @@ describe('IPC boundary', () => {
     const hits: Array<{ sessionId: string }> = await call('search:query', { query: 'oven temperature for bread' });
     expect(hits[0]!.sessionId).toBe('host-session');
     expect(await call('store:verify', {})).toMatchObject({ ok: true, messages: 4 });
+  });
+
+  it('the preview and the import report name the damaged lines of a log that are left out', async () => {
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(host.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    const lines = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'import', 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl'), 'utf8').split('\n');
+    lines.splice(2, 0, '{"type":"user","message":{"role":"user","content":"cut off');
+    const staged: { fileId: string } = await call('files:stage', { name: 'damaged.jsonl', dataBase64: b64(lines.join('\n')) });
+    const preview: Array<{ format: string; sessions: unknown[]; skipped?: unknown[] }> = await call('import:preview', { fileIds: [staged.fileId] });
+    expect(preview[0]!.format).toBe('claude-code');
+    expect(preview[0]!.sessions).toHaveLength(1);
+    expect(preview[0]!.skipped).toEqual([{ line: 3, error: expect.stringMatching(/line 3/) }]);
+    const run: { files: Array<{ reports: Array<{ new: number }>; skipped?: unknown[] }> } = await call('import:run', { fileIds: [staged.fileId] });
+    expect(run.files[0]!.reports[0]!.new).toBeGreaterThan(0);
+    expect(run.files[0]!.skipped).toEqual(preview[0]!.skipped);
   });
 
   it('a file that is not a transcript is refused in the preview with one clear line', async () => {

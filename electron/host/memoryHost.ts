@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import type { SaveReport } from '../../shared/domain.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PersistedSettings } from './settingsFile.js';
-import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
+import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, SkippedPart } from '../../shared/ipc.js';
 import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
-import { ImportError, readTranscripts } from '../importers/index.js';
+import { ImportError, readTranscripts, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
 
@@ -238,6 +238,7 @@ export class MemoryHost {
           preview.error = toErrorInfo(error);
           preview.sessions = [];
         }
+        if (!preview.error && file.skipped.length > 0) preview.skipped = file.skipped.map(skippedPart);
       }
     }
     return previews;
@@ -278,6 +279,7 @@ export class MemoryHost {
               break;
             }
           }
+          if (file.skipped.length > 0) entry.skipped = file.skipped.map(skippedPart);
         }
         if (controller.signal.aborted) break;
       }
@@ -332,4 +334,9 @@ export class MemoryHost {
     await this.closeEngine();
     if (this.stagingDir) await fs.rm(this.stagingDir, { recursive: true, force: true });
   }
+}
+
+/** A skipped part as the app shows it: the file is the row it sits in. */
+function skippedPart(part: ImporterSkippedPart): SkippedPart {
+  return { ...(part.session !== undefined ? { session: part.session } : {}), ...(part.line !== undefined ? { line: part.line } : {}), error: part.error };
 }

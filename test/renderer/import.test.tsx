@@ -84,6 +84,24 @@ describe('import', () => {
     expect(mock.requestsOn('import:run')).toEqual([{ fileIds: ['file-3'], mode: 'incremental' }]);
   });
 
+  it('lists the damaged parts of a file that are left out, before and after the import', async () => {
+    const mock = createMockMemory();
+    renderApp(mock, '#/import');
+    dropFiles([transcriptFile('export.json', [NEW_SESSION, { sessionId: 'lost', title: 'Lost' }, GROWN_TRIP])]);
+    const rows = await previewRows();
+    expect(rows.map((row) => within(row).getByRole('rowheader').textContent)).toEqual(['Risotto without stirring', 'Train trip to Lisbon']);
+    const preview = screen.getByRole('table', { name: 'What importing would do, per file and session' });
+    expect(within(preview).getByText('1 damaged part skipped; the rest of the file is imported')).toBeTruthy();
+    expect(within(preview).getByText('Conversation lost:').parentElement?.textContent).toBe('Conversation lost: transcript 2 has no sessionId or messages');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Import 2 sessions' }));
+    await screen.findByRole('heading', { name: 'Import finished' });
+    const reports = screen.getByRole('table', { name: 'What was saved, per file and session' });
+    expect(within(reports).getByText('Conversation lost:')).toBeTruthy();
+    expect(mock.host.sessionIds()).toEqual(expect.arrayContaining(['risotto', 'trip-lisbon']));
+    expect(mock.host.sessionIds()).not.toContain('lost');
+  });
+
   it('imports only the ticked sessions', async () => {
     const mock = createMockMemory();
     renderApp(mock, '#/import');

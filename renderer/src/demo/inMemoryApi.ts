@@ -19,6 +19,7 @@ import {
   type RequestMap,
   type ResponseMap,
   type Settings,
+  type SkippedPart,
 } from '../../../shared/ipc.js';
 
 export const EMBEDDING_DIMENSIONS = 512;
@@ -123,7 +124,7 @@ function isRole(value: unknown): value is Role {
 }
 
 /** The toy importer: a JSON transcript (one, a list, or `{sessions}`) or a Markdown one with `## user` headings. */
-export function parseTranscriptFile(name: string, bytes: Uint8Array): { format: string; sessions: SessionInput[] } {
+export function parseTranscriptFile(name: string, bytes: Uint8Array): { format: string; sessions: SessionInput[]; skipped?: SkippedPart[] } {
   const text = new TextDecoder('utf-8').decode(bytes);
   const base = name.replace(/\.[^.]+$/, '');
   if (/\.md$/i.test(name)) {
@@ -146,17 +147,32 @@ export function parseTranscriptFile(name: string, bytes: Uint8Array): { format: 
     throw new HostError('invalid_input', `${name}: not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
   }
   const list = Array.isArray(data) ? data : typeof data === 'object' && data !== null && Array.isArray((data as { sessions?: unknown }).sessions) ? (data as { sessions: unknown[] }).sessions : [data];
-  const sessions = list.map((item, index): SessionInput => {
-    const candidate = item as Partial<SessionInput> | null;
-    if (!candidate || typeof candidate.sessionId !== 'string' || !Array.isArray(candidate.messages)) {
-      throw new HostError('invalid_input', `${name}: transcript ${index + 1} has no sessionId or messages.`);
+  // As the real importers do, a damaged transcript of a file that holds several is skipped and named.
+  const sessions: SessionInput[] = [];
+  const skipped: SkippedPart[] = [];
+  let firstProblem: string | undefined;
+  list.forEach((item, index) => {
+    const problem = transcriptProblem(item);
+    if (problem === undefined) {
+      const candidate = item as SessionInput;
+      sessions.push({ sessionId: candidate.sessionId, title: candidate.title, source: candidate.source ?? 'json', messages: candidate.messages });
+      return;
     }
-    for (const message of candidate.messages) {
-      if (!isRole(message?.role) || typeof message.content !== 'string') throw new HostError('invalid_input', `${name}: a message of ${candidate.sessionId} has no role or content.`);
-    }
-    return { sessionId: candidate.sessionId, title: candidate.title, source: candidate.source ?? 'json', messages: candidate.messages };
+    const id = (item as { sessionId?: unknown } | null)?.sessionId;
+    firstProblem ??= `transcript ${index + 1} ${problem}`;
+    skipped.push({ session: typeof id === 'string' ? id : String(index + 1), error: `transcript ${index + 1} ${problem}` });
   });
-  return { format: 'json', sessions };
+  if (sessions.length === 0) throw new HostError('invalid_input', `${name}: ${firstProblem ?? 'no transcripts'}.`);
+  return { format: 'json', sessions, skipped };
+}
+
+function transcriptProblem(item: unknown): string | undefined {
+  const candidate = item as Partial<SessionInput> | null;
+  if (!candidate || typeof candidate.sessionId !== 'string' || !Array.isArray(candidate.messages)) return 'has no sessionId or messages';
+  for (const message of candidate.messages) {
+    if (!isRole(message?.role) || typeof message.content !== 'string') return 'has a message without a role or text';
+  }
+  return undefined;
 }
 
 /** Packs consecutive messages into chunks of about CHUNK_CHARS; a long message spans several chunks. */
@@ -401,8 +417,8 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       fileIds.map((fileId): FilePreview => {
         const file = readStaged(fileId);
         try {
-          const { format, sessions: inputs } = parseTranscriptFile(file.name, file.bytes);
-          return { fileId, name: file.name, format, sessions: inputs.map((input) => ({ ...save(input, { dryRun: true }), title: input.title ?? input.sessionId })) };
+          const { format, sessions: inputs, skipped } = parseTranscriptFile(file.name, file.bytes);
+          return { fileId, name: file.name, format, sessions: inputs.map((input) => ({ ...save(input, { dryRun: true }), title: input.title ?? input.sessionId })), ...(skipped?.length ? { skipped } : {}) };
         } catch (error) {
           if (!(error instanceof HostError)) throw error;
           return { fileId, name: file.name, error: { code: error.code, message: error.message }, sessions: [] };
@@ -424,7 +440,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
             result.files.push({ fileId, name: file.name, error: { code: error.code, message: error.message }, reports: [] });
             continue;
           }
-          const entry: ImportResult['files'][number] = { fileId, name: file.name, format: parsed.format, reports: [] };
+          const entry: ImportResult['files'][number] = { fileId, name: file.name, format: parsed.format, reports: [], ...(parsed.skipped?.length ? { skipped: parsed.skipped } : {}) };
           result.files.push(entry);
           const chosen = parsed.sessions.filter((input) => !sessionIds || sessionIds.includes(input.sessionId));
           for (const input of chosen) {

@@ -120,6 +120,31 @@ function FileGroupHeader({ preview, columns }: { preview: FilePreview; columns: 
   );
 }
 
+/** The damaged conversations or lines of a file that the import leaves out, each with its reason. */
+function SkippedRows({ skipped, columns }: { skipped: FilePreview['skipped']; columns: number }): ReactNode {
+  const t = useT();
+  if (!skipped || skipped.length === 0) return null;
+  return (
+    <tr className="skipped-row">
+      <td colSpan={columns}>
+        <details open={skipped.length <= 3}>
+          <summary>
+            <Icon name="alert" size={14} /> {t('import.skippedParts', { n: skipped.length })}
+          </summary>
+          <ul className="skipped-list">
+            {skipped.map((part, i) => (
+              <li key={i}>
+                <strong>{part.line !== undefined ? t('import.skippedLine', { line: part.line }) : part.session !== undefined ? t('import.skippedConversation', { id: part.session }) : t('import.skippedPart')}</strong>{' '}
+                <span className="muted">{part.error}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      </td>
+    </tr>
+  );
+}
+
 function PreviewTable(): ReactNode {
   const t = useT();
   const flow = useImportFlow();
@@ -143,6 +168,7 @@ function PreviewTable(): ReactNode {
         {previews.map((preview) => (
           <tbody key={preview.fileId}>
             <FileGroupHeader preview={preview} columns={columns} />
+            <SkippedRows skipped={preview.skipped} columns={columns} />
             {preview.sessions.map((session) => {
               const included = !flow.excluded.has(sessionKey(preview.fileId, session.sessionId));
               return (
@@ -316,6 +342,7 @@ function ResultSection({ result }: { result: ImportResult }): ReactNode {
             {result.files.map((file) => (
               <tbody key={file.fileId}>
                 <FileGroupHeader preview={{ fileId: file.fileId, name: file.name, format: file.format, error: file.error, sessions: file.reports }} columns={10} />
+                <SkippedRows skipped={file.skipped} columns={10} />
                 {file.reports.map((report) => (
                   <tr key={report.sessionId}>
                     <th scope="row">
