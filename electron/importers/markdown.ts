@@ -1,54 +1,102 @@
 /**
- * Transcripts people keep by hand, in Markdown or plain text, one speaker label per turn:
+ * Transcripts in Markdown or plain text, one speaker label per turn, as people keep them by hand and
+ * as popular chat exporters write them:
  *
  *   User: ...            **User**  ...        ### User          用户：...
  *   Assistant: ...       **Assistant:** ...   ### Assistant     助手：...
  *
- * Labels: User / Human, Assistant, System (any case), 用户 / 助手 / 系统, with an ASCII or full-width
- * colon. A label starts a turn; every following line belongs to that speaker until the next label.
- * Labels inside fenced code blocks are text. A first-level heading before the first turn is the
- * title; other text before the first turn is not part of the conversation.
+ *   ## Message 1         ## 👤 User           #### You:
+ *   **You** (<time>)     ...                  ...
+ *   ...                  ---                  #### ChatGPT:
+ *   ## Message 2         ## 🤖 Claude         ...
+ *   **Claude** (<time>)  ...
  *
- * No message ids: the engine derives them from role, content and position. The session id is
- * derived from the file's base name, so re-importing an edited file updates the same session.
+ * Labels name the user (User, Human, You, Me, 用户, 我), the assistant (Assistant, AI, or the
+ * assistant's name: ChatGPT, Claude, Gemini, Copilot, ...; 助手) or the system (System, 系统), in any
+ * case, after an optional emoji, with an optional ASCII or full-width colon. Bold labels may be
+ * indented; headings by at most three spaces (four make a code block in Markdown).
+ * A label starts a turn; every following line belongs to that speaker until the next label. A time in
+ * parentheses after a bold label (`**You** (2025-03-02T09:14:05Z)`) is the message's timestamp.
+ * Labels inside fenced code blocks are text; `## Message N` headings and `---` rules between turns are
+ * not. A first-level heading before the first turn is the title; a metadata preamble
+ * (`**Conversation ID:** ...`, `Session ID: ...`, or the chat's address) names the session; other text before the first
+ * turn is not part of the conversation.
+ *
+ * No message ids: the engine derives them from role, content and position. The session id is the
+ * preamble's conversation id, else derived from the file's base name, so re-importing an edited file
+ * updates the same session.
  */
 import type { MessageInput, Role, SessionInput } from '../../shared/domain.js';
 
-const SPEAKER_ROLES: Record<string, Role> = {
-  user: 'user',
-  human: 'user',
-  assistant: 'assistant',
-  system: 'system',
-  用户: 'user',
-  助手: 'assistant',
-  系统: 'system',
-};
-const NAMES = '(user|human|assistant|system|用户|助手|系统)';
+const USER_NAMES = ['user', 'human', 'you', 'me', '用户', '我'];
+const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
+const SYSTEM_NAMES = ['system', '系统'];
+/** Names that are common words in prose too are labels only in headings and bold, never as `Name:`. */
+const PLAIN_NAMES = ['user', 'human', 'you', 'assistant', 'system', 'chatgpt', 'claude', 'gemini', 'ai', '用户', '助手', '系统'];
+
+function roleOf(name: string): Role | undefined {
+  const lower = name.toLowerCase();
+  if (USER_NAMES.includes(lower)) return 'user';
+  if (ASSISTANT_NAMES.includes(lower)) return 'assistant';
+  if (SYSTEM_NAMES.includes(lower)) return 'system';
+  return undefined;
+}
+
+const ALL_NAMES = `(${[...USER_NAMES, ...ASSISTANT_NAMES, ...SYSTEM_NAMES].join('|')})`;
 const COLON = '[:：]';
+/** An emoji before the name (`## 👤 User`, `## 🤖 Claude`), with its variation selectors and joiners. */
+const EMOJI = '(?:[\\p{Extended_Pictographic}\\u{1F3FB}-\\u{1F3FF}\\uFE0F\\u200D]+\\s*)?';
 
 /**
- * `### User`, heading of any level, the turn's text on the following lines. The colon and the
- * whitespace before it are one optional group: two whitespace runs around an optional colon
- * backtrack quadratically through a long run of spaces.
+ * `### User`, `#### You:`, `## 🤖 Claude`: a heading of any level, the turn's text on the following
+ * lines. The colon and the whitespace before it are one optional group: two whitespace runs around an
+ * optional colon backtrack quadratically through a long run of spaces.
  */
-const HEADING_LABEL = new RegExp(`^#{1,6}\\s+${NAMES}(?:\\s*${COLON})?\\s*$`, 'i');
-/** `**User**`, `**User:**`, `**User**:`, text may follow on the same line. */
-const BOLD_LABEL = new RegExp(`^\\*\\*${NAMES}\\s*${COLON}?\\*\\*\\s*${COLON}?\\s?(.*)$`, 'i');
-/** `User: text`. */
-const PLAIN_LABEL = new RegExp(`^${NAMES}\\s*${COLON}\\s?(.*)$`, 'i');
+const HEADING_LABEL = new RegExp(`^ {0,3}#{1,6}[ \\t]+${EMOJI}${ALL_NAMES}(?:[ \\t]*${COLON})?[ \\t]*$`, 'iu');
+/** `**User**`, `**User:**`, `**User**:`, `**You** (<time>)`; text may follow on the same line. */
+const BOLD_LABEL = new RegExp(`^[ \\t]*\\*\\*${EMOJI}${ALL_NAMES}[ \\t]*${COLON}?\\*\\*[ \\t]*${COLON}?(?:[ \\t]*\\(([^()]{4,40})\\))?[ \\t]?(.*)$`, 'iu');
+/** `User: text`, indented by at most three spaces (four make a code block in Markdown). */
+const PLAIN_LABEL = new RegExp(`^ {0,3}(${PLAIN_NAMES.join('|')})[ \\t]*${COLON}[ \\t]?(.*)$`, 'iu');
+/** `## Message 3`: a numbering heading between turns. */
+const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
+/** `**Conversation ID:** abc`, `Session ID: abc`, `- **Chat ID**: abc` in the preamble. */
+const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
+/** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
+const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
 const FENCE = /^\s{0,3}(```|~~~)/;
 
 interface SpeakerLine {
   role: Role;
   /** Text on the label's own line, if any. */
   rest: string;
+  timestamp?: string;
 }
 
 function speakerOf(line: string): SpeakerLine | undefined {
-  const match = HEADING_LABEL.exec(line) ?? BOLD_LABEL.exec(line) ?? PLAIN_LABEL.exec(line);
-  if (!match) return undefined;
-  const role = SPEAKER_ROLES[match[1]!.toLowerCase()];
-  return role === undefined ? undefined : { role, rest: match[2] ?? '' };
+  const heading = HEADING_LABEL.exec(line);
+  if (heading) return { role: roleOf(heading[1]!)!, rest: '' };
+  const bold = BOLD_LABEL.exec(line);
+  if (bold) {
+    const role = roleOf(bold[1]!)!;
+    const timestamp = bold[2] === undefined ? undefined : timestampOf(bold[2]);
+    // A parenthesis that is not a time is the start of the turn's text: `**User:** (laughs) ok`.
+    const rest = bold[2] !== undefined && timestamp === undefined ? `(${bold[2]}) ${bold[3] ?? ''}`.trimEnd() : (bold[3] ?? '');
+    return { role, rest, ...(timestamp ? { timestamp } : {}) };
+  }
+  const plain = PLAIN_LABEL.exec(line);
+  return plain ? { role: roleOf(plain[1]!)!, rest: plain[2] ?? '' } : undefined;
+}
+
+/**
+ * A time as exporters print it: ISO 8601 with or without a zone (no zone is read as UTC, so that the
+ * same file gives the same timestamps on every machine), or `2025-03-02 09:14[:05]`.
+ */
+function timestampOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  const iso = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
+  if (!iso) return undefined;
+  const millis = Date.parse(`${iso[1]}T${iso[2]}${iso[3] ?? 'Z'}`);
+  return Number.isNaN(millis) ? undefined : new Date(millis).toISOString();
 }
 
 /** Whether the text has at least one speaker label outside code blocks. */
@@ -63,29 +111,36 @@ export function looksLikeMarkdownTranscript(text: string): boolean {
 
 /** @param baseName the file name without folders, e.g. `chat-2024-05-01.md`. */
 export function mapMarkdownTranscript(text: string, baseName: string): SessionInput {
-  const turns: Array<{ role: Role; lines: string[] }> = [];
+  const turns: Array<{ role: Role; lines: string[]; timestamp?: string }> = [];
   let title: string | undefined;
+  let conversationId: string | undefined;
   let inFence = false;
 
   for (const line of text.split(/\r?\n/)) {
     const current = turns.at(-1);
-    if (FENCE.test(line)) inFence = !inFence;
-    const speaker = inFence || FENCE.test(line) ? undefined : speakerOf(line);
+    const fence = FENCE.test(line);
+    if (fence) inFence = !inFence;
+    const code = inFence || fence;
+    const speaker = code ? undefined : speakerOf(line);
     if (speaker) {
-      turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest] });
+      turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest], ...(speaker.timestamp ? { timestamp: speaker.timestamp } : {}) });
+    } else if (!code && MESSAGE_HEADING.test(line)) {
+      // Numbering between turns, not text of the turn before.
+      continue;
     } else if (current) {
       current.lines.push(line);
     } else {
       const heading = title === undefined ? headingText(line) : undefined;
       if (heading !== undefined) title = heading;
+      conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
     }
   }
 
   const messages: MessageInput[] = turns
-    .map((turn) => ({ role: turn.role, content: turnText(turn.lines) }))
+    .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
     .filter((message) => message.content !== '');
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
-  return { sessionId: `markdown:${stem}`, title: title ?? stem, source: 'markdown', messages };
+  return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? stem, source: 'markdown', messages };
 }
 
 /**
@@ -130,6 +185,6 @@ const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 function turnText(lines: string[]): string {
   const kept = [...lines];
   while (kept.length > 0 && (kept.at(-1)!.trim() === '' || isRule(kept.at(-1)!))) kept.pop();
-  while (kept.length > 0 && kept[0]!.trim() === '') kept.shift();
+  while (kept.length > 0 && (kept[0]!.trim() === '' || isRule(kept[0]!))) kept.shift();
   return kept.join('\n').trimEnd();
 }

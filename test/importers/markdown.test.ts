@@ -48,4 +48,58 @@ describe('Markdown and plain-text transcripts', () => {
     expect(fromA).toEqual({ sessionId: 'markdown:trip', title: 'trip', source: 'markdown', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
     expect(fromB).toEqual(fromA);
   });
+
+  it('reads the "## Message N" shape with **You** / **Claude** and their times; the preamble names the session, a code block stays text', async () => {
+    const [session] = await sessionsOf(fixture('markdown', 'sourdough-claude-export.md'));
+    expect(session).toMatchObject({ sessionId: 'markdown:5d0b7c3e-1f2a-4b6c-9d8e-7a6b5c4d3e2f', title: 'Sourdough starter troubleshooting', source: 'markdown' });
+    expect(session!.messages.map((m) => [m.role, m.timestamp])).toEqual([
+      ['user', '2025-03-02T09:14:05.000Z'],
+      ['assistant', '2025-03-02T09:14:31.000Z'],
+      ['user', '2025-03-02T09:20:12.000Z'],
+      ['assistant', '2025-03-02T09:20:40.000Z'],
+    ]);
+    expect(session!.messages[0]!.content).toBe('My starter smells like nail polish remover. Is it dead?');
+    // The numbering headings and the preamble are not text; the fenced example is, whole.
+    expect(session!.messages.some((m) => /^## Message|Conversation ID|Exported/m.test(m.content.replace(/```markdown[\s\S]*```/, '')))).toBe(false);
+    expect(session!.messages[1]!.content).toMatch(/```markdown\n## Message 3\n\*\*You\*\* \(2025-03-02T09:15:00.000Z\)\nthis is only an example inside a code block\n```$/);
+  });
+
+  it('reads emoji headings separated by rules, and leaves an indented code block in its turn', async () => {
+    const [session] = await sessionsOf(fixture('markdown', 'garden-plan.md'));
+    expect(session).toMatchObject({ sessionId: 'markdown:garden-plan', title: 'Planning a balcony garden' });
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'Which herbs grow well on a north-facing balcony?' },
+      { role: 'assistant', content: "Mint, parsley and chives cope with shade.\n\n    ## 👤 User\n    (an indented code block: still the answer's text)" },
+      { role: 'user', content: 'And which ones need full sun?' },
+      { role: 'assistant', content: 'Basil, rosemary and thyme want at least six hours of sun.' },
+    ]);
+  });
+
+  it('reads "#### You:" / "#### ChatGPT:" and takes the conversation id from the chat address', async () => {
+    const [session] = await sessionsOf(fixture('markdown', 'ChatGPT-Weekend in Lisbon.md'));
+    expect(session).toMatchObject({ sessionId: 'markdown:0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9', title: 'Weekend in Lisbon' });
+    expect(session!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(session!.messages[1]!.content).toBe('Day 1: the National Tile Museum in the morning, then grilled sardines in Alfama.\n\nDay 2: Belém for pastries, and the Time Out Market for dinner.');
+  });
+
+  it('reads indented bold labels; a parenthesis that is not a time is text', async () => {
+    const [session] = await sessionsOf(fixture('markdown', 'indented-notes.txt'));
+    expect(session).toMatchObject({ sessionId: 'markdown:notes-2025-04-11', title: 'indented-notes' });
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'What is the boiling point of water at 2000 m?'],
+      ['assistant', 'About 93 °C, because the air pressure is lower.'],
+      ['user', '(laughs) so pasta takes longer?'],
+      ['assistant', 'Yes, a minute or two more.'],
+    ]);
+  });
+
+  it('prose with words like "model:" or "me:" is not split into turns', async () => {
+    const file = path.join(tempDir(), 'specs.md');
+    writeFileSync(file, '**User:** which laptop?\n**Assistant:** This one.\nModel: X1\nMe: not a speaker here\n');
+    const [session] = await sessionsOf(file);
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'which laptop?' },
+      { role: 'assistant', content: 'This one.\nModel: X1\nMe: not a speaker here' },
+    ]);
+  });
 });
