@@ -60,7 +60,7 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
     case 'openclaw':
       return mapOpenClawSession(records, options);
     case 'sillytavern':
-      return mapSillyTavernChat(records, options);
+      return mapSillyTavernChat(records, options, baseName);
     case 'claude-code':
       return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
   }

@@ -27,7 +27,8 @@ function isHeader(value: JsonObject): boolean {
   return 'chat_metadata' in value || ('character_name' in value && 'user_name' in value && !('mes' in value));
 }
 
-export function mapSillyTavernChat(records: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+/** @param baseName the file name without folders: current versions name the character only there. */
+export function mapSillyTavernChat(records: readonly JsonlRecord[], options: MappingOptions, baseName = ''): SessionInput {
   const header = records[0] !== undefined && isHeader(records[0].value) ? records[0].value : undefined;
   const lines = header ? records.slice(1) : records;
   const sessionId = deriveSessionId(header, records[0]?.lineNo ?? 1, lines[0]);
@@ -35,10 +36,31 @@ export function mapSillyTavernChat(records: readonly JsonlRecord[], options: Map
   const messages: MessageInput[] = [];
   for (const line of lines) messages.push(...mapMessage(line, sessionId, options));
 
-  const character = optionalText(header?.character_name);
-  const created = typeof header?.create_date === 'string' || typeof header?.create_date === 'number' ? String(header.create_date) : undefined;
-  const title = character === undefined ? undefined : created === undefined ? character : `${character} - ${created}`;
+  const title = chatTitle(header, lines, baseName);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'sillytavern', messages };
+}
+
+/** Current versions write this placeholder into the header instead of the names. */
+const PLACEHOLDER = 'unused';
+
+/**
+ * `<Character> - <date>` as SillyTavern lists the chat: the header's names unless they are the
+ * placeholder, else the character from the file name (`<Character> - <date>@<time>[ - Branch #N].jsonl`)
+ * or from the character's messages, and the date from the header or the file name.
+ */
+function chatTitle(header: JsonObject | undefined, lines: readonly JsonlRecord[], baseName: string): string | undefined {
+  const named = (value: unknown) => {
+    const text = optionalText(value)?.trim();
+    return text === undefined || text === '' || text.toLowerCase() === PLACEHOLDER ? undefined : text;
+  };
+  const file = /^(.+?) - (\d{4}-\d{1,2}-\d{1,2}\s*@\s*\d{1,2}h\s*\d{1,2}m\s*\d{1,2}s(?:\s*\d+ms)?)(?: - (Branch #\d+))?\.jsonl$/i.exec(baseName);
+  const fromMessages = lines.map(({ value }) => (value.is_user !== true && value.is_system !== true ? named(value.name) : undefined)).find((name) => name !== undefined);
+  const character = named(header?.character_name) ?? file?.[1]?.trim() ?? fromMessages;
+  if (character === undefined) return undefined;
+  const created = typeof header?.create_date === 'string' || typeof header?.create_date === 'number' ? named(String(header.create_date)) : undefined;
+  const date = created ?? file?.[2];
+  const branch = file?.[3];
+  return [character, date, branch].filter((part) => part !== undefined).join(' - ');
 }
 
 /** Stable across exports: the same chat has the same character and creation date. */

@@ -57,4 +57,17 @@ describe('SillyTavern chat', () => {
     expect(after!.messages[2]!.content).toBe('You are in the glade.');
     expect(after!.messages.filter((_, index) => index !== 2)).toEqual(before!.messages.filter((_, index) => index !== 2));
   });
+
+  it('titles a chat of a current version, whose header says "unused", by the character and date of its file name', async () => {
+    const [session] = await sessionsOf(fixture('sillytavern', 'Nyx - 2025-02-14@21h05m09s - Branch #2.jsonl'));
+    expect(session!.title).toBe('Nyx - 2025-02-14@21h05m09s - Branch #2');
+    expect(session!.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant']);
+    expect(session!.messages[1]!.content).toBe('Which constellation is that?\r\nThe one by the window.');
+    // Renamed, the file still gets a title a person recognises: the character from its messages, the date from the header.
+    const renamed = path.join(tempDir(), 'chat.jsonl');
+    copyFileSync(fixture('sillytavern', 'Nyx - 2025-02-14@21h05m09s - Branch #2.jsonl'), renamed);
+    const [again] = await sessionsOf(renamed);
+    expect(again!.title).toBe('Nyx - 2025-02-14@21h05m09s');
+    expect(again!.sessionId).toBe(session!.sessionId);
+  });
 });
