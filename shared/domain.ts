@@ -22,6 +22,8 @@ export interface SessionInput {
   title?: string;
   /** Where it came from: `json`, `chatgpt`, `claude`, `openclaw`, `open-webui`, `sillytavern`, `claude-code`, `markdown`. */
   source?: string;
+  /** The session this one was started from: a Claude Code subagent's conversation names its main session. */
+  parentSessionId?: string;
   messages: MessageInput[];
 }
 
@@ -107,6 +109,7 @@ export interface ArchiveEntry {
   session_id: string;
   title?: string;
   source?: string;
+  parent_session_id?: string;
   archived_at: string;
   last_saved_at: string;
   message_count: number;
@@ -143,6 +146,8 @@ export interface SessionSummary {
   sessionId: string;
   title: string;
   source?: string;
+  /** The session this one was started from (a Claude Code subagent's main session). */
+  parentSessionId?: string;
   messageCount: number;
   chunkCount: number;
   archivedAt: string;

@@ -223,6 +223,20 @@ describe('session-memory CLI', () => {
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
   });
 
+  it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async () => {
+    const data = path.join(workDir(), 'data');
+    const result = await runCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);
+    expect(result.status).toBe(0);
+    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; title: string; parentSessionId?: string }>;
+    const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
+    expect(sessions.map((s) => [s.sessionId, s.parentSessionId ?? null]).sort()).toEqual([
+      [main, null],
+      [`${main}:agent-a7f3e9c1`, main],
+    ]);
+    const readable = await runCli(['--data', data, 'sessions']);
+    expect(readable.stdout).toMatch(new RegExp(`${main}:agent-a7f3e9c1  Subagent: Find every test .*, from ${main}\\n`));
+  });
+
   it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
     const dir = workDir();
     const file = await writeTranscript(dir, 'long.json', realisticConversation('crash-session', 400, 3));

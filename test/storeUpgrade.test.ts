@@ -1,8 +1,10 @@
 import * as lancedb from '@lancedb/lancedb';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { CJK_COLUMN, cjkText } from '../electron/engine/store.js';
+import { ARCHIVE_RECORD_FILE } from '../electron/engine/archiveRecord.js';
 import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 describe('cjkText', () => {
@@ -129,6 +131,59 @@ describe('a store written before the word index', () => {
       expect(now.recorded).toBe(true);
       expect(now.indexes).toEqual(expect.arrayContaining([`${CJK_COLUMN}:FTS`, 'text:FTS']));
       expect((await engine.store.textSearch('increases', 5))[0]!.text).toContain('next increase');
+      expect((await engine.verify()).problems).toEqual([]);
+      await engine.close();
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('a session started from another one (a Claude Code subagent)', () => {
+  let embedder: WorkerEmbedder;
+  beforeAll(async () => {
+    embedder = await startTestEmbedder();
+  });
+  afterAll(async () => {
+    await embedder.close();
+  });
+
+  const main = { sessionId: 'main', title: 'Fix the date test', messages: [{ msgId: 'c1', role: 'user' as const, content: 'The date test fails; can you fix it?' }] };
+  const subagent = {
+    sessionId: 'main:agent-a1',
+    title: 'Subagent: find the tests',
+    parentSessionId: 'main',
+    messages: [
+      { msgId: 's1', role: 'user' as const, content: 'Find every test that fixes a time zone.' },
+      { msgId: 's2', role: 'assistant' as const, content: 'Two: test/date.test.ts and test/format.test.ts.' },
+    ],
+  };
+
+  it('names its parent in the session list, also after the archive record is rebuilt, and in a store from before parents', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      let engine = await openEngine(dir, embedder);
+      await engine.save(main);
+      await engine.close();
+      // The sessions table as stores before this layout have it: no parent column.
+      const db = await lancedb.connect(path.join(dir, 'lancedb'));
+      const sessions = await db.openTable('sessions');
+      await sessions.dropColumns(['parent_session_id']);
+      db.close();
+
+      engine = await openEngine(dir, embedder);
+      expect((await engine.listSessions()).map((s) => [s.sessionId, s.parentSessionId])).toEqual([['main', undefined]]);
+      await engine.save(subagent);
+      const listed = async () => new Map((await engine.listSessions()).map((s) => [s.sessionId, s.parentSessionId]));
+      expect(await listed()).toEqual(new Map([['main', undefined], ['main:agent-a1', 'main']]));
+      // A later save without the field keeps what is recorded.
+      const { parentSessionId: _omitted, ...withoutParent } = subagent;
+      await engine.save({ ...withoutParent, messages: [...subagent.messages, { msgId: 's3', role: 'user' as const, content: 'Thanks.' }] });
+      await engine.close();
+
+      rmSync(path.join(dir, ARCHIVE_RECORD_FILE));
+      engine = await openEngine(dir, embedder);
+      expect(await listed()).toEqual(new Map([['main', undefined], ['main:agent-a1', 'main']]));
       expect((await engine.verify()).problems).toEqual([]);
       await engine.close();
     } finally {

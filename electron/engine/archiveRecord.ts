@@ -26,6 +26,7 @@ const entrySchema = z.object({
   session_id: z.string(),
   title: z.string().optional(),
   source: z.string().optional(),
+  parent_session_id: z.string().optional(),
   archived_at: z.string(),
   last_saved_at: z.string(),
   message_count: z.number().int().nonnegative(),

@@ -18,6 +18,7 @@ export interface NormalizedSession {
   sessionId: string;
   title?: string;
   source?: string;
+  parentSessionId?: string;
   messages: NormalizedMessage[];
 }
 
@@ -35,6 +36,7 @@ const sessionSchema = z.object({
   sessionId: z.string().trim().min(1, 'must be a non-empty string').refine(wellFormed, 'must be well-formed Unicode text'),
   title: z.string().optional(),
   source: z.string().optional(),
+  parentSessionId: z.string().trim().min(1, 'must be a non-empty string').refine(wellFormed, 'must be well-formed Unicode text').optional(),
   messages: z.array(z.unknown()),
 });
 
@@ -98,7 +100,7 @@ function* normalizeSteps(input: SessionInput): Generator<void, { session: Normal
     });
   }
   return {
-    session: { sessionId: input.sessionId.trim(), title: input.title, source: input.source, messages },
+    session: { sessionId: input.sessionId.trim(), title: input.title, source: input.source, ...(input.parentSessionId ? { parentSessionId: input.parentSessionId.trim() } : {}), messages },
     warnings,
   };
 }

@@ -76,7 +76,7 @@ export class RecordCache {
     for (const [sessionId, heads] of bySession) {
       heads.sort(bySeqThenId);
       const meta = metas.get(sessionId);
-      sessions[sessionId] = archiveEntry(sessionId, heads, undefined, meta?.title, meta?.source);
+      sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
     }
     return { format: 1, storeVersion: await this.store.version(), writesSinceOptimize: 0, sessions };
   }
@@ -93,17 +93,19 @@ async function recordStamp(dataDir: string): Promise<string> {
 }
 
 /** The record's entry for a session holding these chunks. */
-export function archiveEntry(sessionId: string, heads: readonly ChunkHead[], previous: ArchiveEntry | undefined, title?: string, source?: string): ArchiveEntry {
+export function archiveEntry(sessionId: string, heads: readonly ChunkHead[], previous: ArchiveEntry | undefined, meta: { title?: string; source?: string; parentSessionId?: string } = {}): ArchiveEntry {
   const messages = heads.flatMap((h) => h.owned).sort((a, b) => a.seq - b.seq || a.msgId.localeCompare(b.msgId));
   const now = new Date().toISOString();
   const times = heads.map((h) => h.createdAt);
   const created = times.length > 0 ? new Date(times.reduce((a, b) => Math.min(a, b))).toISOString() : now;
-  const t = title ?? previous?.title;
-  const s = source ?? previous?.source;
+  const t = meta.title ?? previous?.title;
+  const s = meta.source ?? previous?.source;
+  const parent = meta.parentSessionId ?? previous?.parent_session_id;
   return {
     session_id: sessionId,
     ...(t ? { title: t } : {}),
     ...(s ? { source: s } : {}),
+    ...(parent ? { parent_session_id: parent } : {}),
     archived_at: previous?.archived_at ?? created,
     last_saved_at: previous ? now : times.length > 0 ? new Date(times.reduce((a, b) => Math.max(a, b))).toISOString() : now,
     message_count: messages.length,

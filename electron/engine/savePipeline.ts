@@ -92,9 +92,9 @@ export async function saveSession(ctx: EngineContext, input: SessionInput, optio
     }
 
     if (options.dryRun) return await finish(ctx, report, record, started, syncDeletes, [], true);
-    await recordSessionMeta(ctx, sessionId, session.title, session.source, heads.length === 0);
+    await recordSessionMeta(ctx, sessionId, session, heads.length === 0);
     const after = applyToHeads(heads, writer.written, writer.removed);
-    record.sessions[sessionId] = archiveEntry(sessionId, after, entry, session.title, session.source);
+    record.sessions[sessionId] = archiveEntry(sessionId, after, entry, session);
     if (after.length === 0) delete record.sessions[sessionId];
     record.writesSinceOptimize += writer.commits;
     const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0);
@@ -145,10 +145,10 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
   return report;
 }
 
-async function recordSessionMeta(ctx: EngineContext, sessionId: string, title: string | undefined, source: string | undefined, isNew: boolean): Promise<void> {
-  if (!isNew && title === undefined && source === undefined) return;
+async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean): Promise<void> {
+  if (!isNew && title === undefined && source === undefined && parentSessionId === undefined) return;
   const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
-  const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', updatedAt: Date.now() };
-  if (current && current.title === next.title && current.source === next.source) return;
+  const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
+  if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;
   await ctx.store.upsertSession(next);
 }

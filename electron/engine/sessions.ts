@@ -19,6 +19,7 @@ export async function listSessions(ctx: EngineContext): Promise<SessionSummary[]
       sessionId: entry.session_id,
       title: entry.title || entry.session_id,
       ...(entry.source ? { source: entry.source } : {}),
+      ...(entry.parent_session_id ? { parentSessionId: entry.parent_session_id } : {}),
       messageCount: entry.message_count,
       chunkCount: entry.chunk_count,
       archivedAt: entry.archived_at,

@@ -17,7 +17,7 @@ import { fuseByRank } from './rankFusion.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { bySeqThenId, HEAD_COLUMNS, headOf, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
 import { committedTables, isTableCommitted, openOrCreateTable } from './storeCreation.js';
-import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
+import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
 import { fillCjkColumn } from './storeUpgrade.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
@@ -210,18 +210,18 @@ export class ChunkStore {
       .mergeInsert('session_id')
       .whenMatchedUpdateAll()
       .whenNotMatchedInsertAll()
-      .execute([{ session_id: meta.sessionId, title: meta.title, source: meta.source, updated_at: meta.updatedAt }]);
+      .execute([{ session_id: meta.sessionId, title: meta.title, source: meta.source, updated_at: meta.updatedAt, [PARENT_COLUMN]: meta.parentSessionId }]);
   }
 
   async sessionMetas(): Promise<Map<string, SessionMeta>> {
     const rows = (await this.sessions.query().toArray()) as Row[];
-    return new Map(rows.map((r) => [String(r.session_id), { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), updatedAt: Number(r.updated_at) }]));
+    return new Map(rows.map((r) => [String(r.session_id), sessionMetaOf(r)]));
   }
 
   async sessionMeta(sessionId: string): Promise<SessionMeta | null> {
     const rows = (await this.sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1).toArray()) as Row[];
     const r = rows[0];
-    return r ? { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), updatedAt: Number(r.updated_at) } : null;
+    return r ? sessionMetaOf(r) : null;
   }
 
   /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
@@ -321,6 +321,8 @@ export class ChunkStore {
   async upgrade(): Promise<void> {
     if (this.upToDate) return;
     const recorded = ((await this.meta.query().where(`key = ${sqlString(FTS_LAYOUT_KEY)}`).toArray()) as Row[]).some((r) => r.value === FTS_LAYOUT);
+    // Sessions started from another one (added after the first layout): '' for the sessions before it.
+    if (!(await this.sessions.schema()).fields.some((f) => f.name === PARENT_COLUMN)) await this.sessions.addColumns([{ name: PARENT_COLUMN, valueSql: "''" }]);
     const hasColumn = (await this.chunks.schema()).fields.some((f) => f.name === CJK_COLUMN);
     if (!recorded || !hasColumn) {
       // The column is missing in an old store, or in one rolled back to a version from before it.
@@ -425,4 +427,10 @@ export class ChunkStore {
     const stats = await this.chunks.stats();
     return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
   }
+}
+
+/** A sessions row; a store from before the parent column reads as having none. */
+function sessionMetaOf(r: Row): SessionMeta {
+  const parent = r[PARENT_COLUMN];
+  return { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), parentSessionId: typeof parent === 'string' ? parent : '', updatedAt: Number(r.updated_at) };
 }

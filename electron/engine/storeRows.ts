@@ -44,6 +44,8 @@ export interface SessionMeta {
   sessionId: string;
   title: string;
   source: string;
+  /** '' when none. */
+  parentSessionId: string;
   updatedAt: number;
 }
 

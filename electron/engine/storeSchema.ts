@@ -6,6 +6,7 @@ import type { Row, StoreModelInfo } from './storeRows.js';
 export const CHUNKS_TABLE = 'chunks';
 export const SESSIONS_TABLE = 'sessions';
 export const META_TABLE = 'meta';
+export const PARENT_COLUMN = 'parent_session_id';
 
 export function chunkSchema(dim: number): arrow.Schema {
   const utf8List = () => new arrow.List(new arrow.Field('item', new arrow.Utf8(), true));
@@ -33,6 +34,8 @@ export const sessionSchema = new arrow.Schema([
   new arrow.Field('title', new arrow.Utf8(), false),
   new arrow.Field('source', new arrow.Utf8(), false),
   new arrow.Field('updated_at', new arrow.Float64(), false),
+  // '' when the session was not started from another one (added after the first layout: see upgrade()).
+  new arrow.Field(PARENT_COLUMN, new arrow.Utf8(), false),
 ]);
 
 export const metaSchema = new arrow.Schema([

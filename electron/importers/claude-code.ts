@@ -8,7 +8,11 @@
  * tree-shaped formats; after `/compact` the chain restarts at a boundary line whose
  * `logicalParentUuid` leads back to the messages before it, which stay part of the conversation.
  *
- * Left out: sub-agent lines (`isSidechain`, a separate conversation of their own), meta lines
+ * A subagent's conversation is its own session: its file (`<session>/subagents/agent-<id>.jsonl`)
+ * holds only side-chain lines (`isSidechain: true`), which name the main session; it becomes the
+ * session `<main session>:agent-<id>` with `parentSessionId` set to the main session.
+ *
+ * Left out of a main session: sub-agent lines (`isSidechain`, a conversation of their own), meta lines
  * (`isMeta`: caveats the client injects) and compaction summaries (`isCompactSummary`: the
  * model's retelling of messages that are still in the file).
  */
@@ -30,23 +34,33 @@ export function isClaudeCodeTranscript(records: readonly JsonlRecord[]): boolean
 
 /** @param fallbackSessionId used only when no line names its session (Claude Code names files `<sessionId>.jsonl`). */
 export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbackSessionId: string, options: MappingOptions): SessionInput {
-  const sessionId = records.map(({ value }) => optionalText(value.sessionId)).find((id) => id !== undefined) ?? fallbackSessionId;
+  const namedSession = records.map(({ value }) => optionalText(value.sessionId)).find((id) => id !== undefined);
+  // A file with side-chain lines and no main-chain lines is a subagent's.
+  const subagent = !records.some(({ value }) => isMessageLine(value) && value.isSidechain !== true) && records.some(({ value }) => isMessageLine(value) && value.isSidechain === true);
+  const isConversationLine = (value: JsonObject) => isMessageLine(value) && (value.isSidechain === true) === subagent;
   const toolNames = new Map<string, string>();
   const messages: MessageInput[] = [];
-  for (const record of conversationPath(records)) {
+  for (const record of conversationPath(records, isConversationLine)) {
     const { value } = record;
     if (value.isMeta === true || value.isCompactSummary === true) continue;
     for (const mapped of mapLine(record, toolNames, options)) messages.push(mapped);
   }
+  if (subagent) {
+    const agentId = records.map(({ value }) => optionalText(value.agentId)).find((id) => id !== undefined) ?? /^agent-(.+)$/.exec(fallbackSessionId)?.[1] ?? fallbackSessionId;
+    const parent = namedSession ?? 'claude-code';
+    const task = messages.find((m) => m.role === 'user')?.content.split('\n')[0]?.trim();
+    const title = `Subagent: ${task === undefined || task === '' ? agentId : task.length > 80 ? `${task.slice(0, 79)}…` : task}`;
+    return { sessionId: `${parent}:agent-${agentId}`, title, source: 'claude-code', ...(namedSession !== undefined ? { parentSessionId: namedSession } : {}), messages };
+  }
   const title = latestSummary(records);
-  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
+  return { sessionId: namedSession ?? fallbackSessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
 }
 
-function isConversationLine(value: JsonObject): boolean {
-  return MESSAGE_TYPES.has(value.type as string) && value.isSidechain !== true;
+function isMessageLine(value: JsonObject): boolean {
+  return MESSAGE_TYPES.has(value.type as string);
 }
 
-function conversationPath(records: readonly JsonlRecord[]): JsonlRecord[] {
+function conversationPath(records: readonly JsonlRecord[], isConversationLine: (value: JsonObject) => boolean): JsonlRecord[] {
   const byUuid = new Map<string, JsonlRecord>();
   for (const record of records) {
     if (typeof record.value.uuid === 'string') byUuid.set(record.value.uuid, record);
@@ -63,12 +77,12 @@ function conversationPath(records: readonly JsonlRecord[]): JsonlRecord[] {
     if (parent === undefined) break;
     // A parent that is not in the file: a session resumed from another file (nothing before this line
     // then), or a damaged line that was skipped, which must not cost the conversation before it.
-    record = byUuid.get(parent) ?? previousConversationLine(records, record, seen);
+    record = byUuid.get(parent) ?? previousConversationLine(records, record, seen, isConversationLine);
   }
   return path.reverse();
 }
 
-function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRecord, seen: ReadonlySet<string>): JsonlRecord | undefined {
+function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRecord, seen: ReadonlySet<string>, isConversationLine: (value: JsonObject) => boolean): JsonlRecord | undefined {
   for (let i = records.indexOf(from) - 1; i >= 0; i--) {
     const candidate = records[i]!;
     if (isConversationLine(candidate.value) && typeof candidate.value.uuid === 'string' && !seen.has(candidate.value.uuid)) return candidate;

@@ -58,4 +58,24 @@ describe('Claude Code transcript', () => {
       ['cc-0017', 'assistant', 'Pushed.'],
     ]);
   });
+
+  it("reads a subagent's file as its own session that names the main session", async () => {
+    const [session] = await sessionsOf(fixture('claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d', 'subagents', 'agent-a7f3e9c1.jsonl'));
+    expect(session).toMatchObject({
+      sessionId: '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d:agent-a7f3e9c1',
+      parentSessionId: '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d',
+      title: 'Subagent: Find every test that parses dates with a fixed time zone and list their files.',
+      source: 'claude-code',
+    });
+    expect(session!.messages.map((m) => [m.msgId, m.role])).toEqual([
+      ['sa-0001', 'user'],
+      ['sa-0004', 'assistant'],
+    ]);
+    const [withTools] = await sessionsOf(fixture('claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d', 'subagents', 'agent-a7f3e9c1.jsonl'), { include: ['tools'] });
+    expect(withTools!.messages).toHaveLength(4);
+    // The main session's file leaves the side chain out, as before.
+    const [main] = await sessionsOf(fixture('claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl'));
+    expect(main!.parentSessionId).toBeUndefined();
+    expect(main!.messages.some((m) => m.msgId?.startsWith('sa-'))).toBe(false);
+  });
 });

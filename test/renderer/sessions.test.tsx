@@ -5,7 +5,7 @@ import { filterAndSortSessions } from '../../renderer/src/views/SessionsView.js'
 import { createMockMemory } from './mockApi.js';
 import { renderApp } from './render.js';
 
-const titlesIn = (table: HTMLElement): string[] => within(table).getAllByRole('rowheader').map((cell) => within(cell).getByRole('link').textContent ?? '');
+const titlesIn = (table: HTMLElement): string[] => within(table).getAllByRole('rowheader').map((cell) => within(cell).getAllByRole('link')[0]!.textContent ?? '');
 
 describe('sessions list', () => {
   it('lists archived sessions with source, counts and last save, most recent first', async () => {
@@ -19,6 +19,22 @@ describe('sessions list', () => {
     expect(cells[3]).toBe('2');
     expect(within(trip).getByRole('link', { name: 'Train trip to Lisbon' })).toHaveProperty('hash', '#/sessions/trip-lisbon');
     expect(screen.getByText('3 sessions · 20 messages · 4 chunks', { exact: false })).toBeTruthy();
+  });
+
+  it("names the session a subagent's conversation came from, with a link to it", async () => {
+    const mock = createMockMemory();
+    mock.host.save({
+      sessionId: 'trip-lisbon:agent-a1',
+      title: 'Subagent: compare train fares',
+      source: 'claude-code',
+      parentSessionId: 'trip-lisbon',
+      messages: [{ msgId: 'a1', role: 'user', content: 'Compare the train fares from Madrid to Lisbon.' }],
+    });
+    renderApp(mock);
+    const table = await screen.findByRole('table', { name: 'Archived sessions' });
+    const row = within(table).getByRole('row', { name: /Subagent: compare train fares/ });
+    expect(within(row).getByText('Subagent of', { exact: false })).toBeTruthy();
+    expect(within(row).getByRole('link', { name: 'Train trip to Lisbon' })).toHaveProperty('hash', '#/sessions/trip-lisbon');
   });
 
   it('filters by title, source or id and says when nothing matches', async () => {

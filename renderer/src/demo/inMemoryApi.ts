@@ -56,6 +56,7 @@ interface StoredSession {
   sessionId: string;
   title: string;
   source?: string;
+  parentSessionId?: string;
   messages: StoredMessage[];
   chunks: Chunk[];
   vectors: Map<string, number[]>;
@@ -326,6 +327,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       sessionId: input.sessionId,
       title: input.title ?? existing?.title ?? input.sessionId,
       source: input.source ?? existing?.source,
+      ...((input.parentSessionId ?? existing?.parentSessionId) ? { parentSessionId: input.parentSessionId ?? existing?.parentSessionId } : {}),
       messages: finalMessages,
       chunks,
       vectors,
@@ -367,6 +369,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         sessionId: session.sessionId,
         title: session.title,
         source: session.source,
+        ...(session.parentSessionId ? { parentSessionId: session.parentSessionId } : {}),
         messageCount: session.messages.length,
         chunkCount: session.chunks.length,
         archivedAt: session.archivedAt,

@@ -69,6 +69,7 @@ export function SessionsView(): ReactNode {
   const [sort, setSort] = useState<SessionSort>('lastSaved');
   const language = useLanguage();
   const shown = useMemo(() => filterAndSortSessions(sessions.data ?? [], filter, sort, language), [sessions.data, filter, sort, language]);
+  const titles = useMemo(() => new Map((sessions.data ?? []).map((session) => [session.sessionId, session.title || session.sessionId])), [sessions.data]);
   const all = sessions.data ?? [];
   const totals = useMemo(() => all.reduce((sum, session) => ({ messages: sum.messages + session.messageCount, chunks: sum.chunks + session.chunkCount }), { messages: 0, chunks: 0 }), [all]);
 
@@ -143,6 +144,12 @@ export function SessionsView(): ReactNode {
                       <th scope="row" className="cell-title">
                         <a href={sessionHref(session.sessionId)}>{session.title || session.sessionId}</a>
                         <span className="cell-sub mono">{session.sessionId}</span>
+                        {session.parentSessionId && (
+                          <span className="cell-sub">
+                            {t('sessions.startedFrom')}{' '}
+                            <a href={sessionHref(session.parentSessionId)}>{titles.get(session.parentSessionId) ?? session.parentSessionId}</a>
+                          </span>
+                        )}
                       </th>
                       <td>
                         <SourceBadge source={session.source} />
