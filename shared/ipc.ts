@@ -80,6 +80,8 @@ export interface FilePreview {
   sessions: Array<SaveReport & { title?: string }>;
   /** Damaged conversations or lines that the import leaves out. */
   skipped?: SkippedPart[];
+  /** Set when the file is not UTF-8: the encoding it is read in (`GB18030`, `UTF-16LE`, ...). */
+  encoding?: string;
 }
 
 export interface ImportResult {

@@ -188,6 +188,13 @@ describe('IPC boundary', () => {
     expect(run.files[0]!.skipped).toEqual(preview[0]!.skipped);
   });
 
+  it('the preview names the encoding of a file that is not UTF-8', async () => {
+    const bytes = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'import', 'encodings', '月亮-gb18030.txt'));
+    const staged = (await dispatch(host.handlers, 'files:stage', { name: '月亮.txt', dataBase64: bytes.toString('base64') })) as { ok: true; value: { fileId: string } };
+    const preview = (await dispatch(host.handlers, 'import:preview', { fileIds: [staged.value.fileId] })) as { ok: true; value: Array<{ format: string; encoding?: string; sessions: Array<{ new: number }> }> };
+    expect(preview.value[0]).toMatchObject({ format: 'markdown', encoding: 'GB18030', sessions: [{ new: 3 }] });
+  });
+
   it('a file that is not a transcript is refused in the preview with one clear line', async () => {
     const staged = (await dispatch(host.handlers, 'files:stage', { name: 'photo.png', dataBase64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1, 2, 3]).toString('base64') })) as { ok: true; value: { fileId: string } };
     const preview = (await dispatch(host.handlers, 'import:preview', { fileIds: [staged.value.fileId] })) as { ok: true; value: Array<{ error?: { message: string }; sessions: unknown[] }> };

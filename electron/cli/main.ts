@@ -209,7 +209,7 @@ export function buildProgram(io: Io = defaultIo): Command {
             else io.err(`session-memory: ${file.error.message}`);
             continue;
           }
-          if (!options.json) io.out(`${file.file} (${file.format}, ${file.sessionCount} session${file.sessionCount === 1 ? '' : 's'}${file.skipped.length > 0 ? `, ${file.skipped.length} damaged part${file.skipped.length === 1 ? '' : 's'} skipped` : ''})`);
+          if (!options.json) io.out(`${file.file} (${file.format}${file.encoding ? `, read as ${file.encoding}` : ''}, ${file.sessionCount} session${file.sessionCount === 1 ? '' : 's'}${file.skipped.length > 0 ? `, ${file.skipped.length} damaged part${file.skipped.length === 1 ? '' : 's'} skipped` : ''})`);
           for (const part of file.skipped) {
             skipped++;
             if (options.json) io.out(JSON.stringify(part));

@@ -228,6 +228,7 @@ export class MemoryHost {
           break;
         }
         preview.format = file.format;
+        if (file.encoding) preview.encoding = file.encoding;
         try {
           const engine = await this.engine();
           for await (const session of file.sessions) {

@@ -1,9 +1,17 @@
 /**
- * Bytes to text: transcripts must be UTF-8. We check this ourselves instead of letting a decoder
- * replace bad bytes with U+FFFD, because a silently mangled transcript would be saved with mangled
- * content hashes forever; an error naming the offset lets the person fix the file.
+ * Bytes to text. Transcripts are UTF-8 nearly always; we check this ourselves instead of letting a
+ * decoder replace bad bytes with U+FFFD, because a silently mangled transcript would be saved with
+ * mangled content hashes forever; an error naming the offset lets the person fix the file.
+ *
+ * Two kinds of files that are not UTF-8 are read all the same, and the import names their encoding:
+ * UTF-16 (with a byte order mark, or ASCII-range text with a NUL in every other byte), as some Windows
+ * tools save; and files in a legacy encoding (GB18030/GBK and Big5 notes saved on Windows, Shift_JIS,
+ * Windows-1252, ...), recognised by a statistical detector (chardet) when most non-ASCII sequences
+ * of the file are invalid UTF-8. A UTF-8 file with a few bad bytes is damage, not another
+ * encoding, and is still refused with the offset of the first.
  */
 import { isUtf8 } from 'node:buffer';
+import chardet from 'chardet';
 import { Transform, type TransformCallback } from 'node:stream';
 import { ImportError } from './errors.js';
 
@@ -129,6 +137,108 @@ function utf8Error(file: string, problem: Utf8Problem, base: number): ImportErro
 
 export function utf8BomLength(bytes: Uint8Array): number {
   return startsWith(bytes, BOM) ? BOM.length : 0;
+}
+
+/** A file's text and the encoding it was read in (`UTF-8`, `UTF-16LE`, `GB18030`, ...). */
+export interface DecodedText {
+  text: string;
+  encoding: string;
+}
+
+/**
+ * The text of a whole file in whichever encoding it is (see the top of this file), or the
+ * `not-utf8` / `truncated` error that says where it breaks.
+ */
+export function decodeText(file: string, bytes: Buffer): DecodedText {
+  const utf16 = utf16Of(bytes);
+  if (utf16) return { text: decodeStrictly(file, bytes.subarray(utf16.bom), utf16.label, utf16.name), encoding: utf16.name };
+  if (isUtf8(bytes)) return { text: bytes.toString('utf8', utf8BomLength(bytes)), encoding: 'UTF-8' };
+  const problem = findUtf8Problem(bytes) ?? { kind: 'invalid', offset: 0 };
+  // Cut off in the middle of a character at the very end: a file still being written, or truncated.
+  if (problem.kind === 'incomplete' || !mostlyNotUtf8(bytes)) throw utf8Error(file, problem, 0);
+  const legacy = legacyEncodingOf(bytes);
+  if (!legacy) throw utf8Error(file, problem, 0);
+  return { text: decodeStrictly(file, bytes, legacy.label, legacy.name), encoding: legacy.name };
+}
+
+function utf16Of(bytes: Uint8Array): { label: string; name: string; bom: number } | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { label: 'utf-16le', name: 'UTF-16LE', bom: 2 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { label: 'utf-16be', name: 'UTF-16BE', bom: 2 };
+  const sample = bytes.subarray(0, SNIFF_BYTES);
+  if (!looksLikeUtf16WithoutBom(sample)) return undefined;
+  return sample[1] === 0 ? { label: 'utf-16le', name: 'UTF-16LE', bom: 0 } : { label: 'utf-16be', name: 'UTF-16BE', bom: 0 };
+}
+
+function decodeStrictly(file: string, bytes: Uint8Array, label: string, name: string): string {
+  try {
+    return new TextDecoder(label, { fatal: true }).decode(bytes);
+  } catch {
+    throw new ImportError(file, 'not-utf8', `not readable as ${name} (it is neither UTF-8 nor ${name} throughout; save it as UTF-8)`);
+  }
+}
+
+/**
+ * Whether the non-ASCII bytes of a file are mostly not UTF-8: fewer of its non-ASCII sequences are
+ * well-formed UTF-8 than not (text in another encoding forms some by chance, about one in six for
+ * GB18030 Chinese; a UTF-8 file with a damaged byte has nearly all of them well-formed).
+ */
+function mostlyNotUtf8(bytes: Uint8Array): boolean {
+  let valid = 0;
+  let invalid = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    if (bytes[i]! < 0x80) {
+      i++;
+      continue;
+    }
+    const problem = findUtf8Problem(bytes.subarray(i, Math.min(bytes.length, i + 4)));
+    const length = utf8SequenceLength(bytes[i]!);
+    if (problem === undefined || problem.offset >= length) {
+      valid++;
+      i += length;
+    } else {
+      invalid++;
+      i++;
+    }
+  }
+  return invalid > 0 && valid < invalid;
+}
+
+function utf8SequenceLength(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+}
+
+/** Encodings the detector names, as TextDecoder labels; ISO-8859-1 text is in practice Windows-1252. */
+const DECODER_LABELS: Record<string, string> = {
+  GB18030: 'gb18030',
+  Big5: 'big5',
+  Shift_JIS: 'shift_jis',
+  'EUC-JP': 'euc-jp',
+  'EUC-KR': 'euc-kr',
+  'ISO-2022-JP': 'iso-2022-jp',
+  'windows-1252': 'windows-1252',
+  'ISO-8859-1': 'windows-1252',
+  'windows-1250': 'windows-1250',
+  'ISO-8859-2': 'iso-8859-2',
+  'windows-1251': 'windows-1251',
+  'KOI8-R': 'koi8-r',
+  'ISO-8859-5': 'iso-8859-5',
+  'windows-1253': 'windows-1253',
+  'ISO-8859-7': 'iso-8859-7',
+  'windows-1254': 'windows-1254',
+  'ISO-8859-9': 'iso-8859-9',
+  'windows-1256': 'windows-1256',
+  'windows-1255': 'windows-1255',
+};
+
+/** The detector's best guess that a decoder knows, when it is confident enough to act on. */
+function legacyEncodingOf(bytes: Uint8Array): { label: string; name: string } | undefined {
+  for (const guess of chardet.analyse(bytes)) {
+    if (guess.confidence < 30) return undefined;
+    const label = DECODER_LABELS[guess.name];
+    if (label) return { label, name: guess.name === 'ISO-8859-1' ? 'windows-1252' : guess.name };
+  }
+  return undefined;
 }
 
 /** The text of a whole file, or the `not-utf8` / `truncated` error that says where it breaks. */

@@ -15,7 +15,8 @@ import { pipeline } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { SessionInput } from '../../shared/domain.js';
-import { decodeUtf8, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength, Utf8Validator } from './encoding.js';
+import { isUtf8 } from 'node:buffer';
+import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength, Utf8Validator } from './encoding.js';
 import { ImportError, ShapeError } from './errors.js';
 import {
   detectDocumentFormat,
@@ -76,6 +77,8 @@ export interface ImportedFile {
   sessions: AsyncIterable<SessionInput>;
   /** Damaged parts that were left out (always empty with `strict`). */
   skipped: SkippedPart[];
+  /** Set when the file is not UTF-8: the encoding it was read in (`UTF-16LE`, `GB18030`, ...). */
+  encoding?: string;
 }
 
 export interface FailedFile {
@@ -179,8 +182,10 @@ async function readSource(source: TranscriptSource, mapping: ReadMapping, limits
     const head = await source.readHead(SNIFF_BYTES);
     if (isZip(head)) throw new ImportError(source.label, 'unsupported', 'a ZIP archive inside a ZIP archive is not read; unpack the outer one first');
     const notText = sniffNotText(head);
-    if (notText) throw notTextError(source.label, notText);
-    if (source.size <= limits.streamingThresholdBytes) return await readWhole(source, await source.readAll(), mapping);
+    if (notText === 'binary') throw notTextError(source.label, notText);
+    // UTF-16, or a legacy encoding (see encoding.ts): such files are decoded whole, whatever their size.
+    const otherEncoding = notText === 'utf16' || !isUtf8(head.subarray(0, head.length - (head.length < source.size ? incompleteTailLength(head) : 0)));
+    if (otherEncoding || source.size <= limits.streamingThresholdBytes) return await readWhole(source, await source.readAll(), mapping);
     return await readLarge(source, head, mapping);
   } catch (error) {
     if (error instanceof ImportError) return { file: source.label, error };
@@ -188,10 +193,15 @@ async function readSource(source: TranscriptSource, mapping: ReadMapping, limits
   }
 }
 
-async function readWhole(source: TranscriptSource, bytes: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
-  const text = decodeUtf8(source.label, bytes);
+async function readWhole(source: TranscriptSource, original: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
+  const { text, encoding } = decodeText(source.label, original);
   if (text.trim() === '') throw new ImportError(source.label, 'empty', 'empty file (only whitespace)');
+  const result = await readText(source, text, encoding === 'UTF-8' ? original : Buffer.from(text, 'utf8'), mapping);
+  return encoding === 'UTF-8' ? result : { ...result, encoding };
+}
 
+/** `bytes`: the text in UTF-8 (the file's own bytes when it is UTF-8). */
+async function readText(source: TranscriptSource, text: string, bytes: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
   const first = text.trimStart()[0];
   if (first === '{') {
     const skipped: SkippedPart[] = [];

@@ -3,7 +3,7 @@
  * exercising the features a mutation can break: trees, tool calls, swipes...) plus the importer
  * fixtures. The fuzzer mutates copies of these.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -219,8 +219,10 @@ const INLINE: Seed[] = [
 
 function fixtureSeeds(): Seed[] {
   const seeds: Seed[] = [];
-  const add = (format: FuzzFormat, folder: string, name: string) => {
-    const file = path.join(FIXTURES, folder, name);
+  const add = (format: FuzzFormat, folder: string, relative: string) => {
+    const file = path.join(FIXTURES, folder, relative);
+    // Mutated copies are written into one folder: the seed is named by the file's own name.
+    const name = path.basename(relative);
     const text = readFileSync(file, 'utf8');
     if (format === 'markdown') seeds.push({ shape: 'text', format, name, text });
     else if (format === 'openclaw' || format === 'sillytavern' || format === 'claude-code') {
@@ -239,8 +241,10 @@ function fixtureSeeds(): Seed[] {
     ['markdown', 'markdown'],
   ];
   for (const [format, folder] of folders) {
-    for (const name of readdirSync(path.join(FIXTURES, folder)).sort()) {
+    // Files in subfolders too (a Claude Code session's subagents/agent-*.jsonl).
+    for (const name of readdirSync(path.join(FIXTURES, folder), { recursive: true, encoding: 'utf8' }).sort()) {
       if (name === 'sessions.json' && format === 'openclaw') continue; // OpenClaw's index, not a transcript
+      if (statSync(path.join(FIXTURES, folder, name)).isDirectory()) continue;
       add(format, folder, name);
     }
   }

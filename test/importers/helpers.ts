@@ -17,7 +17,7 @@ export function fixture(...parts: string[]): string {
 /** Limits that send every file, however small, down the streaming (two-pass) path. */
 export const STREAM_EVERYTHING: ReaderLimits = { ...DEFAULT_LIMITS, streamingThresholdBytes: 0 };
 
-export type ReadResult = { file: string; format: ImportFormat; sessionCount: number; sessions: SessionInput[]; skipped: SkippedPart[] } | { file: string; error: ImportError };
+export type ReadResult = { file: string; format: ImportFormat; sessionCount: number; sessions: SessionInput[]; skipped: SkippedPart[]; encoding?: string } | { file: string; error: ImportError };
 
 /** Everything `readTranscripts` yields for `paths`, with each file's sessions collected. */
 export async function readAll(paths: string[], options: ImportOptions = {}, limits: ReaderLimits = DEFAULT_LIMITS): Promise<ReadResult[]> {
@@ -29,7 +29,7 @@ export async function readAll(paths: string[], options: ImportOptions = {}, limi
     }
     const sessions: SessionInput[] = [];
     for await (const session of result.sessions) sessions.push(session);
-    results.push({ file: result.file, format: result.format, sessionCount: result.sessionCount, sessions, skipped: result.skipped });
+    results.push({ file: result.file, format: result.format, sessionCount: result.sessionCount, sessions, skipped: result.skipped, ...(result.encoding ? { encoding: result.encoding } : {}) });
   }
   return results;
 }

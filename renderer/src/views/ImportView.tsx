@@ -113,7 +113,10 @@ function FileGroupHeader({ preview, columns }: { preview: FilePreview; columns: 
             <strong>{errorTitle(t, preview.error.code)}</strong> {preview.error.message}
           </span>
         ) : (
-          <span className="muted small">{t('import.fileSessions', { format: preview.format ?? '?', n: preview.sessions.length })}</span>
+          <span className="muted small">
+            {t('import.fileSessions', { format: preview.format ?? '?', n: preview.sessions.length })}
+            {preview.encoding && ` · ${t('import.readAs', { encoding: preview.encoding })}`}
+          </span>
         )}
       </th>
     </tr>
