@@ -7,7 +7,10 @@ import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './chatgpt.js';
 import { isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './claude.js';
+import { isAiStudioPrompt, mapAiStudioPrompt } from './ai-studio.js';
 import { isEngineSession, mapEngineSession } from './engine-json.js';
+import { grokConversations, isGrokConversation, mapGrokConversation } from './grok.js';
+import { isLibreChatExport, mapLibreChatExport } from './librechat.js';
 import type { JsonlRecord } from './jsonl-record.js';
 import { looksLikeMarkdownTranscript } from './markdown.js';
 import { isOpenClawSession, mapOpenClawSession } from './openclaw.js';
@@ -16,11 +19,19 @@ import type { MappingOptions } from './parts.js';
 import { isObject } from './shape.js';
 import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio'];
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio'>;
+
+/**
+ * The conversations of a JSON document: the document itself when it is an array (or one
+ * conversation), the array inside it for exports that wrap theirs (Grok's `{"conversations": [...]}`).
+ */
+export function documentConversations(document: unknown): unknown[] {
+  return grokConversations(document) ?? (Array.isArray(document) ? document : [document]);
+}
 export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
@@ -29,12 +40,22 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isChatGptConversation(conversation)) return 'chatgpt';
   if (isClaudeConversation(conversation)) return 'claude';
   if (isOpenWebUiChat(conversation)) return 'open-webui';
+  if (isGrokConversation(conversation)) return 'grok';
+  if (isLibreChatExport(conversation)) return 'librechat';
+  if (isAiStudioPrompt(conversation)) return 'ai-studio';
   if (isEngineSession(conversation)) return 'json';
   return undefined;
 }
 
-export function mapDocumentConversation(format: DocumentFormat, conversation: unknown, where: string, options: MappingOptions): SessionInput {
+/** @param baseName the file name without folders: AI Studio prompts are titled only by it. */
+export function mapDocumentConversation(format: DocumentFormat, conversation: unknown, where: string, options: MappingOptions, baseName = ''): SessionInput {
   switch (format) {
+    case 'grok':
+      return mapGrokConversation(conversation, where, options);
+    case 'librechat':
+      return mapLibreChatExport(conversation, where, options);
+    case 'ai-studio':
+      return mapAiStudioPrompt(conversation, where, options, baseName);
     case 'chatgpt':
       return mapChatGptConversation(conversation, where, options);
     case 'claude':
@@ -87,8 +108,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
         const asLine = detectJsonlFormat([{ lineNo: 1, value: document }]);
         if (asLine) return asLine;
       }
-      const first = Array.isArray(document) ? document[0] : document;
-      return detectDocumentFormat(first);
+      return detectDocumentFormat(documentConversations(document)[0]);
     }
     const records = text
       .split('\n')

@@ -21,6 +21,7 @@ import { ImportError, ShapeError } from './errors.js';
 import {
   detectDocumentFormat,
   detectJsonlFormat,
+  documentConversations,
   IMPORT_FORMATS,
   mapDocumentConversation,
   mapJsonlConversation,
@@ -275,7 +276,9 @@ function jsonlResult(source: TranscriptSource, records: JsonlRecord[], mapping: 
 /** An id a person can find the conversation by, read without trusting its shape. */
 function conversationLabel(conversation: unknown, index: number | undefined): string | undefined {
   if (conversation !== null && typeof conversation === 'object' && !Array.isArray(conversation)) {
-    const fields = conversation as Record<string, unknown>;
+    const outer = conversation as Record<string, unknown>;
+    // Grok wraps each conversation's fields in `conversation`.
+    const fields = outer.conversation !== null && typeof outer.conversation === 'object' ? (outer.conversation as Record<string, unknown>) : outer;
     for (const key of ['conversation_id', 'id', 'uuid', 'session_id', 'conversationId']) {
       const value = fields[key];
       if (typeof value === 'string' && value.trim() !== '') return value;
@@ -288,18 +291,19 @@ function conversationLabel(conversation: unknown, index: number | undefined): st
 const DETECT_WITHIN = 50;
 
 function documentResult(source: TranscriptSource, document: unknown, mapping: ReadMapping): ImportedFile {
-  const conversations = Array.isArray(document) ? document : [document];
+  const conversations = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
   if (format === undefined) throw unknownFormat(source.label);
-  const isArray = Array.isArray(document);
-  const where = (index: number) => (isArray ? `[${index}]` : '');
+  const wrapped = conversations !== document && !Array.isArray(document);
+  const isArray = wrapped || Array.isArray(document);
+  const where = (index: number) => (wrapped ? `conversations[${index}]` : isArray ? `[${index}]` : '');
   const sessions: SessionInput[] = [];
   const skipped: SkippedPart[] = [];
   let firstError: ImportError | undefined;
   conversations.forEach((conversation, index) => {
     try {
-      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping)));
+      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping, source.baseName)));
     } catch (error) {
       if (!(error instanceof ImportError) || mapping.strict || !isArray) throw error;
       firstError ??= error;
@@ -348,7 +352,7 @@ async function streamDocument(source: TranscriptSource, mapping: ReadMapping): P
   const undetected: Array<{ index: number; value: unknown }> = [];
   const check = (index: number, value: unknown): void => {
     try {
-      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping));
+      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping, source.baseName));
       if (session.messages.length > 0) withMessages++;
     } catch (error) {
       if (!(error instanceof ImportError) || mapping.strict) throw error;
@@ -388,7 +392,7 @@ async function streamDocument(source: TranscriptSource, mapping: ReadMapping): P
         for await (const { index, value } of arrayItems(source)) {
           let session: SessionInput;
           try {
-            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping));
+            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping, source.baseName));
           } catch (error) {
             // Damaged conversations were found and reported by the first pass.
             if (error instanceof ImportError && !mapping.strict) continue;

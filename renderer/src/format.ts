@@ -12,6 +12,10 @@ const SOURCE_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   json: 'JSON',
   markdown: 'Markdown',
+  grok: 'Grok',
+  librechat: 'LibreChat',
+  'ai-studio': 'AI Studio',
+  gemini: 'Gemini',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {

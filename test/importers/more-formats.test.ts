@@ -1,0 +1,102 @@
+/** Grok, LibreChat and Google AI Studio exports, in the shapes those tools write. */
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { detectFormat } from '../../electron/importers/index.js';
+import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
+
+describe('Grok export', () => {
+  const FILE = fixture('grok', 'prod-grok-backend.json');
+
+  it('is recognised by content, and each conversation follows the branch that ends at its leaf', async () => {
+    expect(detectFormat(readFileSync(FILE))).toBe('grok');
+    const sessions = await sessionsOf(FILE);
+    // The empty conversation has nothing to import.
+    expect(sessions.map((s) => [s.sessionId, s.title, s.source])).toEqual([
+      ['a3f0c1d2-7e6b-4c5a-9d8e-1f2a3b4c5d6e', 'Bread hydration', 'grok'],
+      ['c1d2e3f4-1111-4111-8111-111111111113', 'Linear chat without links', 'grok'],
+    ]);
+    // r3 is a regenerated answer on another branch; "ASSISTANT" and "Human" in any case; a MongoDB date.
+    expect(sessions[0]!.messages.map((m) => [m.msgId, m.role, m.timestamp])).toEqual([
+      ['r1', 'user', '2025-04-02T18:00:00.000Z'],
+      ['r2', 'assistant', '2025-04-02T18:00:20.000Z'],
+      ['r4', 'user', '2025-04-02T18:05:00.000Z'],
+      ['r5', 'assistant', '2025-04-02T18:05:00.000Z'],
+    ]);
+    // Without parent links, the order of the times.
+    expect(sessions[1]!.messages.map((m) => m.content)).toEqual(['What is the capital of France?', 'Paris.']);
+  });
+
+  it('keeps the thinking trace out unless asked, and a dry run counts the conversations', async () => {
+    const [withThinking] = await sessionsOf(FILE, { include: ['thinking'] });
+    expect(triples(withThinking).slice(-2)).toEqual([
+      ['r5#0', 'assistant', '[thinking] Whole wheat absorbs more water than white flour.'],
+      ['r5', 'assistant', 'Add about 5% more water: bran absorbs it.'],
+    ]);
+  });
+
+  it('a damaged conversation is skipped and named by its id', async () => {
+    const document = JSON.parse(readFileSync(FILE, 'utf8')) as { conversations: Array<Record<string, unknown>> };
+    document.conversations[2] = { ...document.conversations[2], responses: 'lost' };
+    const file = path.join(tempDir(), 'prod-grok-backend.json');
+    writeFileSync(file, JSON.stringify(document));
+    const [result] = await readAll([file]);
+    if (!result || 'error' in result) throw new Error(JSON.stringify(result));
+    expect(result.sessions.map((s) => s.sessionId)).toEqual(['a3f0c1d2-7e6b-4c5a-9d8e-1f2a3b4c5d6e']);
+    expect(result.skipped).toEqual([{ file, session: 'c1d2e3f4-1111-4111-8111-111111111113', error: expect.stringMatching(/^conversations\[2\]\.responses must be an array/) }]);
+  });
+});
+
+describe('LibreChat export', () => {
+  it('follows the latest branch of the children tree (a regenerated answer replaces the first one)', async () => {
+    const file = fixture('librechat', 'LibreChat-Kitchen knife care.json');
+    expect(detectFormat(readFileSync(file))).toBe('librechat');
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: '6a7b8c9d-1e2f-4a3b-8c4d-5e6f7a8b9c0d', title: 'Kitchen knife care', source: 'librechat' });
+    expect(session!.messages.map((m) => [m.msgId, m.role, m.content])).toEqual([
+      ['m1', 'user', "How often should I sharpen a chef's knife?"],
+      ['m2b', 'assistant', 'Hone it weekly and sharpen it two or three times a year.'],
+      ['m3', 'user', 'Whetstone or pull-through sharpener?'],
+      ['m4', 'assistant', 'A whetstone: it removes less steel.'],
+    ]);
+    const [withThinking] = await sessionsOf(file, { include: ['thinking'] });
+    expect(triples(withThinking).at(-2)).toEqual(['m4#0', 'assistant', '[thinking] The person wants a simple answer.']);
+  });
+
+  it('reads a flat export (recursive: false) by its parent ids', async () => {
+    const [session] = await sessionsOf(fixture('librechat', 'flat-export.json'));
+    expect(session!.messages.map((m) => m.content)).toEqual(['Name a green vegetable.', 'Broccoli.']);
+  });
+});
+
+describe('Google AI Studio prompt', () => {
+  const FILE = fixture('ai-studio', 'Dead Sea salt');
+
+  it('is read from a file without an extension, titled by its name, with the system instruction and without thoughts', async () => {
+    expect(detectFormat(readFileSync(FILE))).toBe('ai-studio');
+    const [session] = await sessionsOf(FILE);
+    expect(session).toMatchObject({ title: 'Dead Sea salt', source: 'ai-studio' });
+    expect(session!.sessionId).toMatch(/^ai-studio-[0-9a-f]{16}$/);
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'Answer like a patient geography teacher.'],
+      ['user', 'Why is the Dead Sea so salty?'],
+      ['assistant', 'Because water flows in but never flows out: it evaporates and leaves the salt behind.'],
+      ['user', '[image]'],
+      ['user', 'Is this photo of it?'],
+      ['assistant', 'Yes: the white crust on the shore is salt.'],
+    ]);
+  });
+
+  it('includes the thoughts with --include thinking, and keeps its session when the prompt grows', async () => {
+    const [withThinking] = await sessionsOf(FILE, { include: ['thinking'] });
+    expect(withThinking!.messages[2]).toEqual({ role: 'assistant', content: '[thinking] **Considering evaporation**\n\nThe lake has no outlet, so the water only leaves by evaporating.' });
+    const prompt = JSON.parse(readFileSync(FILE, 'utf8')) as { chunkedPrompt: { chunks: unknown[] } };
+    prompt.chunkedPrompt.chunks.push({ text: 'Can I float in it?', role: 'user' });
+    const grown = path.join(tempDir(), 'Dead Sea salt (copy)');
+    writeFileSync(grown, JSON.stringify(prompt));
+    const [original] = await sessionsOf(FILE);
+    const [later] = await sessionsOf(grown);
+    expect(later!.sessionId).toBe(original!.sessionId);
+    expect(later!.messages).toHaveLength(original!.messages.length + 1);
+  });
+});
