@@ -9,6 +9,7 @@ import { isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.j
 import { isClaudeConversation, mapClaudeConversation } from './claude.js';
 import { isAiStudioPrompt, mapAiStudioPrompt } from './ai-studio.js';
 import { isEngineSession, mapEngineSession } from './engine-json.js';
+import { isGeminiActivity } from './gemini.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './librechat.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -19,9 +20,9 @@ import type { MappingOptions } from './parts.js';
 import { isObject } from './shape.js';
 import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini'];
 
 export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio'>;
 
@@ -29,8 +30,11 @@ export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude'
  * The conversations of a JSON document: the document itself when it is an array (or one
  * conversation), the array inside it for exports that wrap theirs (Grok's `{"conversations": [...]}`).
  */
-export function documentConversations(document: unknown): unknown[] {
-  return grokConversations(document) ?? (Array.isArray(document) ? document : [document]);
+export function documentConversations(document: unknown): { conversations: unknown[]; where: (index: number) => string; many: boolean } {
+  const wrapped = grokConversations(document);
+  if (wrapped) return { conversations: wrapped, where: (index) => `conversations[${index}]`, many: true };
+  if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
+  return { conversations: [document], where: () => '', many: false };
 }
 export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code'>;
 
@@ -108,7 +112,8 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
         const asLine = detectJsonlFormat([{ lineNo: 1, value: document }]);
         if (asLine) return asLine;
       }
-      return detectDocumentFormat(documentConversations(document)[0]);
+      if (isGeminiActivity(document)) return 'gemini';
+      return detectDocumentFormat(documentConversations(document).conversations[0]);
     }
     const records = text
       .split('\n')

@@ -31,6 +31,7 @@ import {
 import { byteOffsetOfChar, findJsonSyntaxProblem } from './json-syntax.js';
 import { readJsonlRecords } from './jsonl.js';
 import type { JsonlRecord } from './jsonl-record.js';
+import { isGeminiActivity, mapGeminiActivity } from './gemini.js';
 import { looksLikeMarkdownTranscript, mapMarkdownTranscript } from './markdown.js';
 import type { IncludedExtra, MappingOptions } from './parts.js';
 
@@ -227,7 +228,10 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
 }
 
 async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
-  const first = head.subarray(utf8BomLength(head)).toString('utf8').trimStart()[0];
+  const headText = head.subarray(utf8BomLength(head)).toString('utf8');
+  const first = headText.trimStart()[0];
+  // A Takeout activity file is grouped as a whole (records are newest first): read in memory.
+  if (first === '[' && /"header"\s*:\s*"[^"]*"[\s\S]*"time"\s*:|"products"\s*:\s*\[/.test(headText)) return readWhole(source, await source.readAll(), mapping);
   if (first === '[') return streamDocument(source, mapping);
   if (first === '{') {
     const skipped: SkippedPart[] = [];
@@ -291,13 +295,12 @@ function conversationLabel(conversation: unknown, index: number | undefined): st
 const DETECT_WITHIN = 50;
 
 function documentResult(source: TranscriptSource, document: unknown, mapping: ReadMapping): ImportedFile {
-  const conversations = documentConversations(document);
+  // Activity records grouped into sessions by time, rather than one conversation per element.
+  if (isGeminiActivity(document)) return sessionsResult(source.label, 'gemini', mapGeminiActivity(document), []);
+  const { conversations, where, many: isArray } = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
   if (format === undefined) throw unknownFormat(source.label);
-  const wrapped = conversations !== document && !Array.isArray(document);
-  const isArray = wrapped || Array.isArray(document);
-  const where = (index: number) => (wrapped ? `conversations[${index}]` : isArray ? `[${index}]` : '');
   const sessions: SessionInput[] = [];
   const skipped: SkippedPart[] = [];
   let firstError: ImportError | undefined;

@@ -100,3 +100,43 @@ describe('Google AI Studio prompt', () => {
     expect(later!.messages).toHaveLength(original!.messages.length + 1);
   });
 });
+
+describe('Gemini Apps activity from Google Takeout', () => {
+  const FILE = fixture('gemini', 'Takeout', 'My Activity', 'Gemini Apps', 'MyActivity.json');
+
+  it('groups the records into sessions by time, turns HTML answers into text, and leaves other products out', async () => {
+    expect(detectFormat(readFileSync(FILE))).toBe('gemini');
+    const sessions = await sessionsOf(FILE);
+    expect(sessions.map((s) => [s.title, s.source, s.messages.length])).toEqual([
+      // The record whose time cannot be read stays beside the record after it in the file (the older one).
+      ['Which herbs grow well indoors?', 'gemini', 5],
+      ["Translate 'good morning' into Japanese", 'gemini', 2],
+    ]);
+    const [herbs, japanese] = sessions as [(typeof sessions)[0], (typeof sessions)[0]];
+    expect(herbs.messages.map((m) => [m.role, m.content, m.timestamp ?? null])).toEqual([
+      ['user', 'Which herbs grow well indoors?', '2025-03-01T10:00:00.000Z'],
+      ['assistant', 'Basil, mint and chives. See this guide.\n\nwater: twice a week', '2025-03-01T10:00:00.000Z'],
+      ['user', 'How do I keep basil alive indoors?', '2025-03-01T10:12:00.000Z'],
+      ['assistant', 'Three things matter:\n\n * A sunny window\n * Water when the top soil is dry\n * Pinch off the flowers', '2025-03-01T10:12:00.000Z'],
+      ['user', 'And how do I say thank you?', null],
+    ]);
+    expect(japanese.messages[1]!.content).toBe('おはようございます (ohayō gozaimasu)');
+    expect(herbs.sessionId).toMatch(/^gemini-[0-9a-f]{16}$/);
+  });
+
+  it('a later Takeout that adds records continues the latest session under the same ids', async () => {
+    const records = JSON.parse(readFileSync(FILE, 'utf8')) as unknown[];
+    const later = [{ header: 'Gemini Apps', products: ['Gemini Apps'], title: 'Prompted And good night?', time: '2025-03-02T08:03:00.000Z', safeHtmlItem: [{ html: '<p>おやすみなさい</p>' }] }, ...records];
+    const file = path.join(tempDir(), 'MyActivity.json');
+    writeFileSync(file, JSON.stringify(later));
+    const before = await sessionsOf(FILE);
+    const after = await sessionsOf(file);
+    expect(after.map((s) => s.sessionId)).toEqual(before.map((s) => s.sessionId));
+    expect(after[1]!.messages.slice(0, 2)).toEqual(before[1]!.messages);
+    expect(after[1]!.messages.slice(2).map((m) => m.content)).toEqual(['And good night?', 'おやすみなさい']);
+  });
+
+  it('a Takeout activity file of another product is not taken for Gemini', () => {
+    expect(detectFormat(JSON.stringify([{ header: 'Search', title: 'Searched for basil', time: '2025-03-01T10:05:00.000Z', products: ['Search'] }]))).toBeUndefined();
+  });
+});
