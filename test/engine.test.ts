@@ -228,6 +228,19 @@ describe('modes', () => {
   });
 });
 
+describe('ids the store could not keep as given', () => {
+  it('a message id that starts with a byte order mark is refused with one line, and nothing is written', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(4));
+    const input = conversation(6);
+    input.messages[5] = { ...input.messages[5]!, msgId: '\uFEFFmsg-5' };
+    await expect(engine.save(input)).rejects.toThrow(/messages\[5\]\.msgId must not start with U\+FEFF/);
+    expect((await engine.showSession('session-a')).messages).toHaveLength(4);
+    expect((await engine.verify()).ok).toBe(true);
+    await engine.close();
+  });
+});
+
 describe('a text is embedded once, whichever session holds it', () => {
   it('a copy of a conversation under another id (a fork, id-less) embeds only the chunks with new text', async () => {
     const { engine } = await freshEngine();

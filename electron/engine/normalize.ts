@@ -26,7 +26,13 @@ export interface NormalizedSession {
 const wellFormed = (s: string) => s.isWellFormed();
 
 const messageSchema = z.object({
-  msgId: z.string().min(1, 'must be a non-empty string').refine(wellFormed, 'must be well-formed Unicode text').optional(),
+  msgId: z
+    .string()
+    .min(1, 'must be a non-empty string')
+    .refine(wellFormed, 'must be well-formed Unicode text')
+    // Arrow's UTF-8 decoding drops a leading U+FEFF: the id would come back changed.
+    .refine((s) => !s.startsWith('\uFEFF'), 'must not start with U+FEFF (a byte order mark)')
+    .optional(),
   role: z.enum(ROLES as [Role, ...Role[]]),
   content: z.string().refine((s) => s.trim().length > 0, 'must be a non-empty string'),
   timestamp: z.string().optional(),
