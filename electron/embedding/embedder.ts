@@ -31,25 +31,38 @@ export interface WorkerEmbedderOptions {
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The worker script; a packaged build passes its compiled worker. */
   workerUrl?: URL | undefined;
+  /** How long one batch may take before the worker is taken to be stuck (default BATCH_TIMEOUT_MS). */
+  batchTimeoutMs?: number;
 }
 
+/** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
+export const BATCH_TIMEOUT_MS = 5 * 60_000;
+/** How long close() waits for the worker to stop before it returns anyway. */
+export const CLOSE_DEADLINE_MS = 5_000;
+
+/**
+ * If the worker crashes (an exception, out of memory, killed) or a batch gets no answer within the
+ * timeout, the requests waiting on it fail with a clear error (so a save fails and releases the
+ * write lock instead of waiting forever), and the next request starts a new worker.
+ */
 export class WorkerEmbedder implements Embedder {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (value: WorkerResponse) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { worker: Worker; resolve: (value: WorkerResponse) => void; reject: (error: Error) => void; timer?: NodeJS.Timeout }>();
   private closed = false;
+  private worker: Worker | null = null;
+  private starting: Promise<Worker> | null = null;
+  /** Workers started so far (1 unless one had to be replaced). */
+  private starts = 0;
 
   private readyInfo = { dim: 0, maxTokens: 0, loadMs: 0 };
 
   private constructor(
-    private readonly worker: Worker,
-    readonly model: string,
-    onProgress?: (progress: DownloadProgress) => void,
-  ) {
-    worker.on('message', (message: WorkerResponse) => this.receive(message, onProgress));
-    worker.on('error', (error) => this.failAll(error));
-    worker.on('exit', (code) => {
-      if (!this.closed) this.failAll(new Error(`the embedding worker stopped (exit code ${code})`));
-    });
+    private readonly spec: ModelSpec,
+    private readonly options: WorkerEmbedderOptions,
+  ) {}
+
+  get model(): string {
+    return this.spec.name;
   }
 
   get dim(): number {
@@ -65,14 +78,15 @@ export class WorkerEmbedder implements Embedder {
     return this.readyInfo.loadMs;
   }
 
+  /** How many workers were started: more than one after a crash or a stuck batch. */
+  get workerStarts(): number {
+    return this.starts;
+  }
+
   static async start(modelName: string, options: WorkerEmbedderOptions): Promise<WorkerEmbedder> {
-    const spec: ModelSpec = resolveModel(modelName, options.modelsDir);
-    const worker = new Worker(options.workerUrl ?? defaultWorkerUrl());
-    const embedder = new WorkerEmbedder(worker, spec.name, options.onDownloadProgress);
+    const embedder = new WorkerEmbedder(resolveModel(modelName, options.modelsDir), options);
     try {
-      const ready = await embedder.request({ type: 'init', id: 0, spec });
-      if (ready.type !== 'ready') throw new Error('unexpected answer from the embedding worker');
-      embedder.readyInfo = { dim: ready.dim, maxTokens: ready.maxTokens, loadMs: ready.loadMs };
+      await embedder.liveWorker();
     } catch (error) {
       await embedder.close();
       throw error;
@@ -82,7 +96,7 @@ export class WorkerEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const answer = await this.request({ type: 'embed', id: 0, texts });
+    const answer = await this.request({ type: 'embed', id: 0, texts }, this.options.batchTimeoutMs ?? BATCH_TIMEOUT_MS);
     if (answer.type !== 'vectors') throw new Error('unexpected answer from the embedding worker');
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i++) out.push(answer.data.subarray(i * answer.dim, (i + 1) * answer.dim));
@@ -93,26 +107,81 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed) return;
     this.closed = true;
     this.failAll(new EngineError('cancelled', 'the embedder was closed'));
-    await this.worker.terminate();
+    const worker = this.worker ?? (await this.starting?.catch(() => null)) ?? null;
+    this.worker = null;
+    if (!worker) return;
+    // A worker stuck in native code may not stop at once: shutdown does not wait for it past the deadline.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([worker.terminate(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_DEADLINE_MS).unref()))]);
+    clearTimeout(timer);
   }
 
-  private request(message: WorkerRequest): Promise<WorkerResponse> {
+  /** The running worker, or a new one with the model loaded. */
+  private liveWorker(): Promise<Worker> {
     if (this.closed) return Promise.reject(new EngineError('cancelled', 'the embedder was closed'));
+    if (this.worker) return Promise.resolve(this.worker);
+    this.starting ??= this.startWorker().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async startWorker(): Promise<Worker> {
+    const worker = new Worker(this.options.workerUrl ?? defaultWorkerUrl());
+    this.starts++;
+    worker.on('message', (message: WorkerResponse) => this.receive(message));
+    worker.on('error', (error) => this.lose(worker, new EngineError('internal', `the embedding worker failed: ${error.message}`)));
+    worker.on('exit', (code) => this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`)));
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec }).catch(async (error: unknown) => {
+      await worker.terminate();
+      throw error;
+    });
+    if (ready.type !== 'ready') throw new Error('unexpected answer from the embedding worker');
+    this.readyInfo = { dim: ready.dim, maxTokens: ready.maxTokens, loadMs: ready.loadMs };
+    if (this.closed) {
+      await worker.terminate();
+      throw new EngineError('cancelled', 'the embedder was closed');
+    }
+    this.worker = worker;
+    return worker;
+  }
+
+  /** A worker crashed or stopped: what waited on it fails, and the next request starts another. */
+  private lose(worker: Worker, error: Error): void {
+    if (this.worker === worker) this.worker = null;
+    this.failAll(error, worker);
+  }
+
+  private async request(message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {
+    const worker = await this.liveWorker();
+    if (this.closed) throw new EngineError('cancelled', 'the embedder was closed');
+    return this.post(worker, message, timeoutMs);
+  }
+
+  private post(worker: Worker, message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id });
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              // Stuck: everything waiting on this worker fails, and it is replaced at the next request.
+              const error = new EngineError('internal', `the embedding worker gave no answer in ${Math.round(timeoutMs / 1000)} s; it was stopped and will be restarted`);
+              this.lose(worker, error);
+              void worker.terminate();
+            }, timeoutMs);
+      this.pending.set(id, { worker, resolve, reject, ...(timer ? { timer } : {}) });
+      worker.postMessage({ ...message, id });
     });
   }
 
-  private receive(message: WorkerResponse, onProgress?: (progress: DownloadProgress) => void): void {
+  private receive(message: WorkerResponse): void {
     if (message.type === 'progress') {
-      onProgress?.(message);
+      this.options.onDownloadProgress?.(message);
       return;
     }
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);
+    clearTimeout(waiter.timer);
     if (message.type === 'error') {
       waiter.reject(new EngineError(message.code === 'model_unavailable' ? 'model_unavailable' : 'internal', message.message));
     } else {
@@ -120,9 +189,14 @@ export class WorkerEmbedder implements Embedder {
     }
   }
 
-  private failAll(error: Error): void {
-    for (const waiter of this.pending.values()) waiter.reject(error);
-    this.pending.clear();
+  /** Fails what waits on `worker` (on every worker when none is named). */
+  private failAll(error: Error, worker?: Worker): void {
+    for (const [id, waiter] of this.pending) {
+      if (worker && waiter.worker !== worker) continue;
+      this.pending.delete(id);
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
   }
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The embedding worker crashing or getting stuck in the middle of a save: the save fails with a
+ * clear error and releases the write lock, the store keeps what it had, and the next save starts a
+ * new worker and goes through.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
+import { TEST_MODELS_DIR } from './helpers/model.js';
+
+const FAULTY_WORKER = new URL('./helpers/faultyEmbedWorker.mjs', import.meta.url);
+
+afterEach(() => {
+  delete process.env.SM_FAULT;
+});
+
+async function faultyEmbedder(fault: string, batchTimeoutMs?: number): Promise<WorkerEmbedder> {
+  process.env.SM_FAULT = fault;
+  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workerUrl: FAULTY_WORKER, ...(batchTimeoutMs ? { batchTimeoutMs } : {}) });
+  // Workers started from now on are healthy.
+  delete process.env.SM_FAULT;
+  return embedder;
+}
+
+describe('the embedding worker fails in the middle of a save', () => {
+  for (const [fault, expected, timeout] of [
+    ['crash:2', /the embedding worker stopped \(exit code 3\)/, undefined],
+    ['hang:2', /the embedding worker gave no answer in 2 s; it was stopped and will be restarted/, 2_000],
+  ] as const) {
+    it(`${fault.split(':')[0]}: the save fails with a clear error, the lock is released, nothing is half-stored, and the next save restarts the worker`, async () => {
+      const { dir, cleanup } = tempDir();
+      const embedder = await faultyEmbedder(fault, timeout);
+      try {
+        // 400 messages make several batches of chunks to embed: the worker fails at the second.
+        const engine = await openEngine(dir, embedder, { lockWaitMs: 1_000 });
+        await engine.save(conversation(4, { sessionId: 'before' }));
+        const started = Date.now();
+        await expect(engine.save(conversation(400, { sessionId: 'interrupted', topicEvery: 2 }))).rejects.toThrow(expected);
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(embedder.workerStarts).toBe(1);
+
+        // The lock is free (the next save does not wait for it), and a new worker embeds.
+        const report = await engine.save(conversation(400, { sessionId: 'interrupted', topicEvery: 2 }));
+        expect(embedder.workerStarts).toBe(2);
+        expect(report.total).toBe(400);
+        expect((await engine.showSession('interrupted')).messages).toHaveLength(400);
+        expect((await engine.showSession('before')).messages).toHaveLength(4);
+        const verify = await engine.verify();
+        expect(verify.problems).toEqual([]);
+        await engine.close();
+      } finally {
+        await embedder.close();
+        cleanup();
+      }
+    });
+  }
+
+  it('close() returns within its deadline even when the worker is stuck', async () => {
+    const embedder = await faultyEmbedder('hang:1', 60_000);
+    const pending = embedder.embed(['a text that gets no answer']).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    const closing = Date.now();
+    await embedder.close();
+    expect(await pending).toMatch(/closed/);
+    expect(Date.now() - closing).toBeLessThan(6_000);
+  });
+});
