@@ -4,7 +4,8 @@
  * Measures the engine on a realistic 2,000-message session with the real offline model:
  * first save, unchanged re-save, a 10% append, a one-message edit in the middle, the raw embedding
  * time of the same chunk texts (batches of 32, nothing else: the floor no save can beat), and the
- * re-save and append again with 500 other sessions (100k+ chunks) in the store.
+ * re-save and append again with 500 other sessions (100k+ chunks) in the store; and the MCP server
+ * on a store of about 10k chunks: time to its first answer, and search p95.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -53,12 +54,12 @@ async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
 }
 
 /** Fills a store with other sessions whose vectors are random: their values do not matter here. */
-async function fillOtherSessions(uri: string, dim: number, model: string): Promise<number> {
+async function fillOtherSessions(uri: string, dim: number, model: string, sessions = OTHERS): Promise<number> {
   const store = await ChunkStore.open(uri, { model, dim });
   const random = seededRandom(99);
   let total = 0;
   let batch: ChunkRecord[] = [];
-  for (let s = 0; s < OTHERS; s++) {
+  for (let s = 0; s < sessions; s++) {
     const sessionId = `other-${s}`;
     for (let c = 0; c < CHUNKS_PER_OTHER; c++) {
       const msgId = `${sessionId}-m${c}`;
@@ -77,7 +78,7 @@ async function fillOtherSessions(uri: string, dim: number, model: string): Promi
         createdAt: Date.now(),
       });
     }
-    if (batch.length >= 10_000 || s === OTHERS - 1) {
+    if (batch.length >= 10_000 || s === sessions - 1) {
       await store.commit(batch, { sessionId });
       total += batch.length;
       batch = [];
@@ -87,6 +88,50 @@ async function fillOtherSessions(uri: string, dim: number, model: string): Promi
   await store.optimize();
   store.close();
   return total;
+}
+
+/**
+ * `session-memory mcp` as an assistant runs it: a new process on a store of about 10k chunks (the
+ * real session plus synthetic ones), driven over stdio by the SDK's client. First answer: from the
+ * process start to the first search_memory result, model load included; then the p95 of 50 searches.
+ */
+async function measureMcp(tmp: string, modelsDir: string, embedder: WorkerEmbedder, session: SessionInput, sessionChunks: number): Promise<{ firstSearchMs: number; searchP95Ms: number; searches: number; chunks: number }> {
+  const dataDir = path.join(tmp, 'mcp');
+  const others = Math.max(1, Math.round((10_000 - sessionChunks) / CHUNKS_PER_OTHER));
+  await fillOtherSessions(path.join(dataDir, 'lancedb'), embedder.dim, embedder.model, others);
+  const engine = await MemoryEngine.open({ dataDir, embedder });
+  await engine.save(session);
+  await engine.maintain();
+  const chunks = (await engine.store.stats()).chunks;
+  await engine.close();
+
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const bin = path.resolve('bin', 'session-memory.mjs');
+  const started = performance.now();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, '--data', dataDir, '--model', 'use-lite-en', 'mcp', '--read-only'],
+    env: { ...(process.env as Record<string, string>), SESSION_MEMORY_MODELS_DIR: modelsDir },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  const queries = ['how do I keep the sourdough starter alive', 'train tickets to Lisbon', 'marathon training plan', 'database index compaction', 'tomato seedlings and compost'];
+  try {
+    await client.callTool({ name: 'search_memory', arguments: { query: queries[0], limit: 8 } });
+    const firstSearchMs = performance.now() - started;
+    const times: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      await client.callTool({ name: 'search_memory', arguments: { query: `${queries[i % queries.length]} ${i}`, limit: 8 } });
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    return { firstSearchMs, searchP95Ms: times[Math.ceil(times.length * 0.95) - 1]!, searches: times.length, chunks };
+  } finally {
+    await client.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -142,6 +187,9 @@ async function main(): Promise<void> {
     await large.close();
     log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty)`);
 
+    const mcp = await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten);
+    log(`MCP server (${mcp.chunks} chunks): first answer ${mcp.firstSearchMs.toFixed(0)} ms after start (model load included), search p95 ${mcp.searchP95Ms.toFixed(1)} ms over ${mcp.searches} queries`);
+
     const summary = {
       messages: MESSAGES,
       chunks: first.chunksWritten,
@@ -159,6 +207,9 @@ async function main(): Promise<void> {
       mainThreadMaxStallMs: Math.round(stallMaxMs * 10) / 10,
       mainThreadP99StallMs: Math.round(stallP99Ms * 10) / 10,
       largeStoreChunks: totalChunks,
+      mcpFirstSearchMs: Math.round(mcp.firstSearchMs),
+      mcpSearchP95Ms: Math.round(mcp.searchP95Ms * 10) / 10,
+      mcpStoreChunks: mcp.chunks,
       otherChunks,
       ratios: {
         resaveOfFirst: resaveMs / firstSaveMs,
