@@ -48,6 +48,7 @@ export const requestSchemas = {
   'search:query': z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(200).optional(), sessionId: id.optional() }).strict(),
   'store:verify': z.object({ repair: z.boolean().optional() }).strict(),
   'settings:get': z.object({}).strict(),
+  'app:openLogFolder': z.object({}).strict(),
   'settings:set': z
     .object({
       dataDir: z.string().min(1).max(4096).optional(),
@@ -101,6 +102,8 @@ export interface Settings {
   theme: 'light' | 'dark' | 'system';
   /** Whether the host can pick folders with a native dialog (the desktop app) or not (web mode). */
   nativeDialogs: boolean;
+  /** The folder of the app's log (warnings, background failures, crashes), or null when the host keeps none. */
+  logDir: string | null;
   /** How an assistant starts this store's MCP server (`session-memory mcp`), or null when the host cannot say. */
   mcpServer: McpLaunch | null;
 }
@@ -124,6 +127,8 @@ export interface ResponseMap {
   'search:query': SearchHit[];
   'store:verify': VerifyResult;
   'settings:get': Settings;
+  /** `opened` is false where the host cannot open folders (web mode): the path is then shown. */
+  'app:openLogFolder': { opened: boolean; path: string };
   'settings:set': Settings;
 }
 

@@ -15,6 +15,7 @@ import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
+import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
 import { ImportError, readTranscripts, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
@@ -37,6 +38,10 @@ export interface MemoryHostOptions {
   stagingDir?: string;
   /** Chunks from which the store gets a vector index (the engine's default, 10k, unless a test says otherwise). */
   vectorIndexMinRows?: number;
+  /** Keep the app's log in `<data folder>/logs` (the desktop app and web mode do; tests may not). */
+  fileLog?: boolean;
+  /** Opens a folder in the system's file manager (the desktop app). */
+  openFolder?: (dir: string) => Promise<void>;
   /** How to start the CLI (`session-memory`) from outside: the app's binary in a package, node and the bin script in a checkout. */
   cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
 }
@@ -74,8 +79,9 @@ export class MemoryHost {
   private stagingDir: string | null = null;
   private running: AbortController | null = null;
   private runningJob: Promise<unknown> | null = null;
-  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer'> & { model?: string };
+  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'logDir'> & { model?: string };
   private closed = false;
+  private appLog: AppLog | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
     this.settings = {
@@ -87,7 +93,26 @@ export class MemoryHost {
       theme: options.theme ?? 'system',
       nativeDialogs: options.nativeDialogs ?? false,
     };
+    if (options.fileLog) this.appLog = openAppLog(this.settings.dataDir);
   }
+
+  /** Where warnings and background failures go: the log file (when kept) and the shell's logger. */
+  readonly logger: AppLog = {
+    dir: '',
+    info: (message) => {
+      this.appLog?.info(message);
+      this.options.logger?.info(message);
+    },
+    warn: (message) => {
+      this.appLog?.warn(message);
+      this.options.logger?.warn(message);
+    },
+    error: (message, error) => {
+      this.appLog?.error(message, error);
+      this.options.logger?.warn(`${message}${error instanceof Error ? `: ${error.message}` : ''}`);
+    },
+    close: async () => {},
+  };
 
   get dataDir(): string {
     return this.settings.dataDir;
@@ -109,7 +134,7 @@ export class MemoryHost {
         dataDir: this.settings.dataDir,
         ...(this.settings.model ? { model: this.settings.model } : {}),
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
-        ...(this.options.logger ? { logger: this.options.logger } : {}),
+        logger: this.logger,
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
         ...(this.options.vectorIndexMinRows ? { vectorIndexMinRows: this.options.vectorIndexMinRows } : {}),
         onDownloadProgress: (p) => this.options.emit?.('onModelDownload', p),
@@ -148,6 +173,13 @@ export class MemoryHost {
     'store:verify': async ({ repair }) => ((await this.storeExists()) ? (await this.engine()).verify({ repair: Boolean(repair) }) : { ok: true, sessions: 0, messages: 0, chunks: 0, problems: [] }),
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
+    'app:openLogFolder': async () => {
+      const dir = this.appLog?.dir ?? path.join(this.settings.dataDir, LOG_FOLDER);
+      if (!this.options.openFolder) return { opened: false, path: dir };
+      await fs.mkdir(dir, { recursive: true });
+      await this.options.openFolder(dir);
+      return { opened: true, path: dir };
+    },
   };
 
   /** The MCP server of this store, as an assistant's configuration names it. */
@@ -165,6 +197,7 @@ export class MemoryHost {
     return {
       ...this.settings,
       mcpServer: this.mcpServer(),
+      logDir: this.appLog?.dir ?? null,
       model: stored?.model ?? this.settings.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL,
       storeModel: stored?.model ?? null,
     };
@@ -180,6 +213,11 @@ export class MemoryHost {
       if (changes.dataDir !== undefined) this.settings.dataDir = path.resolve(changes.dataDir);
       if (changes.model !== undefined) this.settings.model = changes.model;
       await this.closeEngine();
+      // The log follows the data folder.
+      if (this.appLog && changes.dataDir !== undefined && this.appLog.dir !== path.join(this.settings.dataDir, LOG_FOLDER)) {
+        await this.appLog.close();
+        this.appLog = openAppLog(this.settings.dataDir);
+      }
       try {
         // Open now, so a wrong model or an unusable folder is reported here, not at the next save.
         if (await this.storeExists()) await this.engine();
@@ -334,6 +372,7 @@ export class MemoryHost {
     this.closed = true;
     await this.closeEngine();
     if (this.stagingDir) await fs.rm(this.stagingDir, { recursive: true, force: true });
+    await this.appLog?.close();
   }
 }
 

@@ -32,7 +32,15 @@ export async function runWeb(argv: string[]): Promise<void> {
     emit: (event, payload) => server?.emit(event, payload),
     cliLauncher: { command: process.execPath, args: [path.join(repo, 'bin', 'session-memory.mjs')] },
     logger: { warn: (m) => process.stderr.write(`warning: ${m}\n`), info: () => {} },
+    fileLog: true,
   });
+  // A crash is written to the log before the process goes down.
+  process.on('uncaughtException', (error) => {
+    host.logger.error('crash', error);
+    process.stderr.write(`session-memory web: ${error.stack ?? error.message}\n`);
+    void host.close().finally(() => process.exit(1));
+  });
+  process.on('unhandledRejection', (reason) => host.logger.error('unhandled rejection', reason));
   server = await startWebServer({ handlers: host.handlers, staticDir: options.static, port: options.port });
   process.stdout.write(`${server.url}\n`);
   let stopping = false;

@@ -45,6 +45,10 @@ function createWindow(): BrowserWindow {
   return window;
 }
 
+
+/** How long quitting waits for a running save to stop and the store to close. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
 async function start(): Promise<void> {
   const loaded = await loadSettingsFile(settingsFile());
   const saved = loaded.settings;
@@ -61,6 +65,11 @@ async function start(): Promise<void> {
     ...(saved.language ? { language: saved.language } : {}),
     ...(saved.theme ? { theme: saved.theme } : {}),
     nativeDialogs: true,
+    fileLog: true,
+    openFolder: async (dir) => {
+      const problem = await shell.openPath(dir);
+      if (problem) throw new Error(`${dir} could not be opened: ${problem}`);
+    },
     // What "Connect an assistant" shows: the packaged CLI run by the app's own binary, or the checkout's.
     cliLauncher: app.isPackaged
       ? { command: process.execPath, args: [path.join(here, 'cli.cjs')], env: { ELECTRON_RUN_AS_NODE: '1' } }
@@ -72,6 +81,7 @@ async function start(): Promise<void> {
       saveSettingsFile(settingsFile(), settings).catch((error: Error) => console.error(`settings could not be saved: ${error.message}`));
     },
   });
+  if (loaded.problem) host.logger.warn(loaded.problem);
   registerIpcHandlers(ipcMain, host.handlers, rendererIndex);
   session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
@@ -102,6 +112,13 @@ if (!app.requestSingleInstanceLock()) {
     // Finish or cleanly cancel a running save before the store closes.
     event.preventDefault();
     shuttingDown = true;
-    void host.close().finally(() => app.exit(0));
+    // A store or worker that does not close in time does not keep the app from quitting.
+    const deadline = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
+    void Promise.race([host.close(), deadline]).finally(() => app.exit(0));
   });
+  process.on('uncaughtException', (error) => {
+    host?.logger.error('crash', error);
+    console.error(error);
+  });
+  process.on('unhandledRejection', (reason) => host?.logger.error('unhandled rejection', reason));
 }

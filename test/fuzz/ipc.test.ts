@@ -197,6 +197,7 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
     },
     'store:verify': { fields: { repair: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) } } },
     'settings:get': { fields: {} },
+    'app:openLogFolder': { fields: {} },
     'settings:set': {
       fields: {
         // A valid folder or model is acted upon: only ever the test's own folders and the test model.

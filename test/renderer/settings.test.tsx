@@ -30,3 +30,21 @@ describe('settings: connect an assistant', () => {
     expect(await screen.findByText(/run "session-memory mcp" from the command line/)).toBeTruthy();
   });
 });
+
+describe('settings: the log', () => {
+  it('shows where the log is, and the desktop app opens its folder', async () => {
+    const mock = createMockMemory({ host: { settings: { nativeDialogs: true, logDir: '/Users/ana/memory/logs' } } });
+    renderApp(mock, '#/settings');
+    const storage = (await screen.findByRole('heading', { name: 'Storage' })).closest('section') as HTMLElement;
+    expect(within(storage).getByText('/Users/ana/memory/logs')).toBeTruthy();
+    fireEvent.click(within(storage).getByRole('button', { name: 'Open log folder' }));
+    await vi.waitFor(() => expect(mock.requestsOn('app:openLogFolder')).toEqual([{}]));
+  });
+
+  it('in web mode shows the path without a button that could not open it', async () => {
+    renderApp(createMockMemory({ host: { settings: { nativeDialogs: false, logDir: '/srv/memory/logs' } } }), '#/settings');
+    const storage = (await screen.findByRole('heading', { name: 'Storage' })).closest('section') as HTMLElement;
+    expect(within(storage).getByText('/srv/memory/logs')).toBeTruthy();
+    expect(within(storage).queryByRole('button', { name: 'Open log folder' })).toBeNull();
+  });
+});

@@ -231,6 +231,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     language: 'system',
     theme: 'system',
     nativeDialogs: false,
+    logDir: '/home/demo/.session-memory/logs',
     mcpServer: { command: 'session-memory', args: ['--data', '/home/demo/.session-memory', 'mcp'], env: {} },
     ...options.settings,
   };
@@ -509,6 +510,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       problems: [],
     }),
     'settings:get': async () => ({ ...settings }),
+    'app:openLogFolder': async () => ({ opened: settings.nativeDialogs, path: settings.logDir ?? `${settings.dataDir}/logs` }),
     'settings:set': async (change) => {
       if (change.dataDir !== undefined && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(change.dataDir)) {
         throw new HostError('invalid_input', `The data directory must be an absolute path, not "${change.dataDir}".`);

@@ -97,7 +97,42 @@ function StorageCard({ settings }: { settings: Settings }): ReactNode {
         </div>
         <OutcomeLine outcome={outcome} />
       </form>
+      {settings.logDir && <LogFolder settings={settings} logDir={settings.logDir} />}
     </section>
+  );
+}
+
+/** Where the app's log is, and (in the desktop app) a button that opens it. */
+function LogFolder({ settings, logDir }: { settings: Settings; logDir: string }): ReactNode {
+  const t = useT();
+  const api = useApi();
+  const [problem, setProblem] = useState<string | null>(null);
+  const open = async (): Promise<void> => {
+    try {
+      setProblem(null);
+      await api['app:openLogFolder']({});
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+    }
+  };
+  return (
+    <div className="field log-folder">
+      <span className="field__label">{t('settings.log')}</span>
+      <div className="input-row">
+        <code className="mono log-folder__path">{logDir}</code>
+        {settings.nativeDialogs && (
+          <button type="button" className="button" onClick={() => void open()}>
+            {t('settings.openLogFolder')}
+          </button>
+        )}
+      </div>
+      <p className="field__hint">{t('settings.logHint')}</p>
+      {problem && (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
   );
 }
 
