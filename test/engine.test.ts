@@ -228,6 +228,28 @@ describe('modes', () => {
   });
 });
 
+describe('progress', () => {
+  it('every save ends its progress with done: a first save, an unchanged re-save, an edit, a dry run', async () => {
+    const { engine } = await freshEngine();
+    const phases = async (job: (onProgress: (p: { phase: string }) => void) => Promise<unknown>) => {
+      const seen: string[] = [];
+      await job((p) => seen.push(p.phase));
+      return seen;
+    };
+    const first = await phases((onProgress) => engine.save(conversation(10), { onProgress }));
+    expect(first[0]).toBe('reading');
+    expect(first).toContain('embedding');
+    expect(first.at(-1)).toBe('done');
+    // Already archived: nothing to embed or write, and still a bar that reaches its end.
+    expect(await phases((onProgress) => engine.save(conversation(10), { onProgress }))).toEqual(['reading', 'done']);
+    const edited = conversation(10);
+    edited.messages[3] = { ...edited.messages[3]!, content: 'An edited answer about compost.' };
+    expect((await phases((onProgress) => engine.save(edited, { onProgress }))).at(-1)).toBe('done');
+    expect((await phases((onProgress) => engine.save(conversation(12), { onProgress, dryRun: true }))).at(-1)).toBe('done');
+    await engine.close();
+  });
+});
+
 describe('ids the store could not keep as given', () => {
   it('a message id that starts with a byte order mark is refused with one line, and nothing is written', async () => {
     const { engine } = await freshEngine();

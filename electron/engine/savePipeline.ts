@@ -23,8 +23,27 @@ import { inOrder, newRuns, placeMessages } from './order.js';
 import { archiveEntry } from './recordCache.js';
 import type { OwnedMessage } from './store.js';
 
-/** Saves one session. The caller runs saves one at a time; this takes the write lock across processes. */
+/**
+ * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
+ * Every save that succeeds ends its progress with `done`, also one that had nothing to do (a
+ * re-import of what is archived), so that a progress bar never stalls on it.
+ */
 export async function saveSession(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
+  const onProgress = options.onProgress;
+  if (!onProgress) return runSave(ctx, input, options);
+  let ended = false;
+  const report = await runSave(ctx, input, {
+    ...options,
+    onProgress: (p) => {
+      ended = p.phase === 'done';
+      onProgress(p);
+    },
+  });
+  if (!ended) onProgress({ sessionId: report.sessionId, phase: 'done', done: report.total, total: report.total });
+  return report;
+}
+
+async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
   const started = performance.now();
   crashPoint('save');
   const mode: SaveMode = options.mode ?? 'incremental';
