@@ -348,6 +348,19 @@ describe('the archive record', () => {
     await engine.close();
   });
 
+  it('listings and dry runs rebuild a broken record in memory only; the next save, under the write lock, writes it', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(10));
+    const broken = '{"format": 1, "sessions": [garbage';
+    await fs.writeFile(path.join(dir, ARCHIVE_RECORD_FILE), broken);
+    expect((await engine.listSessions()).map((s) => [s.sessionId, s.messageCount])).toEqual([['session-a', 10]]);
+    expect(await engine.save(conversation(12), { dryRun: true })).toMatchObject({ new: 2, skipped: 10 });
+    expect(await fs.readFile(path.join(dir, ARCHIVE_RECORD_FILE), 'utf8')).toBe(broken);
+    expect(await engine.save(conversation(10))).toMatchObject({ skippedSession: true });
+    expect(JSON.parse(await fs.readFile(path.join(dir, ARCHIVE_RECORD_FILE), 'utf8')).sessions['session-a']).toMatchObject({ message_count: 10 });
+    await engine.close();
+  });
+
   it('a stale record (the store moved on without it) is not trusted', async () => {
     const { engine, dir } = await freshEngine();
     await engine.save(conversation(10));

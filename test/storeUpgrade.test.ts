@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
@@ -184,6 +184,10 @@ describe('a session started from another one (a Claude Code subagent)', () => {
       rmSync(path.join(dir, ARCHIVE_RECORD_FILE));
       engine = await openEngine(dir, embedder);
       expect(await listed()).toEqual(new Map([['main', undefined], ['main:agent-a1', 'main']]));
+      // A listing rebuilds the record in memory only: it is written by the next writer, under the lock.
+      expect(existsSync(path.join(dir, ARCHIVE_RECORD_FILE))).toBe(false);
+      expect((await engine.save(main)).skippedSession).toBe(true);
+      expect(existsSync(path.join(dir, ARCHIVE_RECORD_FILE))).toBe(true);
       expect((await engine.verify()).problems).toEqual([]);
       await engine.close();
     } finally {

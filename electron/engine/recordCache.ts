@@ -13,7 +13,8 @@ import { messageSetFingerprint } from './hashing.js';
 import { bySeqThenId, type ChunkHead, type ChunkStore } from './store.js';
 
 export class RecordCache {
-  private cached: { stamp: string; record: ArchiveRecord } | null = null;
+  /** `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. */
+  private cached: { stamp: string; record: ArchiveRecord; unwritten?: boolean } | null = null;
 
   constructor(
     private readonly dataDir: string,
@@ -29,13 +30,18 @@ export class RecordCache {
 
   /**
    * The archive record, checked against the store. A missing, unreadable or stale record is
-   * rebuilt from the store (the source of truth) and the rebuild is reported.
+   * rebuilt from the store (the source of truth) and the rebuild is reported. The rebuilt record is
+   * written only by a caller that holds the write lock (`locked`): listings, previews and dry runs
+   * keep it in memory, so that they never race a writer's record.
    */
-  async load(warnings: string[] = []): Promise<ArchiveRecord> {
+  async load(warnings: string[] = [], options: { locked?: boolean } = {}): Promise<ArchiveRecord> {
     const version = await this.store.version();
     // A long-running process re-reads the record only when another process has replaced it.
     const stamp = await recordStamp(this.dataDir);
-    if (this.cached && stamp === this.cached.stamp && this.cached.record.storeVersion === version) return this.cached.record;
+    if (this.cached && stamp === this.cached.stamp && this.cached.record.storeVersion === version) {
+      if (this.cached.unwritten && options.locked) await this.writeRebuilt(this.cached.record);
+      return this.cached.record;
+    }
     this.cached = null;
     const read = await readArchiveRecord(this.dataDir);
     if (read.record && read.record.storeVersion === version) {
@@ -43,28 +49,42 @@ export class RecordCache {
       return read.record;
     }
     const why = read.record ? `the archive record describes store version ${read.record.storeVersion}, the store is at ${version}` : read.problem;
-    const rebuilt = await this.rebuild();
+    const rebuilt = await this.rebuild(version);
     const hadData = Object.keys(rebuilt.sessions).length > 0 || read.record !== null;
     if (hadData) {
       const message = `${why}; rebuilt it from the store (${Object.keys(rebuilt.sessions).length} sessions)`;
       warnings.push(message);
       this.logger.warn(message);
     }
-    try {
-      await this.write(rebuilt);
-    } catch (error) {
-      this.logger.warn(`could not write the rebuilt archive record: ${(error as Error).message}`);
+    if (!options.locked) {
+      // Kept for this process while the file and the store stay as they are; a writer replaces both.
+      this.cached = { stamp, record: rebuilt, unwritten: true };
+      return rebuilt;
     }
+    await this.writeRebuilt(rebuilt);
     return rebuilt;
   }
 
-  async rebuild(): Promise<ArchiveRecord> {
-    const heads: ChunkHead[] = [];
-    for await (const batch of this.store.allHeads()) heads.push(...batch);
-    return this.rebuildFrom(heads);
+  private async writeRebuilt(record: ArchiveRecord): Promise<void> {
+    try {
+      await this.write(record);
+    } catch (error) {
+      this.logger.warn(`could not write the rebuilt archive record: ${(error as Error).message}`);
+    }
   }
 
-  private async rebuildFrom(allHeads: readonly ChunkHead[]): Promise<ArchiveRecord> {
+  /**
+   * The record the store's chunks give, at `version` (read before the scan: a commit that lands
+   * during the scan then makes the record stale, never wrongly current).
+   */
+  async rebuild(version?: number): Promise<ArchiveRecord> {
+    const storeVersion = version ?? (await this.store.version());
+    const heads: ChunkHead[] = [];
+    for await (const batch of this.store.allHeads()) heads.push(...batch);
+    return this.rebuildFrom(heads, storeVersion);
+  }
+
+  private async rebuildFrom(allHeads: readonly ChunkHead[], storeVersion: number): Promise<ArchiveRecord> {
     const bySession = new Map<string, ChunkHead[]>();
     for (const head of allHeads) {
       const list = bySession.get(head.sessionId) ?? [];
@@ -78,7 +98,7 @@ export class RecordCache {
       const meta = metas.get(sessionId);
       sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
     }
-    return { format: 1, storeVersion: await this.store.version(), writesSinceOptimize: 0, sessions };
+    return { format: 1, storeVersion, writesSinceOptimize: 0, sessions };
   }
 }
 

@@ -63,7 +63,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       // A store written by an earlier version is brought to the current layout before anything is written.
       await ctx.store.upgrade();
     }
-    const record = await ctx.records.load(report.warnings);
+    const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
     const entry = record.sessions[sessionId];
     const inputFingerprint = messageSetFingerprint(sortById(session.messages));
 
