@@ -82,6 +82,10 @@ describe('a damaged store', () => {
 
     const repaired = await verify(data, '--repair');
     expect(repaired.problems.join('\n')).toMatch(/rolled back to version \d+/);
+    // What the rollback dropped was copied first, the damaged file included.
+    const kept = /the store as it was is kept in (\S+)/.exec(repaired.problems.join('\n'))?.[1];
+    expect(kept).toBeDefined();
+    expect(statSync(path.join(kept!, 'lancedb', 'chunks.lance', 'data', newest)).size).toBe(100);
     expect(await verify(data)).toMatchObject({ ok: true });
     const firstShown = JSON.parse((await runCli(['--data', data, 'show', 'first', '--json'])).stdout) as { messages: unknown[] };
     expect(firstShown.messages).toHaveLength(30); // nothing readable was lost

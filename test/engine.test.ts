@@ -250,6 +250,46 @@ describe('progress', () => {
   });
 });
 
+describe('readers and compaction in another process', () => {
+  it('compaction keeps the versions of the last hour, which another process may still be reading', async () => {
+    const { engine } = await freshEngine();
+    for (let i = 1; i <= 3; i++) await engine.save(conversation(4 * i));
+    const tables = engine.store as unknown as Record<'chunks' | 'sessions', { optimize: (options: { cleanupOlderThan: Date }) => Promise<unknown> }>;
+    const cutoffs: number[] = [];
+    for (const name of ['chunks', 'sessions'] as const) {
+      const table = tables[name];
+      const real = table.optimize.bind(table);
+      table.optimize = async (options) => {
+        cutoffs.push(options.cleanupOlderThan.getTime());
+        return real(options);
+      };
+    }
+    const now = Date.now();
+    await engine.store.optimize();
+    expect(cutoffs).toHaveLength(2);
+    for (const cutoff of cutoffs) expect(now - cutoff).toBeGreaterThanOrEqual(60 * 60_000 - 1_000);
+    // The store still reads whole after compaction.
+    expect((await engine.showSession('session-a')).messages).toHaveLength(12);
+    await engine.close();
+  });
+
+  it('a read that fails on missing files is tried once more on the newest version; only a second failure is damage', async () => {
+    const { engine } = await freshEngine();
+    await engine.save(conversation(6));
+    const store = engine.store as unknown as { sessionChunks: (id: string) => Promise<unknown> };
+    const real = store.sessionChunks.bind(store);
+    let failures = 1;
+    store.sessionChunks = async (id) => {
+      if (failures-- > 0) throw new Error('lance error: Not found: /data/lancedb/chunks.lance/data/0101.lance');
+      return real(id);
+    };
+    expect((await engine.showSession('session-a')).messages).toHaveLength(6);
+    failures = 2;
+    await expect(engine.showSession('session-a')).rejects.toMatchObject({ code: 'store_damaged', message: expect.stringMatching(/^reading session session-a: the store's files are damaged or missing/) });
+    await engine.close();
+  });
+});
+
 describe('ids the store could not keep as given', () => {
   it('a message id that starts with a byte order mark is refused with one line, and nothing is written', async () => {
     const { engine } = await freshEngine();

@@ -177,12 +177,31 @@ export class MemoryEngine {
     return this.ctx.records.rebuild();
   }
 
+  /**
+   * A read that fails on missing or unreadable files is tried once more on the newest version: a
+   * writer in another process may have compacted away the version this one was reading. Only a
+   * second failure is reported (as damage, with what to do).
+   */
+  private async read<T>(what: string, job: () => Promise<T>): Promise<T> {
+    try {
+      return await job();
+    } catch (error) {
+      if (error instanceof EngineError || describeIoError(error, what).code !== 'store_damaged') throw error;
+      await this.store.refresh();
+      try {
+        return await job();
+      } catch (second) {
+        throw describeIoError(second, what);
+      }
+    }
+  }
+
   listSessions(): Promise<SessionSummary[]> {
-    return listSessions(this.ctx);
+    return this.read('listing the sessions', () => listSessions(this.ctx));
   }
 
   showSession(sessionId: string): Promise<SessionDetail> {
-    return showSession(this.ctx, sessionId);
+    return this.read(`reading session ${sessionId}`, () => showSession(this.ctx, sessionId));
   }
 
   history(sessionId: string): Promise<SaveEvent[]> {
@@ -191,11 +210,11 @@ export class MemoryEngine {
 
   /** Vector search and full-text search merged by reciprocal rank; one hit per chunk, each memory once (see search.ts). */
   search(query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
-    return searchChunks(this.ctx, query, options);
+    return this.read('searching', () => searchChunks(this.ctx, query, options));
   }
 
   inspectChunk(chunkId: string, similarCount = 5): Promise<ChunkDetail> {
-    return inspectChunk(this.ctx, chunkId, similarCount);
+    return this.read(`reading chunk ${chunkId}`, () => inspectChunk(this.ctx, chunkId, similarCount));
   }
 
   /** Checks the store against itself and the archive record; `repair` rebuilds the record from the store. */

@@ -46,13 +46,19 @@ function ensureLanceThreads(): void {
   if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
 }
 
+/**
+ * How long compaction keeps old versions: a reader in another process (the app, `watch`, an MCP
+ * server) may still be reading one; an hour is far longer than any read takes.
+ */
+export const VERSION_RETENTION_MS = 60 * 60_000;
+
 export class ChunkStore {
   private constructor(
     private readonly db: lancedb.Connection,
     private chunks: lancedb.Table,
     private readonly sessions: lancedb.Table,
     readonly model: StoreModelInfo,
-    private readonly uri: string,
+    readonly uri: string,
     private readonly meta: lancedb.Table,
     private ftsLayout: string | null,
     private readonly vectorIndexMinRows: number,
@@ -342,12 +348,21 @@ export class ChunkStore {
 
   /**
    * Compacts small fragments, brings every index up to date (new rows join the existing indexes)
-   * and drops versions older than a minute. Call with the write lock held.
+   * and drops versions older than VERSION_RETENTION_MS. Call with the write lock held.
    */
   async optimize(): Promise<void> {
     crashPoint('optimize');
-    await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-    await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) });
+    await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) });
+  }
+
+  /**
+   * Moves every table to its newest version: a reader in another process that still looks at a
+   * version whose files a writer has since compacted away reads again from the current one.
+   */
+  async refresh(): Promise<void> {
+    await Promise.all([this.chunks.checkoutLatest(), this.sessions.checkoutLatest(), this.meta.checkoutLatest()]);
+    this.indexNames = null;
   }
 
   /** True when the store is large enough for a vector index and has none yet. */

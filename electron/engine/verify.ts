@@ -1,4 +1,6 @@
 /** Checking the store against itself and the archive record, and recovering a damaged store. */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import type { VerifyResult } from '../../shared/domain.js';
 import { readArchiveRecord } from './archiveRecord.js';
 import type { EngineContext } from './context.js';
@@ -13,6 +15,9 @@ async function repairDamagedStore(ctx: EngineContext, problems: string[]): Promi
   const release = await ctx.lock();
   try {
     const recorded = (await readArchiveRecord(ctx.dataDir)).record;
+    // What the rollback drops is copied first: nothing is deleted that cannot be handed back.
+    const backup = await backUpStore(ctx);
+    problems.push(`repair: the store as it was is kept in ${backup}`);
     const restored = await ctx.store.restoreNewestReadable();
     if (restored === null) {
       problems.push('repair: no earlier version of the store can be read whole; the store was left as it is (restore the data directory from a backup, or import the conversations into a new one)');
@@ -32,6 +37,15 @@ async function repairDamagedStore(ctx: EngineContext, problems: string[]): Promi
   return { ...after, ok: false, problems: [...problems, ...after.problems.map((p) => `after repair: ${p}`)] };
 }
 
+/** Copies the store's tables to `<data folder>/backups/repair-<time>/` and returns that folder. */
+async function backUpStore(ctx: EngineContext): Promise<string> {
+  const target = path.join(ctx.dataDir, 'backups', `repair-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await fs.mkdir(target, { recursive: true });
+  // A remote store (an object-store URI) is not copied here; its provider keeps versions.
+  if (!ctx.store.uri.includes('://')) await fs.cp(ctx.store.uri, path.join(target, path.basename(ctx.store.uri)), { recursive: true });
+  return target;
+}
+
 /** Checks the store against itself and the archive record; `repair` rebuilds the record from the store. */
 export async function verifyStore(ctx: EngineContext, options: { repair?: boolean } = {}): Promise<VerifyResult> {
   const problems: string[] = [];
@@ -40,7 +54,7 @@ export async function verifyStore(ctx: EngineContext, options: { repair?: boolea
   let chunks = 0;
   const damaged = await ctx.store.damagedFiles();
   problems.push(...damaged.map((p) => `store: ${p}`));
-  try {
+  const scan = async () => {
     for await (const heads of ctx.store.allHeads()) {
       for (const head of heads) {
         chunks++;
@@ -50,6 +64,21 @@ export async function verifyStore(ctx: EngineContext, options: { repair?: boolea
         list.push(head);
         bySession.set(head.sessionId, list);
       }
+    }
+  };
+  const problemsBefore = problems.length;
+  try {
+    try {
+      await scan();
+    } catch {
+      problems.length = problemsBefore;
+      // Another process may have compacted the version this one was reading: read again, once, from
+      // the newest version before calling it damage.
+      bySession.clear();
+      chunkSeen.clear();
+      chunks = 0;
+      await ctx.store.refresh();
+      await scan();
     }
   } catch (error) {
     problems.push(`store: cannot be read whole (${describeIoError(error, 'read').message.replace(/^read: /, '').slice(0, 240)})`);

@@ -286,6 +286,9 @@ const en = {
   'settings.verifyHint': 'Checks that archived messages, chunks and vectors agree.',
   'settings.verifyRun': 'Check store',
   'settings.verifyRepair': 'Repair',
+  'settings.repairConfirmTitle': 'Repair the store?',
+  'settings.repairConfirmText': 'If data files are damaged, repair rolls the store back to its newest version that reads whole: what later saves added is dropped from the store (save those conversations again to restore it), and the sessions that lose messages are listed afterwards. A copy of the store as it is now is kept first in the data folder, under backups. A damaged archive record is only rebuilt from the store; nothing is lost.',
+  'settings.repairConfirm': 'Repair now',
   'settings.verifyOk': 'All consistent: {sessions:session|sessions}, {messages:message|messages}, {chunks:chunk|chunks}.',
   'settings.verifyProblems': '{n:problem|problems} found',
 
@@ -581,6 +584,9 @@ const zhCN: Dictionary = {
   'settings.verifyHint': '检查归档的消息、分块和向量是否一致。',
   'settings.verifyRun': '检查存储',
   'settings.verifyRepair': '修复',
+  'settings.repairConfirmTitle': '修复记忆库？',
+  'settings.repairConfirmText': '如果数据文件损坏，修复会把记忆库回退到最新的可完整读取的版本：之后保存的内容会从记忆库中移除（重新保存这些对话即可恢复），修复后会列出丢失消息的会话。修复前会先把当前的记忆库复制到数据文件夹的 backups 下。若只是归档记录损坏，则仅从记忆库重建，不会丢失任何内容。',
+  'settings.repairConfirm': '立即修复',
   'settings.verifyOk': '全部一致：{sessions} 个会话、{messages} 条消息、{chunks} 个分块。',
   'settings.verifyProblems': '发现 {n} 个问题',
 

@@ -48,3 +48,24 @@ describe('settings: the log', () => {
     expect(within(storage).queryByRole('button', { name: 'Open log folder' })).toBeNull();
   });
 });
+
+describe('settings: verify and repair', () => {
+  it('asks before a repair, saying what it would drop and that a copy is kept', async () => {
+    const mock = createMockMemory();
+    const damaged = { ok: false, sessions: 2, messages: 10, chunks: 4, problems: ['store: data file 01.lance is truncated (100 bytes, no Lance footer)'] };
+    (mock.host.api as unknown as Record<string, (request: { repair?: boolean }) => Promise<unknown>>)['store:verify'] = async (request) =>
+      request.repair ? { ...damaged, problems: ['repair: the store as it was is kept in /data/backups/repair-1'] } : damaged;
+    renderApp(mock, '#/settings');
+    const card = (await screen.findByRole('heading', { name: 'Store check' })).closest('section') as HTMLElement;
+    fireEvent.click(within(card).getByRole('button', { name: 'Check store' }));
+    fireEvent.click(await within(card).findByRole('button', { name: 'Repair' }));
+    const dialog = within(card).getByRole('alertdialog', { name: 'Repair the store?' });
+    expect(dialog.textContent).toMatch(/newest version that reads whole.*A copy of the store as it is now is kept first/);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(mock.requestsOn('store:verify')).toEqual([{}]);
+    fireEvent.click(within(card).getByRole('button', { name: 'Repair' }));
+    fireEvent.click(within(within(card).getByRole('alertdialog')).getByRole('button', { name: 'Repair now' }));
+    expect(await within(card).findByText(/kept in \/data\/backups\/repair-1/)).toBeTruthy();
+    expect(mock.requestsOn('store:verify')).toEqual([{}, { repair: true }]);
+  });
+});

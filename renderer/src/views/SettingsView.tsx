@@ -277,7 +277,9 @@ function VerifyCard(): ReactNode {
   const report = useReportError();
   const [result, setResult] = useState<VerifyResult | null>(null);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const verify = async (repair: boolean): Promise<void> => {
+    setConfirming(false);
     setBusy(true);
     try {
       setResult(await api['store:verify'](repair ? { repair: true } : {}));
@@ -297,12 +299,30 @@ function VerifyCard(): ReactNode {
         <button type="button" className="button" onClick={() => void verify(false)} disabled={busy}>
           {t('settings.verifyRun')}
         </button>
-        {result && !result.ok && (
-          <button type="button" className="button button--danger" onClick={() => void verify(true)} disabled={busy}>
+        {result && !result.ok && !confirming && (
+          <button type="button" className="button button--danger" onClick={() => setConfirming(true)} disabled={busy}>
             {t('settings.verifyRepair')}
           </button>
         )}
       </div>
+      {confirming && (
+        <div className="confirm" role="alertdialog" aria-labelledby="repair-confirm-title" aria-describedby="repair-confirm-text">
+          <p id="repair-confirm-title" className="confirm__title">
+            {t('settings.repairConfirmTitle')}
+          </p>
+          <p id="repair-confirm-text" className="small">
+            {t('settings.repairConfirmText')}
+          </p>
+          <div className="button-row button-row--start">
+            <button type="button" className="button button--danger" onClick={() => void verify(true)}>
+              {t('settings.repairConfirm')}
+            </button>
+            <button type="button" className="button" onClick={() => setConfirming(false)}>
+              {t('common.cancel')}
+            </button>
+          </div>
+        </div>
+      )}
       {busy && <Loading />}
       {result && !busy && (
         <div role="status">
