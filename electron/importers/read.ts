@@ -9,39 +9,22 @@
  * second pass maps them again and hands them out one at a time. Memory stays flat whatever the
  * size of the file, at the cost of reading it twice.
  */
+import { isUtf8 } from 'node:buffer';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
-import Parser from 'stream-json/Parser.js';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { SessionInput } from '../../shared/domain.js';
-import { isUtf8 } from 'node:buffer';
-import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength, Utf8Validator } from './encoding.js';
-import { ImportError, ShapeError } from './errors.js';
-import {
-  detectDocumentFormat,
-  detectJsonlFormat,
-  documentConversations,
-  IMPORT_FORMATS,
-  mapDocumentConversation,
-  mapJsonlConversation,
-  type DocumentFormat,
-  type ImportFormat,
-} from './formats.js';
-import { byteOffsetOfChar, findJsonSyntaxProblem } from './json-syntax.js';
+import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength } from './encoding.js';
+import { ImportError } from './errors.js';
 import { readJsonlRecords } from './jsonl.js';
-import type { JsonlRecord } from './jsonl-record.js';
-import { isGeminiActivity, mapGeminiActivity } from './gemini.js';
-import { looksLikeMarkdownTranscript, mapMarkdownTranscript } from './markdown.js';
-import type { IncludedExtra, MappingOptions } from './parts.js';
-
-/** The mappers' options, and whether a damaged part refuses its whole file. */
-interface ReadMapping extends MappingOptions {
-  strict: boolean;
-}
+import { looksLikeMarkdownTranscript } from './markdown.js';
+import type { IncludedExtra } from './parts.js';
+import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
+import { badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
 import { fileSource, unreadableError, type TranscriptSource } from './sources.js';
 import { isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './zip.js';
+
+export type { FailedFile, ImportedFile, SkippedPart, TranscriptFile } from './read-types.js';
 
 export interface ImportOptions {
   /** Also import tool calls and results (`tools`) and model thinking (`thinking`). Both are left out by default. */
@@ -57,38 +40,6 @@ export interface ImportOptions {
   strict?: boolean;
 }
 
-/** A damaged part of a file that was left out: a conversation of an export, or a line of a JSONL log. */
-export interface SkippedPart {
-  file: string;
-  /** The conversation's id when it could be read, else its place (`[12]`). */
-  session?: string;
-  line?: number;
-  error: string;
-}
-
-/** A file that was read completely and understood; its sessions can be saved one by one. */
-export interface ImportedFile {
-  file: string;
-  format: ImportFormat;
-  /** How many sessions `sessions` yields (known before the first is handed out). */
-  sessionCount: number;
-  /**
-   * The sessions, in file order, each with at least one message. Iterating it again reads the file
-   * again. For a large file it throws only if the file changes or becomes unreadable meanwhile.
-   */
-  sessions: AsyncIterable<SessionInput>;
-  /** Damaged parts that were left out (always empty with `strict`). */
-  skipped: SkippedPart[];
-  /** Set when the file is not UTF-8: the encoding it was read in (`UTF-16LE`, `GB18030`, ...). */
-  encoding?: string;
-}
-
-export interface FailedFile {
-  file: string;
-  error: ImportError;
-}
-
-export type TranscriptFile = ImportedFile | FailedFile;
 
 export interface ReaderLimits extends ZipLimits {
   /** Files up to this size are parsed whole; larger ones are streamed twice. */
@@ -241,219 +192,6 @@ async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMa
   // A single large JSON object is one conversation, which is held in memory anyway; and large
   // Markdown is rare enough not to need streaming.
   return readWhole(source, await source.readAll(), mapping);
-}
-
-/** Where bad lines go: nowhere with `strict` (the first one refuses the file), else into `skipped`. */
-function badLineCollector(file: string, mapping: ReadMapping, skipped: SkippedPart[]): ((lineNo: number, problem: string) => void) | undefined {
-  return mapping.strict ? undefined : (line, error) => skipped.push({ file, line, error });
-}
-
-/** A mapper's complaint about one line of a JSONL file names it: "line 12: ...". */
-const LINE_PROBLEM = /^line (\d+):/;
-
-function jsonlResult(source: TranscriptSource, records: JsonlRecord[], mapping: ReadMapping, skipped: SkippedPart[]): ImportedFile {
-  const format = detectJsonlFormat(records);
-  if (format === undefined) {
-    // One line of JSON that is not a JSONL transcript is a compact JSON document.
-    const only = records.length === 1 ? records[0] : undefined;
-    if (only && skipped.length === 0) return documentResult(source, only.value, mapping);
-    throw unknownFormat(source.label);
-  }
-  // A line the mapper cannot use is left out and the rest mapped again (few lines are ever damaged).
-  let kept = records;
-  for (;;) {
-    try {
-      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping));
-      return sessionsResult(source.label, format, [session], skipped);
-    } catch (error) {
-      const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
-      if (mapping.strict || !line || kept.length <= 1) throw error;
-      const lineNo = Number(line[1]);
-      const without = kept.filter((record) => record.lineNo !== lineNo);
-      if (without.length === kept.length) throw error;
-      skipped.push({ file: source.label, line: lineNo, error: (error as ImportError).problem });
-      kept = without;
-    }
-  }
-}
-
-/** An id a person can find the conversation by, read without trusting its shape. */
-function conversationLabel(conversation: unknown, index: number | undefined): string | undefined {
-  if (conversation !== null && typeof conversation === 'object' && !Array.isArray(conversation)) {
-    const outer = conversation as Record<string, unknown>;
-    // Grok wraps each conversation's fields in `conversation`.
-    const fields = outer.conversation !== null && typeof outer.conversation === 'object' ? (outer.conversation as Record<string, unknown>) : outer;
-    for (const key of ['conversation_id', 'id', 'uuid', 'session_id', 'conversationId']) {
-      const value = fields[key];
-      if (typeof value === 'string' && value.trim() !== '') return value;
-    }
-  }
-  return index === undefined ? undefined : `[${index}]`;
-}
-
-/** The format of a multi-conversation document, from its first recognisable conversations. */
-const DETECT_WITHIN = 50;
-
-function documentResult(source: TranscriptSource, document: unknown, mapping: ReadMapping): ImportedFile {
-  // Activity records grouped into sessions by time, rather than one conversation per element.
-  if (isGeminiActivity(document)) return sessionsResult(source.label, 'gemini', mapGeminiActivity(document), []);
-  const { conversations, where, many: isArray } = documentConversations(document);
-  if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
-  const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
-  if (format === undefined) throw unknownFormat(source.label);
-  const sessions: SessionInput[] = [];
-  const skipped: SkippedPart[] = [];
-  let firstError: ImportError | undefined;
-  conversations.forEach((conversation, index) => {
-    try {
-      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping, source.baseName)));
-    } catch (error) {
-      if (!(error instanceof ImportError) || mapping.strict || !isArray) throw error;
-      firstError ??= error;
-      const session = conversationLabel(conversation, index);
-      skipped.push({ file: source.label, ...(session !== undefined ? { session } : {}), error: error.problem });
-    }
-  });
-  // Nothing readable at all: the file is refused, as a damaged single conversation is.
-  if (sessions.length === 0 && firstError) throw firstError;
-  return sessionsResult(source.label, format, sessions, skipped);
-}
-
-function markdownResult(source: TranscriptSource, text: string): ImportedFile {
-  return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)], []);
-}
-
-/** Sessions without messages (a chat opened and left empty, only tool calls left out) are not handed out. */
-function sessionsResult(file: string, format: ImportFormat, all: SessionInput[], skipped: SkippedPart[]): ImportedFile {
-  const sessions = all.filter((session) => session.messages.length > 0);
-  if (sessions.length === 0) throw new ImportError(file, 'empty', 'no messages to import');
-  return {
-    file,
-    format,
-    skipped,
-    sessionCount: sessions.length,
-    sessions: {
-      async *[Symbol.asyncIterator]() {
-        yield* sessions;
-      },
-    },
-  };
-}
-
-/**
- * A top-level JSON array, streamed twice: the first pass checks every conversation (syntax, UTF-8,
- * shape) and counts; only then are sessions handed out, by a second pass, one at a time.
- */
-async function streamDocument(source: TranscriptSource, mapping: ReadMapping): Promise<ImportedFile> {
-  const version = await source.version();
-  let format: DocumentFormat | undefined;
-  let conversations = 0;
-  let withMessages = 0;
-  const skipped: SkippedPart[] = [];
-  let firstError: ImportError | undefined;
-  // Conversations seen before one told the format (a damaged first conversation), checked once it is known.
-  const undetected: Array<{ index: number; value: unknown }> = [];
-  const check = (index: number, value: unknown): void => {
-    try {
-      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping, source.baseName));
-      if (session.messages.length > 0) withMessages++;
-    } catch (error) {
-      if (!(error instanceof ImportError) || mapping.strict) throw error;
-      firstError ??= error;
-      const session = conversationLabel(value, index);
-      skipped.push({ file: source.label, ...(session !== undefined ? { session } : {}), error: error.problem });
-    }
-  };
-  for await (const { index, value } of arrayItems(source)) {
-    conversations++;
-    if (format === undefined) {
-      format = detectDocumentFormat(value);
-      if (format === undefined) {
-        if (mapping.strict || index + 1 >= DETECT_WITHIN) throw unknownFormat(source.label);
-        undetected.push({ index, value });
-        continue;
-      }
-      for (const earlier of undetected.splice(0)) check(earlier.index, earlier.value);
-    }
-    check(index, value);
-  }
-  if (format === undefined && undetected.length > 0) throw unknownFormat(source.label);
-  if (format === undefined || conversations === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
-  if (withMessages === 0) throw firstError ?? new ImportError(source.label, 'empty', 'no messages to import');
-
-  const checkedFormat = format;
-  return {
-    file: source.label,
-    format: checkedFormat,
-    sessionCount: withMessages,
-    skipped,
-    sessions: {
-      async *[Symbol.asyncIterator]() {
-        if ((await source.version()) !== version) {
-          throw new ImportError(source.label, 'changed', 'file changed while it was being imported; import it again');
-        }
-        for await (const { index, value } of arrayItems(source)) {
-          let session: SessionInput;
-          try {
-            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping, source.baseName));
-          } catch (error) {
-            // Damaged conversations were found and reported by the first pass.
-            if (error instanceof ImportError && !mapping.strict) continue;
-            throw error;
-          }
-          if (session.messages.length > 0) yield session;
-        }
-      },
-    },
-  };
-}
-
-/** The elements of the top-level array, parsed one at a time (stream-json keeps only the current one). */
-async function* arrayItems(source: TranscriptSource): AsyncGenerator<{ index: number; value: unknown }> {
-  const items = new StreamArray();
-  pipeline(await source.open(), new Utf8Validator(source.label), new Parser({ streamValues: false }), items, () => {
-    // Errors reach us through the iteration below.
-  });
-  try {
-    for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
-      yield { index: item.key, value: item.value };
-    }
-  } catch (error) {
-    if (error instanceof ImportError) throw error;
-    // The streaming parser says only that the JSON is bad: find out where, reading it again.
-    throw await documentSyntaxError(source, async function* () {
-      yield* (await source.open()) as AsyncIterable<Buffer>;
-    });
-  }
-}
-
-async function documentSyntaxError(source: TranscriptSource, bytes: () => AsyncIterable<Buffer>): Promise<ImportError> {
-  const problem = await findJsonSyntaxProblem(bytes());
-  if (problem === undefined) return new ImportError(source.label, 'invalid-json', 'invalid JSON');
-  if (problem.kind === 'truncated') return new ImportError(source.label, 'truncated', `truncated JSON at byte ${source.size}`);
-  const byte = await byteOffsetOfChar(bytes(), problem.charOffset);
-  return new ImportError(source.label, 'invalid-json', `invalid JSON at byte ${byte} (line ${problem.line}, column ${problem.column})`);
-}
-
-async function validatedBytes(source: TranscriptSource): Promise<AsyncIterable<Buffer>> {
-  const validator = new Utf8Validator(source.label);
-  pipeline(await source.open(), validator, () => {
-    // Errors reach the reader through the validator.
-  });
-  return validator as AsyncIterable<Buffer>;
-}
-
-function mapShape(file: string, map: () => SessionInput): SessionInput {
-  try {
-    return map();
-  } catch (error) {
-    if (error instanceof ShapeError) throw new ImportError(file, 'wrong-shape', error.problem, { cause: error });
-    throw error;
-  }
-}
-
-function unknownFormat(file: string): ImportError {
-  return new ImportError(file, 'unknown-format', `unknown format (understood: ${IMPORT_FORMATS.join(', ')})`);
 }
 
 /** Sessions of a set of files, for small inputs: everything in memory, the first error thrown. */

@@ -1,0 +1,43 @@
+/** What reading transcript files hands out: files read whole and understood, files refused, and damaged parts left out. */
+import type { SessionInput } from '../../shared/domain.js';
+import type { ImportError } from './errors.js';
+import type { ImportFormat } from './formats.js';
+import type { MappingOptions } from './parts.js';
+
+/** The mappers' options, and whether a damaged part refuses its whole file. */
+export interface ReadMapping extends MappingOptions {
+  strict: boolean;
+}
+
+/** A damaged part of a file that was left out: a conversation of an export, or a line of a JSONL log. */
+export interface SkippedPart {
+  file: string;
+  /** The conversation's id when it could be read, else its place (`[12]`). */
+  session?: string;
+  line?: number;
+  error: string;
+}
+
+/** A file that was read completely and understood; its sessions can be saved one by one. */
+export interface ImportedFile {
+  file: string;
+  format: ImportFormat;
+  /** How many sessions `sessions` yields (known before the first is handed out). */
+  sessionCount: number;
+  /**
+   * The sessions, in file order, each with at least one message. Iterating it again reads the file
+   * again. For a large file it throws only if the file changes or becomes unreadable meanwhile.
+   */
+  sessions: AsyncIterable<SessionInput>;
+  /** Damaged parts that were left out (always empty with `strict`). */
+  skipped: SkippedPart[];
+  /** Set when the file is not UTF-8: the encoding it was read in (`UTF-16LE`, `GB18030`, ...). */
+  encoding?: string;
+}
+
+export interface FailedFile {
+  file: string;
+  error: ImportError;
+}
+
+export type TranscriptFile = ImportedFile | FailedFile;
