@@ -128,6 +128,8 @@ export interface SaveEvent {
   mode: SaveMode;
   syncDeletes: boolean;
   skippedSession: boolean;
+  /** Set on the event that records a session was forgotten (its counts are what was removed). */
+  forgotten?: boolean;
   total: number;
   new: number;
   updated: number;

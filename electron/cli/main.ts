@@ -315,7 +315,25 @@ export function buildProgram(io: Io = defaultIo): Command {
         const events = await engine.history(sessionId);
         if (options.json) return io.out(JSON.stringify(events));
         if (events.length === 0) return io.out(`No saves of ${sessionId}.`);
-        for (const e of events) io.out(`${e.at}  ${e.mode}${e.skippedSession ? ' (already archived)' : ''}: ${e.new} new, ${e.updated} updated, ${e.skipped} skipped, ${e.deleted} deleted -> ${e.chunksWritten} chunks written, ${e.chunksDeleted} removed`);
+        for (const e of events) {
+          if (e.forgotten) io.out(`${e.at}  forgotten: ${e.deleted} messages and ${e.chunksDeleted} chunks removed`);
+          else io.out(`${e.at}  ${e.mode}${e.skippedSession ? ' (already archived)' : ''}: ${e.new} new, ${e.updated} updated, ${e.skipped} skipped, ${e.deleted} deleted -> ${e.chunksWritten} chunks written, ${e.chunksDeleted} removed`);
+        }
+      });
+    });
+
+  program
+    .command('forget')
+    .description('remove sessions, or single messages of one session, from the store and from every file under the data folder')
+    .argument('<sessionId...>')
+    .option('--messages <ids>', 'forget only these messages (comma-separated ids) of the one session named', (value: string) => value.split(',').map((id) => id.trim()).filter(Boolean))
+    .option('--json', 'one line per session: {"sessionId","messagesRemoved","chunksRemoved"}')
+    .action(async (sessionIds: string[], options: { messages?: string[]; json?: boolean }) => {
+      if (options.messages && sessionIds.length !== 1) throw new UsageError('--messages takes exactly one session id');
+      if (!(await storeExists(dataDirOf(globals())))) throw new EngineError('not_found', `no session "${sessionIds[0]}" in this store; nothing was forgotten`);
+      await withEngine(globals(), io, async (engine) => {
+        const reports = options.messages ? [await engine.forgetMessages(sessionIds[0]!, options.messages)] : await engine.forget(sessionIds);
+        for (const r of reports) io.out(options.json ? JSON.stringify(r) : `forgot ${r.sessionId}: ${r.messagesRemoved} messages, ${r.chunksRemoved} chunks`);
       });
     });
 

@@ -18,6 +18,7 @@ import { describeIoError, EngineError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { maintainStore } from './maintenance.js';
 import { RecordCache } from './recordCache.js';
+import { forgetMessages, forgetSessions, type ForgetReport } from './forget.js';
 import { saveSession } from './savePipeline.js';
 import { inspectChunk, searchChunks } from './search.js';
 import { listSessions, sessionHistory, showSession } from './sessions.js';
@@ -149,6 +150,22 @@ export class MemoryEngine {
     return this.enqueue(async () => {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
       return saveSession(this.ctx, input, options);
+    });
+  }
+
+  /** Forgets whole sessions (see forget.ts): queued like a save, under the write lock. */
+  forget(sessionIds: readonly string[]): Promise<ForgetReport[]> {
+    return this.enqueue(async () => {
+      if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      return forgetSessions(this.ctx, sessionIds);
+    });
+  }
+
+  /** Forgets single messages of a session; the chunks that held them are rebuilt. */
+  forgetMessages(sessionId: string, msgIds: readonly string[]): Promise<ForgetReport> {
+    return this.enqueue(async () => {
+      if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      return forgetMessages(this.ctx, sessionId, msgIds, (input, options) => saveSession(this.ctx, input, options));
     });
   }
 

@@ -16,6 +16,7 @@ import type { EngineContext, SaveCallOptions } from './context.js';
 import { affectedChunks, applyToHeads, diffSession, rebuildAffected, sortById, toOwned } from './diff.js';
 import { describeIoError, EngineError } from './errors.js';
 import { messageSetFingerprint } from './hashing.js';
+import { finishPendingForget } from './forget.js';
 import { appendSaveEvent } from './history.js';
 import { optimizeInterval } from './maintenance.js';
 import { normalizeSessionAsync } from './normalize.js';
@@ -62,6 +63,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       release = await ctx.lock();
       // A store written by an earlier version is brought to the current layout before anything is written.
       await ctx.store.upgrade();
+      // A forget that a kill interrupted is finished first.
+      await finishPendingForget(ctx);
     }
     const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
     const entry = record.sessions[sessionId];

@@ -357,6 +357,34 @@ export class ChunkStore {
   }
 
   /**
+   * Removes the sessions' rows, then every copy of them in the store's files: LanceDB marks deleted
+   * rows in a deletion file and keeps their bytes in the data file (compaction rewrites a file only
+   * past 10% deleted rows), so every remaining row is rewritten into new files, and all older
+   * versions and unreferenced files (old data, old index files) are removed at once. Text indexes are
+   * kept current by the rewrite. Call with the write lock held; safe to repeat after a crash.
+   */
+  async purgeSessions(sessionIds: readonly string[]): Promise<void> {
+    if (sessionIds.length > 0) {
+      await this.chunks.delete(sqlIn('session_id', sessionIds));
+      await this.sessions.delete(sqlIn('session_id', sessionIds));
+    }
+    await this.rewriteAndPrune();
+  }
+
+  /** Rewrites every row into new files and drops every older version and unreferenced file (see purgeSessions). */
+  async rewriteAndPrune(): Promise<void> {
+    crashPoint('purge');
+    if ((await this.chunks.countRows()) > 0) await this.chunks.update({ where: 'true', valuesSql: { chunk_id: 'chunk_id' } });
+    if ((await this.sessions.countRows()) > 0) await this.sessions.update({ where: 'true', valuesSql: { session_id: 'session_id' } });
+    crashPoint('purge-rewritten');
+    const now = new Date();
+    await this.chunks.optimize({ cleanupOlderThan: now, deleteUnverified: true });
+    await this.sessions.optimize({ cleanupOlderThan: now, deleteUnverified: true });
+    this.indexNames = null;
+    await this.ensureIndexes();
+  }
+
+  /**
    * Moves every table to its newest version: a reader in another process that still looks at a
    * version whose files a writer has since compacted away reads again from the current one.
    */
