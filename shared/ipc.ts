@@ -47,6 +47,13 @@ export const requestSchemas = {
   'import:cancel': z.object({}).strict(),
   'search:query': z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(200).optional(), sessionId: id.optional() }).strict(),
   'store:verify': z.object({ repair: z.boolean().optional() }).strict(),
+  'sessions:forget': z
+    .object({
+      sessionIds: z.array(id).min(1).max(10_000),
+      /** Only these messages of the one session named. */
+      messageIds: z.array(id).min(1).max(100_000).optional(),
+    })
+    .strict(),
   'settings:get': z.object({}).strict(),
   'app:openLogFolder': z.object({}).strict(),
   'settings:set': z
@@ -126,6 +133,7 @@ export interface ResponseMap {
   'import:cancel': { cancelled: boolean };
   'search:query': SearchHit[];
   'store:verify': VerifyResult;
+  'sessions:forget': Array<{ sessionId: string; messagesRemoved: number; chunksRemoved: number }>;
   'settings:get': Settings;
   /** `opened` is false where the host cannot open folders (web mode): the path is then shown. */
   'app:openLogFolder': { opened: boolean; path: string };

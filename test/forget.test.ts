@@ -134,3 +134,27 @@ describe('session-memory forget', () => {
     }
   });
 });
+
+describe('sessions:forget over IPC', () => {
+  it('forgets sessions and messages through the host, and refuses an unknown id with its code', async () => {
+    const { MemoryHost } = await import('../electron/host/memoryHost.js');
+    const { dispatch } = await import('../electron/host/dispatch.js');
+    const { TEST_MODELS_DIR } = await import('./helpers/model.js');
+    const { dir, cleanup } = tempDir();
+    const host = new MemoryHost({ dataDir: dir, model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+    try {
+      const engine = await host.engine();
+      await engine.save(secretSession());
+      await engine.save(conversation(8, { sessionId: 'kept' }));
+      expect(await dispatch(host.handlers, 'sessions:forget', { sessionIds: ['nope'] })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await dispatch(host.handlers, 'sessions:forget', { sessionIds: ['kept'], messageIds: ['msg-0'] })).toEqual({ ok: true, value: [{ sessionId: 'kept', messagesRemoved: 1, chunksRemoved: expect.any(Number) }] });
+      expect(await dispatch(host.handlers, 'sessions:forget', { sessionIds: ['private'] })).toEqual({ ok: true, value: [{ sessionId: 'private', messagesRemoved: 4, chunksRemoved: expect.any(Number) }] });
+      expect(filesContaining(dir, 'Zebrafish-7731')).toEqual([]);
+      const listed = (await dispatch(host.handlers, 'sessions:list', {})) as { ok: true; value: Array<{ sessionId: string; messageCount: number }> };
+      expect(listed.value.map((s) => [s.sessionId, s.messageCount])).toEqual([['kept', 7]]);
+    } finally {
+      await host.close();
+      cleanup();
+    }
+  });
+});

@@ -171,6 +171,16 @@ export class MemoryHost {
     },
     'search:query': async ({ query, limit, sessionId }) => ((await this.storeExists()) ? (await this.engine()).search(query, { ...(limit ? { limit } : {}), ...(sessionId ? { sessionId } : {}) }) : []),
     'store:verify': async ({ repair }) => ((await this.storeExists()) ? (await this.engine()).verify({ repair: Boolean(repair) }) : { ok: true, sessions: 0, messages: 0, chunks: 0, problems: [] }),
+    'sessions:forget': async ({ sessionIds, messageIds }) => {
+      if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before deleting');
+      if (!(await this.storeExists())) throw new EngineError('not_found', `no session "${sessionIds[0]}" in this store; nothing was forgotten`);
+      const engine = await this.engine();
+      if (messageIds) {
+        if (sessionIds.length !== 1) throw new EngineError('invalid_request', 'messages are forgotten from one session at a time');
+        return [await engine.forgetMessages(sessionIds[0]!, messageIds)];
+      }
+      return engine.forget(sessionIds);
+    },
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
     'app:openLogFolder': async () => {

@@ -196,6 +196,12 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
       },
     },
     'store:verify': { fields: { repair: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) } } },
+    'sessions:forget': {
+      fields: {
+        sessionIds: { kind: { type: 'array', of: ID, min: 1, max: 10_000 }, required: true, valid: (rng) => Array.from({ length: rng.int(1, 3) }, () => id(rng)) },
+        messageIds: { kind: { type: 'array', of: ID, min: 1, max: 100_000 }, required: false, valid: (rng) => Array.from({ length: rng.int(1, 3) }, () => id(rng)) },
+      },
+    },
     'settings:get': { fields: {} },
     'app:openLogFolder': { fields: {} },
     'settings:set': {

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { createMockMemory } from './mockApi.js';
 import { renderApp } from './render.js';
@@ -72,5 +72,28 @@ describe('a session', () => {
     const alert = await screen.findByRole('alert');
     expect(await within(alert).findByText(/No archived session "nope"/)).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
+});
+
+describe('deleting a session', () => {
+  it('asks first, naming the session and its counts; Cancel keeps it, Delete forgets it and goes back to the list', async () => {
+    const mock = createMockMemory();
+    renderApp(mock, '#/sessions/trip-lisbon');
+    await screen.findByRole('heading', { name: 'Train trip to Lisbon', level: 1 });
+    fireEvent.click(screen.getByRole('button', { name: 'Delete…' }));
+    let dialog = screen.getByRole('dialog', { name: 'Delete “Train trip to Lisbon”?' });
+    expect(within(dialog).getByText('Train trip to Lisbon').parentElement?.textContent).toMatch(/6 messages, \d+ chunks?/);
+    expect(within(dialog).getByText(/cannot be undone/)).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(mock.requestsOn('sessions:forget')).toEqual([]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Delete…' }));
+    dialog = screen.getByRole('dialog', { name: 'Delete “Train trip to Lisbon”?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(window.location.hash).toBe('#/sessions'));
+    expect(mock.requestsOn('sessions:forget')).toEqual([{ sessionIds: ['trip-lisbon'] }]);
+    expect(mock.host.sessionIds()).not.toContain('trip-lisbon');
+    const table = await screen.findByRole('table', { name: 'Archived sessions' });
+    expect(within(table).queryByText('Train trip to Lisbon')).toBeNull();
   });
 });

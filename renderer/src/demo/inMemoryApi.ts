@@ -509,6 +509,23 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       chunks: allChunks().length,
       problems: [],
     }),
+    'sessions:forget': async ({ sessionIds, messageIds }) => {
+      for (const id of sessionIds) requireSession(id);
+      return sessionIds.map((sessionId) => {
+        const session = requireSession(sessionId);
+        if (!messageIds) {
+          sessions.delete(sessionId);
+          return { sessionId, messagesRemoved: session.messages.length, chunksRemoved: session.chunks.length };
+        }
+        const remaining = session.messages.filter((m) => !messageIds.includes(m.msgId));
+        if (remaining.length === 0) {
+          sessions.delete(sessionId);
+          return { sessionId, messagesRemoved: session.messages.length, chunksRemoved: session.chunks.length };
+        }
+        const report = save({ sessionId, title: session.title, messages: remaining.map(({ msgId, role, content }) => ({ msgId, role, content })) }, { syncDeletes: true });
+        return { sessionId, messagesRemoved: report.deleted, chunksRemoved: report.chunksDeleted };
+      });
+    },
     'settings:get': async () => ({ ...settings }),
     'app:openLogFolder': async () => ({ opened: settings.nativeDialogs, path: settings.logDir ?? `${settings.dataDir}/logs` }),
     'settings:set': async (change) => {

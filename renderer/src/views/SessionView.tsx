@@ -6,6 +6,7 @@ import { useCallback, useMemo, useState, type KeyboardEvent, type ReactNode } fr
 import type { SaveEvent, SessionDetail } from '../../../shared/domain.js';
 import { SaveHistoryChart, SaveHistoryTable } from '../components/SaveHistory.js';
 import { Icon, Loading, LoadFailed, PageHeader, SourceBadge } from '../components/ui.js';
+import { ForgetDialog } from './ForgetDialog.js';
 import { VirtualList } from '../components/VirtualList.js';
 import { shortId, useFormat } from '../format.js';
 import { useT, type MessageKey } from '../i18n.js';
@@ -113,6 +114,7 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
   const history = useMemoryQuery(`history:${sessionId}`, (api) => api['sessions:history']({ sessionId }));
   const [overwriting, setOverwriting] = useState(false);
   const closeOverwrite = useCallback(() => setOverwriting(false), []);
+  const [deleting, setDeleting] = useState(false);
 
   const chunkNumbers = useMemo(() => new Map((detail.data?.chunks ?? []).map((chunk, index) => [chunk.chunkId, index])), [detail.data]);
   const getMessageKey = useCallback((message: Message) => message.msgId, []);
@@ -146,12 +148,24 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
           </span>
         }
         actions={
-          <button type="button" className="button" onClick={() => setOverwriting(true)}>
-            <Icon name="file" size={16} />
-            {t('session.overwrite')}
-          </button>
+          <>
+            <button type="button" className="button" onClick={() => setOverwriting(true)}>
+              <Icon name="file" size={16} />
+              {t('session.overwrite')}
+            </button>
+            <button type="button" className="button button--danger" onClick={() => setDeleting(true)}>
+              {t('session.delete')}
+            </button>
+          </>
         }
       />
+      {deleting && (
+        <ForgetDialog
+          target={{ sessions: [{ sessionId: session.sessionId, title, messageCount: session.messages.length, chunkCount: session.chunks.length }] }}
+          onClose={() => setDeleting(false)}
+          onForgotten={() => navigate({ name: 'sessions' })}
+        />
+      )}
 
       <dl className="stats" aria-label={t('session.stats')}>
         <StatTile label={t('session.stat.messages')} value={format.number(session.messages.length)} />
