@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { filterAndSortSessions } from '../../renderer/src/views/SessionsView.js';
 import { createMockMemory } from './mockApi.js';
@@ -35,6 +35,22 @@ describe('sessions list', () => {
     const row = within(table).getByRole('row', { name: /Subagent: compare train fares/ });
     expect(within(row).getByText('Subagent of', { exact: false })).toBeTruthy();
     expect(within(row).getByRole('link', { name: 'Train trip to Lisbon' })).toHaveProperty('hash', '#/sessions/trip-lisbon');
+  });
+
+  it('deletes several sessions at once after a confirmation that lists them', async () => {
+    const mock = createMockMemory();
+    renderApp(mock);
+    const table = await screen.findByRole('table', { name: 'Archived sessions' });
+    fireEvent.click(within(table).getByRole('checkbox', { name: 'Select Garden log' }));
+    fireEvent.click(within(table).getByRole('checkbox', { name: 'Select Train trip to Lisbon' }));
+    // Ticking a box selects, it does not open the session.
+    expect(window.location.hash).not.toMatch(/#\/sessions\/./);
+    fireEvent.click(screen.getByRole('button', { name: 'Delete 2 selected sessions…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete 2 sessions?' });
+    expect(within(dialog).getAllByRole('listitem').map((item) => item.querySelector('strong')?.textContent)).toEqual(['Garden log', 'Train trip to Lisbon']);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(titlesIn(screen.getByRole('table', { name: 'Archived sessions' }))).toEqual(['长期记忆的去重设计']));
+    expect(mock.requestsOn('sessions:forget')).toEqual([{ sessionIds: ['garden-log', 'trip-lisbon'] }]);
   });
 
   it('filters by title, source or id and says when nothing matches', async () => {

@@ -5,6 +5,7 @@ import { Icon, Loading, LoadFailed, PageHeader, SourceBadge } from '../component
 import { useFormat } from '../format.js';
 import { useLanguage, useT } from '../i18n.js';
 import { useImportFlow } from '../importFlow.js';
+import { ForgetDialog } from './ForgetDialog.js';
 import { useMemoryQuery } from '../memory.js';
 import { navigate, sessionHref } from '../router.js';
 
@@ -71,6 +72,17 @@ export function SessionsView(): ReactNode {
   const shown = useMemo(() => filterAndSortSessions(sessions.data ?? [], filter, sort, language), [sessions.data, filter, sort, language]);
   const titles = useMemo(() => new Map((sessions.data ?? []).map((session) => [session.sessionId, session.title || session.sessionId])), [sessions.data]);
   const all = sessions.data ?? [];
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [deleting, setDeleting] = useState(false);
+  // Only sessions that are still listed stay selected (after a delete, a reload, a new store).
+  const chosen = filterAndSortSessions(all, '', sort, language).filter((session) => selected.has(session.sessionId));
+  const toggle = (sessionId: string): void =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(sessionId)) next.delete(sessionId);
+      else next.add(sessionId);
+      return next;
+    });
   const totals = useMemo(() => all.reduce((sum, session) => ({ messages: sum.messages + session.messageCount, chunks: sum.chunks + session.chunkCount }), { messages: 0, chunks: 0 }), [all]);
 
   return (
@@ -101,7 +113,22 @@ export function SessionsView(): ReactNode {
                 <option value="size">{t('sessions.sort.size')}</option>
               </select>
             </div>
+            {chosen.length > 0 && (
+              <button type="button" className="button button--danger toolbar__action" onClick={() => setDeleting(true)}>
+                {t('sessions.deleteSelected', { n: chosen.length })}
+              </button>
+            )}
           </div>
+          {deleting && (
+            <ForgetDialog
+              target={{ sessions: chosen.map((s) => ({ sessionId: s.sessionId, title: s.title || s.sessionId, messageCount: s.messageCount, chunkCount: s.chunkCount })) }}
+              onClose={() => setDeleting(false)}
+              onForgotten={() => {
+                setDeleting(false);
+                setSelected(new Set());
+              }}
+            />
+          )}
           {filter && (
             <p className="muted small" aria-live="polite">
               {t('sessions.shown', { shown: shown.length, total: all.length })}
@@ -138,10 +165,17 @@ export function SessionsView(): ReactNode {
                   {shown.map((session) => (
                     <tr key={session.sessionId} className="table__row--link" onClick={(event) => {
                       // The whole row is a larger target for the mouse; the title link is the keyboard's.
-                      if ((event.target as HTMLElement).closest('a')) return;
+                      if ((event.target as HTMLElement).closest('a, input')) return;
                       navigate({ name: 'session', sessionId: session.sessionId, tab: 'messages' });
                     }}>
                       <th scope="row" className="cell-title">
+                        <input
+                          type="checkbox"
+                          className="row-select"
+                          checked={selected.has(session.sessionId)}
+                          onChange={() => toggle(session.sessionId)}
+                          aria-label={t('sessions.select', { title: session.title || session.sessionId })}
+                        />
                         <a href={sessionHref(session.sessionId)}>{session.title || session.sessionId}</a>
                         <span className="cell-sub mono">{session.sessionId}</span>
                         {session.parentSessionId && (
