@@ -97,3 +97,19 @@ describe('deleting a session', () => {
     expect(within(table).queryByText('Train trip to Lisbon')).toBeNull();
   });
 });
+
+describe('deleting a message', () => {
+  it('asks first, then forgets that message only; the session shows the rest', async () => {
+    const mock = createMockMemory();
+    renderApp(mock, '#/sessions/trip-lisbon');
+    const list = await screen.findByRole('list', { name: 'Messages of this session' });
+    const second = (await mock.api['sessions:show']({ sessionId: 'trip-lisbon' })).messages[1]!;
+    fireEvent.click(within(list).getByRole('button', { name: 'Delete message 2' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete 1 message?' });
+    expect(dialog.textContent).toMatch(/1 message of “Train trip to Lisbon” will be removed/);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Messages of this session' })).getAllByRole('listitem')).toHaveLength(5));
+    expect(mock.requestsOn('sessions:forget')).toEqual([{ sessionIds: ['trip-lisbon'], messageIds: [second.msgId] }]);
+    expect(screen.queryByText(second.content)).toBeNull();
+  });
+});

@@ -27,7 +27,7 @@ function StatTile({ label, value, detail }: { label: string; value: ReactNode; d
   );
 }
 
-function MessageRow({ message, index, chunkNumber }: { message: Message; index: number; chunkNumber: number }): ReactNode {
+function MessageRow({ message, index, chunkNumber, onDelete }: { message: Message; index: number; chunkNumber: number; onDelete: (message: Message) => void }): ReactNode {
   const t = useT();
   const format = useFormat();
   return (
@@ -48,6 +48,9 @@ function MessageRow({ message, index, chunkNumber }: { message: Message; index: 
             <span className="mono">{t('session.message.chunk', { id: shortId(message.chunkId, 12) })}</span>
           </a>
         )}
+        <button type="button" className="link-button message__delete" onClick={() => onDelete(message)} aria-label={t('session.message.delete', { index: index + 1 })}>
+          {t('session.message.deleteShort')}
+        </button>
       </header>
       <p className="message__content">{message.content}</p>
     </article>
@@ -115,6 +118,8 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
   const [overwriting, setOverwriting] = useState(false);
   const closeOverwrite = useCallback(() => setOverwriting(false), []);
   const [deleting, setDeleting] = useState(false);
+  const [deletingMessage, setDeletingMessage] = useState<Message | null>(null);
+  const askDeleteMessage = useCallback((message: Message) => setDeletingMessage(message), []);
 
   const chunkNumbers = useMemo(() => new Map((detail.data?.chunks ?? []).map((chunk, index) => [chunk.chunkId, index])), [detail.data]);
   const getMessageKey = useCallback((message: Message) => message.msgId, []);
@@ -159,6 +164,16 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
           </>
         }
       />
+      {deletingMessage && (
+        <ForgetDialog
+          target={{ sessions: [{ sessionId: session.sessionId, title, messageCount: session.messages.length, chunkCount: session.chunks.length }], messageIds: [deletingMessage.msgId] }}
+          onClose={() => setDeletingMessage(null)}
+          onForgotten={() => {
+            setDeletingMessage(null);
+            if (session.messages.length === 1) navigate({ name: 'sessions' });
+          }}
+        />
+      )}
       {deleting && (
         <ForgetDialog
           target={{ sessions: [{ sessionId: session.sessionId, title, messageCount: session.messages.length, chunkCount: session.chunks.length }] }}
@@ -210,7 +225,7 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
                 estimateSize={110}
                 getKey={getMessageKey}
                 label={t('session.messages.label')}
-                renderItem={(message, index) => <MessageRow message={message} index={index} chunkNumber={chunkNumbers.get(message.chunkId) ?? 0} />}
+                renderItem={(message, index) => <MessageRow message={message} index={index} chunkNumber={chunkNumbers.get(message.chunkId) ?? 0} onDelete={askDeleteMessage} />}
               />
             )
           ) : (
