@@ -488,6 +488,9 @@ async function measureSearch(engine: MemoryEngine, embedder: WorkerEmbedder, que
 /** The search figures are SearchResult's (rounded), but for the cold first query and the hit counts. */
 interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'meanTextHits'> {
   chunks: number;
+  /** At the largest size only: forgetting one session, and search p95 right after it. */
+  forgetMs?: number;
+  searchAfterForgetP95Ms?: number;
   syntheticChunks: number;
   sessions: number;
   fillMs: number;
@@ -662,6 +665,16 @@ async function main(): Promise<void> {
           `${(periodicOptimizeMs / 1000).toFixed(1)} s, ${mb(periodicWrittenBytes)} MB of data files written (live data ${mb(live.dataBytes)} MB); ` +
           `saves run one every ${optimizeIntervalFor(end.chunks)} commits at this size: ${fmt(periodicOptimizeMs / optimizeIntervalFor(end.chunks), 0)} ms per commit`);
 
+        // At the largest size: forgetting one session (its rows deleted, every row rewritten, old
+        // versions and files removed), and search right after it.
+        let forget: { forgetMs: number; searchAfterForgetP95Ms: number } | null = null;
+        if (end.chunks >= MAX_CHUNKS) {
+          const [, forgetMs] = await timed(() => withDeadline(engine.forget(['synthetic-00000']), OPTIMIZE_DEADLINE_MS, `forget at ${end.chunks} chunks`));
+          const afterForget = await measureSearch(engine, embedder, queries, queryVectors);
+          forget = { forgetMs, searchAfterForgetP95Ms: afterForget.searchP95Ms };
+          log(`  forget one session: ${(forgetMs / 1000).toFixed(1)} s (target < 30 s); search p95 right after ${fmt(afterForget.searchP95Ms)} ms`);
+        }
+
         checkpoints.push({
           chunks: end.chunks,
           syntheticChunks: filler.written,
@@ -709,6 +722,7 @@ async function main(): Promise<void> {
           worstSearchP50Ms: round1(worstSearch.searchP50Ms),
           worstSearchP95Ms: round1(worstSearch.searchP95Ms),
           loadAvg1: loadAvg(),
+          ...(forget ? { forgetMs: Math.round(forget.forgetMs), searchAfterForgetP95Ms: round1(forget.searchAfterForgetP95Ms) } : {}),
         });
       } finally {
         await engine.close();
@@ -791,6 +805,8 @@ async function main(): Promise<void> {
         emptyTextP50Ms: round1(emptySearch.textP50Ms),
         emptyTextP95Ms: round1(emptySearch.textP95Ms),
         targets,
+        forgetMs: last.forgetMs ?? null,
+        searchAfterForgetP95Ms: last.searchAfterForgetP95Ms ?? null,
         totalRunS: Math.round(totalS),
         cores: os.cpus().length,
         loadAvg1AtEnd: loadAvg(),
