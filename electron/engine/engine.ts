@@ -157,6 +157,8 @@ export class MemoryEngine {
   forget(sessionIds: readonly string[]): Promise<ForgetReport[]> {
     return this.enqueue(async () => {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      // A vector index being built reads the files that forgetting removes: let it finish first.
+      await this.maintenance?.catch(() => {});
       return forgetSessions(this.ctx, sessionIds);
     });
   }
@@ -165,6 +167,7 @@ export class MemoryEngine {
   forgetMessages(sessionId: string, msgIds: readonly string[]): Promise<ForgetReport> {
     return this.enqueue(async () => {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      await this.maintenance?.catch(() => {});
       return forgetMessages(this.ctx, sessionId, msgIds, (input, options) => saveSession(this.ctx, input, options));
     });
   }

@@ -377,9 +377,11 @@ export class ChunkStore {
     if ((await this.chunks.countRows()) > 0) await this.chunks.update({ where: 'true', valuesSql: { chunk_id: 'chunk_id' } });
     if ((await this.sessions.countRows()) > 0) await this.sessions.update({ where: 'true', valuesSql: { session_id: 'session_id' } });
     crashPoint('purge-rewritten');
+    // Old versions' files go now. Files no version ever referenced are left alone (deleteUnverified
+    // false): they can be a vector index that maintenance is building outside the write lock.
     const now = new Date();
-    await this.chunks.optimize({ cleanupOlderThan: now, deleteUnverified: true });
-    await this.sessions.optimize({ cleanupOlderThan: now, deleteUnverified: true });
+    await this.chunks.optimize({ cleanupOlderThan: now, deleteUnverified: false });
+    await this.sessions.optimize({ cleanupOlderThan: now, deleteUnverified: false });
     this.indexNames = null;
     await this.ensureIndexes();
   }
