@@ -4,15 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
-async function vectorIndexed(storeDir: string): Promise<boolean> {
+async function vectorIndex(storeDir: string): Promise<{ indexed: number; unindexed: number } | null> {
   const db = await lancedb.connect(storeDir);
   try {
     const chunks = await db.openTable('chunks');
-    return (await chunks.listIndices()).some((i) => i.columns[0] === 'vector');
+    const index = (await chunks.listIndices()).find((i) => i.columns[0] === 'vector');
+    return index ? { indexed: index.numIndexedRows ?? -1, unindexed: index.numUnindexedRows ?? -1 } : null;
   } finally {
     db.close();
   }
 }
+const vectorIndexed = async (storeDir: string) => (await vectorIndex(storeDir)) !== null;
 
 describe('maintenance: the vector index of a large store', () => {
   let embedder: WorkerEmbedder;
@@ -60,6 +62,14 @@ describe('maintenance: the vector index of a large store', () => {
       expect(hits[0]!.text).toMatch(/marathon|training|shoes|pace|running/);
       // Nothing more to do.
       expect((await engine.maintain()).vectorIndexBuilt).toBe(false);
+
+      // Forgetting rewrites the files but keeps the index, covering every row that is left: search
+      // right after it does not fall back to scanning every vector.
+      await engine.forget(['s1']);
+      const left = await engine.store.countChunks();
+      expect(await vectorIndex(path.join(dir, 'lancedb'))).toEqual({ indexed: left, unindexed: 0 });
+      expect(await engine.maintenanceDue()).toBe(false);
+      expect((await engine.search('marathon training shoes', { limit: 5 })).length).toBe(5);
       await engine.close();
     } finally {
       cleanup();
