@@ -60,6 +60,8 @@ export interface SaveOptions {
   syncDeletes?: boolean;
   /** Compute the report without writing anything (an import preview). */
   dryRun?: boolean;
+  /** Replace well-known secrets (keys, tokens, passwords) with `[REDACTED:<kind>]` before storing. Default true. */
+  redact?: boolean;
 }
 
 /** What one save did. The CLI's `save --json` prints exactly these fields. */
@@ -78,6 +80,8 @@ export interface SaveReport {
   chunksDeleted: number;
   chunkIds: string[];
   embeddingsComputed: number;
+  /** Secrets replaced with `[REDACTED:<kind>]` in this input (0 when redaction is off). */
+  redacted: number;
   durationMs: number;
   warnings: string[];
   dryRun?: boolean;
@@ -98,6 +102,7 @@ export function emptySaveReport(sessionId: string, mode: SaveMode, total: number
     chunksDeleted: 0,
     chunkIds: [],
     embeddingsComputed: 0,
+    redacted: 0,
     durationMs: 0,
     warnings,
     ...(dryRun ? { dryRun: true } : {}),
@@ -140,6 +145,8 @@ export interface SaveEvent {
   chunkIdsWritten: string[];
   chunkIdsRemoved: string[];
   embeddingsComputed: number;
+  /** Secrets replaced before storing (absent in events written before redaction existed). */
+  redacted?: number;
   durationMs: number;
   model: string;
 }

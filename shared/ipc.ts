@@ -62,6 +62,7 @@ export const requestSchemas = {
       model: z.string().min(1).max(4096).optional(),
       language: z.enum(['en', 'zh-CN', 'system']).optional(),
       theme: z.enum(['light', 'dark', 'system']).optional(),
+      redactSecrets: z.boolean().optional(),
     })
     .strict(),
 } as const;
@@ -107,6 +108,8 @@ export interface Settings {
   offlineModel: string;
   language: 'en' | 'zh-CN' | 'system';
   theme: 'light' | 'dark' | 'system';
+  /** Replace well-known secrets (keys, tokens, passwords) with `[REDACTED:<kind>]` before storing. */
+  redactSecrets: boolean;
   /** Whether the host can pick folders with a native dialog (the desktop app) or not (web mode). */
   nativeDialogs: boolean;
   /** The folder of the app's log (warnings, background failures, crashes), or null when the host keeps none. */

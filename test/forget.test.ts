@@ -3,11 +3,11 @@
  * directory; the other sessions stay whole and searchable; the history keeps that it happened.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { filesContaining } from './helpers/files.js';
 
 let embedder: WorkerEmbedder;
 beforeAll(async () => {
@@ -16,17 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await embedder.close();
 });
-
-/** Every file under `dir` whose bytes contain `text` (UTF-8). */
-function filesContaining(dir: string, text: string): string[] {
-  const needle = Buffer.from(text, 'utf8');
-  const found: string[] = [];
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const file = path.join(dir, name);
-    if (statSync(file).isFile() && readFileSync(file).includes(needle)) found.push(name);
-  }
-  return found;
-}
 
 const SECRET = 'Zebrafish-7731 is the name of my childhood dog';
 const secretSession = (): SessionInput => ({

@@ -127,6 +127,38 @@ describe('IPC boundary', () => {
     }
   });
 
+  it('redacts secrets on import unless Settings turned it off, and hands the choice to the shell to keep', async () => {
+    const persisted: unknown[] = [];
+    const h = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, onSettingsChanged: (s) => persisted.push(s) });
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(h.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    const token = 'ghp_' + 'aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5';
+    const leaky = (id: string) => JSON.stringify({ session_id: id, messages: [{ msg_id: 'a', role: 'user', content: `my token is ${token}` }, { msg_id: 'b', role: 'assistant', content: 'Noted.' }] });
+    try {
+      expect(((await call('settings:get', {})) as { redactSecrets: boolean }).redactSecrets).toBe(true);
+      const first: { fileId: string } = await call('files:stage', { name: 'a.json', dataBase64: b64(leaky('on')) });
+      const preview: Array<{ sessions: Array<{ redacted: number }> }> = await call('import:preview', { fileIds: [first.fileId] });
+      expect(preview[0]!.sessions[0]!.redacted).toBe(1);
+      const imported: { files: Array<{ reports: Array<{ redacted: number }> }> } = await call('import:run', { fileIds: [first.fileId] });
+      expect(imported.files[0]!.reports[0]!.redacted).toBe(1);
+      expect(((await call('sessions:show', { sessionId: 'on' })) as { messages: Array<{ content: string }> }).messages[0]!.content).toBe('my token is [REDACTED:github-token]');
+
+      expect(((await call('settings:set', { redactSecrets: false })) as { redactSecrets: boolean }).redactSecrets).toBe(false);
+      expect(persisted.at(-1)).toMatchObject({ redactSecrets: false });
+      const second: { fileId: string } = await call('files:stage', { name: 'b.json', dataBase64: b64(leaky('off')) });
+      await call('import:run', { fileIds: [second.fileId] });
+      expect(((await call('sessions:show', { sessionId: 'off' })) as { messages: Array<{ content: string }> }).messages[0]!.content).toContain(token);
+      // Turned back on, it is the default again and the settings file does not name it.
+      await call('settings:set', { redactSecrets: true });
+      expect(persisted.at(-1)).not.toHaveProperty('redactSecrets');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {
     const call = async (channel: string, request: unknown) => {
       const result = await dispatch(host.handlers, channel, request);

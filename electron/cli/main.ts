@@ -51,14 +51,15 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--session <id>', 'session id (overrides or supplies the file\'s)')
     .addOption(new Option('--mode <mode>', 'save mode').choices([...SAVE_MODES]).default('incremental'))
     .option('--sync-deletes', 'remove stored messages that are absent from the file')
+    .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--json', 'one JSON report per session per line')
-    .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; json?: boolean }) => {
+    .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; redact: boolean; json?: boolean }) => {
       const sessions = await loadSessions(file, options.session);
       await withEngine(globals(), io, async (engine) => {
         for (const session of sessions) {
           const bar = progressBar(io, !options.json);
           try {
-            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), onProgress: bar.onProgress });
+            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress });
             bar.stop();
             io.out(options.json ? JSON.stringify(reportJson(report)) : describeReport(report));
             if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
@@ -78,9 +79,10 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--include <extras>', 'also import tool calls and results ("tools") and model thinking ("thinking"), comma-separated', parseInclude)
     .addOption(new Option('--mode <mode>', 'save mode').choices([...SAVE_MODES]).default('incremental'))
     .option('--sync-deletes', 'remove stored messages that are absent from the files')
+    .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--strict', 'refuse a whole file when any conversation or line of it is damaged (default: skip and name the damaged parts)')
     .option('--json', 'one JSON report per session per line, {"file","error"} per failed file, {"file","session"?,"line"?,"error"} per skipped part')
-    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; strict?: boolean; json?: boolean }) => {
+    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; redact: boolean; strict?: boolean; json?: boolean }) => {
       let failed = 0;
       let skipped = 0;
       await withEngine(globals(), io, async (engine) => {
@@ -100,7 +102,7 @@ export function buildProgram(io: Io = defaultIo): Command {
           for await (const session of file.sessions) {
             const bar = progressBar(io, !options.json);
             try {
-              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), onProgress: bar.onProgress });
+              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress });
               bar.stop();
               io.out(options.json ? JSON.stringify(reportJson(report)) : `  ${describeReport(report)}`);
             } catch (error) {
@@ -125,12 +127,14 @@ export function buildProgram(io: Io = defaultIo): Command {
     .argument('<dir>', 'folder to watch')
     .option('--debounce <ms>', 'wait this long after the last change of a file', (v) => positiveInt(v, '--debounce'), 1500)
     .option('--include <extras>', 'also import "tools" and "thinking", comma-separated', parseInclude)
+    .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--json', 'one JSON report per save per line')
-    .action(async (dir: string, options: { debounce: number; include?: IncludedExtra[]; json?: boolean }) => {
+    .action(async (dir: string, options: { debounce: number; include?: IncludedExtra[]; redact: boolean; json?: boolean }) => {
       await withEngine(globals(), io, async (engine) => {
         const watcher = await watchTranscripts(engine, {
           dir: path.resolve(dir),
           debounceMs: options.debounce,
+          redact: options.redact,
           ...(options.include ? { include: options.include } : {}),
           onSkipped: (part) => (options.json ? io.out(JSON.stringify(part)) : io.err(`skipped ${describeSkipped(part)}`)),
           onReport: (file, report) => {
@@ -217,6 +221,24 @@ export function buildProgram(io: Io = defaultIo): Command {
         const reports = options.messages ? [await engine.forgetMessages(sessionIds[0]!, options.messages)] : await engine.forget(sessionIds);
         for (const r of reports) io.out(options.json ? JSON.stringify(r) : `forgot ${r.sessionId}: ${r.messagesRemoved} messages, ${r.chunksRemoved} chunks`);
       });
+    });
+
+  program
+    .command('redact')
+    .description('replace secrets (keys, tokens, passwords) in what is already archived with [REDACTED:<kind>], leaving no unredacted copy on disk')
+    .option('--dry-run', 'write nothing; report what would be redacted')
+    .option('--json', 'one line per session with secrets: {"sessionId","messages","secrets","kinds","chunksRewritten","embeddingsComputed"}, then {"sessionsScanned","messagesScanned","sessionsRedacted","secrets","dryRun"}')
+    .action(async (options: { dryRun?: boolean; json?: boolean }) => {
+      const empty = { dryRun: Boolean(options.dryRun), sessionsScanned: 0, messagesScanned: 0, sessions: [] };
+      const report = (await storeExists(dataDirOf(globals()))) ? await withEngine(globals(), io, (engine) => engine.redact({ dryRun: Boolean(options.dryRun) })) : empty;
+      const secrets = report.sessions.reduce((n, s) => n + s.secrets, 0);
+      for (const s of report.sessions) {
+        const kinds = Object.entries(s.kinds).map(([kind, n]) => `${n} ${kind}`).join(', ');
+        io.out(options.json ? JSON.stringify(s) : `${s.sessionId}: ${s.secrets} secret${s.secrets === 1 ? '' : 's'} in ${s.messages} message${s.messages === 1 ? '' : 's'} (${kinds})${report.dryRun ? '' : `; ${s.chunksRewritten} chunks rewritten`}`);
+      }
+      const verb = report.dryRun ? 'would redact' : 'redacted';
+      if (options.json) io.out(JSON.stringify({ sessionsScanned: report.sessionsScanned, messagesScanned: report.messagesScanned, sessionsRedacted: report.sessions.length, secrets, dryRun: report.dryRun }));
+      else io.out(`${report.messagesScanned} messages in ${report.sessionsScanned} sessions scanned: ${verb} ${secrets} secret${secrets === 1 ? '' : 's'} in ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}`);
     });
 
   program

@@ -41,8 +41,8 @@ export class UsageError extends Error {}
 
 /** The report fields `save --json` prints, in this order. */
 export function reportJson(report: SaveReport): Record<string, unknown> {
-  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, durationMs, warnings } = report;
-  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, durationMs, warnings };
+  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, redacted, durationMs, warnings } = report;
+  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, redacted, durationMs, warnings };
 }
 
 export function describeReport(report: SaveReport): string {
@@ -51,7 +51,8 @@ export function describeReport(report: SaveReport): string {
   const deleted = report.deleted > 0 ? `, ${report.deleted} deleted` : '';
   const removed = report.chunksDeleted > 0 ? `, ${report.chunksDeleted} removed` : '';
   const verb = report.dryRun ? 'would write' : '->';
-  return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings, ${report.durationMs} ms)`;
+  const redacted = report.redacted > 0 ? `, ${report.redacted} secret${report.redacted === 1 ? '' : 's'} redacted` : '';
+  return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings${redacted}, ${report.durationMs} ms)`;
 }
 
 export function engineLogger(io: Io): Logger {

@@ -17,6 +17,8 @@ export interface WatchOptions {
   dir: string;
   debounceMs: number;
   include?: Array<'tools' | 'thinking'>;
+  /** Replace well-known secrets before storing (default true). */
+  redact?: boolean;
   onReport: (file: string, report: SaveReport) => void;
   onError: (file: string, message: string) => void;
   /** A damaged conversation or line that was left out (the rest of its file was saved). */
@@ -61,7 +63,7 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
       let waiting = false;
       for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
         if ('error' in result) throw result.error;
-        for await (const session of result.sessions) options.onReport(file, await engine.save(session));
+        for await (const session of result.sessions) options.onReport(file, await engine.save(session, { redact: options.redact ?? true }));
         for (const part of result.skipped) {
           if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
           else options.onSkipped?.(part);

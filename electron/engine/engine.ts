@@ -18,7 +18,8 @@ import { describeIoError, EngineError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { maintainStore } from './maintenance.js';
 import { RecordCache } from './recordCache.js';
-import { forgetMessages, forgetSessions, type ForgetReport } from './forget.js';
+import { forgetMessages, forgetSessions, purgeOldCopies, type ForgetReport } from './forget.js';
+import { redactStore, type RedactStoreReport } from './redactStore.js';
 import { saveSession } from './savePipeline.js';
 import { inspectChunk, searchChunks } from './search.js';
 import { listSessions, sessionHistory, showSession } from './sessions.js';
@@ -169,6 +170,18 @@ export class MemoryEngine {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
       await this.maintenance?.catch(() => {});
       return forgetMessages(this.ctx, sessionId, msgIds, (input, options) => saveSession(this.ctx, input, options));
+    });
+  }
+
+  /**
+   * Redacts secrets in what is already archived (see redactStore.ts); with `dryRun`, only reports
+   * what it would change. Queued like a save.
+   */
+  redact(options: { dryRun?: boolean } = {}): Promise<RedactStoreReport> {
+    return this.enqueue(async () => {
+      if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      await this.maintenance?.catch(() => {});
+      return redactStore(this.ctx, options, (input, saveOptions) => saveSession(this.ctx, input, saveOptions), () => purgeOldCopies(this.ctx));
     });
   }
 

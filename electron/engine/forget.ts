@@ -72,6 +72,15 @@ export async function forgetMessages(ctx: EngineContext, sessionId: string, msgI
   if (remaining.length === 0) return (await forgetSessions(ctx, [sessionId]))[0]!;
   // The messages are removed and their chunks rebuilt by a save with sync-deletes; then the files are purged.
   const report = await save({ sessionId, messages: remaining }, { syncDeletes: true });
+  await purgeOldCopies(ctx);
+  return { sessionId, messagesRemoved: report.deleted, chunksRemoved: report.chunksDeleted };
+}
+
+/**
+ * After saves that replaced text (forgetting messages, redacting): rewrites every row and removes
+ * older versions and unreferenced files, so the replaced text is in no file. Takes the write lock.
+ */
+export async function purgeOldCopies(ctx: EngineContext): Promise<void> {
   const release = await ctx.lock();
   try {
     const record = await ctx.records.load([], { locked: true });
@@ -82,7 +91,6 @@ export async function forgetMessages(ctx: EngineContext, sessionId: string, msgI
   } finally {
     await release();
   }
-  return { sessionId, messagesRemoved: report.deleted, chunksRemoved: report.chunksDeleted };
 }
 
 /** Finishes a forget that a kill interrupted. Call with the write lock held (saves do, before writing). */

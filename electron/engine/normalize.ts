@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES, type MessageInput, type Role, type SessionInput } from '../../shared/domain.js';
 import { contentHash, deriveMessageId } from './hashing.js';
 import { EngineError } from './errors.js';
+import { redactText } from './redaction/redact.js';
 import { runInSlices, runToEnd } from './timeSlices.js';
 
 export interface NormalizedMessage {
@@ -20,6 +21,13 @@ export interface NormalizedSession {
   source?: string;
   parentSessionId?: string;
   messages: NormalizedMessage[];
+  /** Secrets replaced in the messages and the title (see redaction/redact.ts). */
+  redacted: number;
+}
+
+export interface NormalizeOptions {
+  /** Replace well-known secrets with `[REDACTED:<kind>]` before ids and hashes are taken. Default true. */
+  redact?: boolean;
 }
 
 // Ids become Arrow strings, which cannot carry lone UTF-16 surrogates (they would be stored changed).
@@ -56,16 +64,16 @@ function pathOf(issue: z.core.$ZodIssue, prefix: string): string {
  * Checks a session and gives every message its id and content hash. A message id repeated inside
  * one input is kept once (its first occurrence) and reported as a warning.
  */
-export function normalizeSession(input: SessionInput): { session: NormalizedSession; warnings: string[] } {
-  return runToEnd(normalizeSteps(input));
+export function normalizeSession(input: SessionInput, options: NormalizeOptions = {}): { session: NormalizedSession; warnings: string[] } {
+  return runToEnd(normalizeSteps(input, options));
 }
 
 /** The same, giving the event loop a turn every few milliseconds (long transcripts, UI thread). */
-export function normalizeSessionAsync(input: SessionInput): Promise<{ session: NormalizedSession; warnings: string[] }> {
-  return runInSlices(normalizeSteps(input));
+export function normalizeSessionAsync(input: SessionInput, options: NormalizeOptions = {}): Promise<{ session: NormalizedSession; warnings: string[] }> {
+  return runInSlices(normalizeSteps(input, options));
 }
 
-function* normalizeSteps(input: SessionInput): Generator<void, { session: NormalizedSession; warnings: string[] }> {
+function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Generator<void, { session: NormalizedSession; warnings: string[] }> {
   const head = sessionSchema.safeParse(input);
   if (!head.success) {
     const issue = head.error.issues[0]!;
@@ -75,6 +83,8 @@ function* normalizeSteps(input: SessionInput): Generator<void, { session: Normal
   const messages: NormalizedMessage[] = [];
   const seen = new Map<string, number>();
   const occurrences = new Map<string, number>();
+  const redact = options.redact ?? true;
+  let redacted = 0;
   for (const [index, raw] of input.messages.entries()) {
     if (index % 64 === 63) yield;
     const parsed = messageSchema.safeParse(raw);
@@ -83,6 +93,12 @@ function* normalizeSteps(input: SessionInput): Generator<void, { session: Normal
       throw new EngineError('invalid_input', `${pathOf(issue, `messages[${index}]`)} ${issue.message}`);
     }
     const m: MessageInput = parsed.data;
+    if (redact) {
+      // Before the id and the hash: an id-less message keeps its id, and a re-save its hash.
+      const r = redactText(m.content);
+      m.content = r.text;
+      redacted += r.count;
+    }
     let msgId = m.msgId;
     if (!msgId) {
       const key = `${m.role}\u0000${m.content}`;
@@ -105,8 +121,14 @@ function* normalizeSteps(input: SessionInput): Generator<void, { session: Normal
       seq: index,
     });
   }
+  let title = input.title;
+  if (redact && title) {
+    const r = redactText(title);
+    title = r.text;
+    redacted += r.count;
+  }
   return {
-    session: { sessionId: input.sessionId.trim(), title: input.title, source: input.source, ...(input.parentSessionId ? { parentSessionId: input.parentSessionId.trim() } : {}), messages },
+    session: { sessionId: input.sessionId.trim(), title, redacted, source: input.source, ...(input.parentSessionId ? { parentSessionId: input.parentSessionId.trim() } : {}), messages },
     warnings,
   };
 }

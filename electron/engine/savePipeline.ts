@@ -50,9 +50,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   const mode: SaveMode = options.mode ?? 'incremental';
   if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
   const syncDeletes = options.syncDeletes ?? false;
-  const { session, warnings } = await normalizeSessionAsync(input);
+  const { session, warnings } = await normalizeSessionAsync(input, { redact: options.redact ?? true });
   const sessionId = session.sessionId;
   const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, warnings, options.dryRun);
+  report.redacted = session.redacted;
   const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
   progress('reading', 0, session.messages.length);
   const maxTokens = async () => (await ctx.embedder()).maxTokens;
@@ -159,6 +160,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
     chunkIdsWritten: report.chunkIds,
     chunkIdsRemoved: removedIds,
     embeddingsComputed: report.embeddingsComputed,
+    ...(report.redacted > 0 ? { redacted: report.redacted } : {}),
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };

@@ -26,6 +26,8 @@ export interface MemoryHostOptions {
   modelsDir?: string;
   language?: Settings['language'];
   theme?: Settings['theme'];
+  /** Default true. */
+  redactSecrets?: boolean;
   nativeDialogs?: boolean;
   /** Pushes an event to the UI. */
   emit?: <E extends EventName>(event: E, payload: EventMap[E]) => void;
@@ -91,6 +93,7 @@ export class MemoryHost {
       offlineModel: OFFLINE_MODEL,
       language: options.language ?? 'system',
       theme: options.theme ?? 'system',
+      redactSecrets: options.redactSecrets ?? true,
       nativeDialogs: options.nativeDialogs ?? false,
     };
     if (options.fileLog) this.appLog = openAppLog(this.settings.dataDir);
@@ -218,6 +221,7 @@ export class MemoryHost {
     const reopen = (changes.dataDir !== undefined && path.resolve(changes.dataDir) !== this.settings.dataDir) || (changes.model !== undefined && changes.model !== this.settings.model);
     if (changes.language) this.settings.language = changes.language;
     if (changes.theme) this.settings.theme = changes.theme;
+    if (changes.redactSecrets !== undefined) this.settings.redactSecrets = changes.redactSecrets;
     if (reopen) {
       if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
       if (changes.dataDir !== undefined) this.settings.dataDir = path.resolve(changes.dataDir);
@@ -238,8 +242,8 @@ export class MemoryHost {
         throw error;
       }
     }
-    const { dataDir, model, language, theme } = this.settings;
-    this.options.onSettingsChanged?.({ dataDir, ...(model !== undefined ? { model } : {}), language, theme });
+    const { dataDir, model, language, theme, redactSecrets } = this.settings;
+    this.options.onSettingsChanged?.({ dataDir, ...(model !== undefined ? { model } : {}), language, theme, ...(redactSecrets ? {} : { redactSecrets }) });
     return this.currentSettings();
   }
 
@@ -280,7 +284,7 @@ export class MemoryHost {
         try {
           const engine = await this.engine();
           for await (const session of file.sessions) {
-            const report = await engine.save(session, { ...saveOptions, dryRun: true });
+            const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true });
             preview.sessions.push({ ...report, ...(session.title ? { title: session.title } : {}) });
           }
         } catch (error) {
@@ -318,6 +322,7 @@ export class MemoryHost {
               const report: SaveReport = await engine.save(session, {
                 mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
                 syncDeletes: Boolean(request.syncDeletes),
+                redact: this.settings.redactSecrets,
                 signal: controller.signal,
                 onProgress: (p) => this.options.emit?.('onSaveProgress', { ...p, fileIndex: index, fileCount: files.length }),
               });

@@ -15,6 +15,8 @@ export interface PersistedSettings {
   model?: string;
   language?: 'en' | 'zh-CN' | 'system';
   theme?: 'light' | 'dark' | 'system';
+  /** Absent means on: secrets are redacted before storing unless the person turned it off. */
+  redactSecrets?: boolean;
 }
 
 const schema = z.object({
@@ -22,6 +24,7 @@ const schema = z.object({
   model: z.string().min(1).optional(),
   language: z.enum(['en', 'zh-CN', 'system']).optional(),
   theme: z.enum(['light', 'dark', 'system']).optional(),
+  redactSecrets: z.boolean().optional(),
 });
 
 export interface LoadedSettings {

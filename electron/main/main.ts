@@ -64,6 +64,7 @@ async function start(): Promise<void> {
     modelsDir: path.join(app.getPath('userData'), 'models'),
     ...(saved.language ? { language: saved.language } : {}),
     ...(saved.theme ? { theme: saved.theme } : {}),
+    ...(saved.redactSecrets === false ? { redactSecrets: false } : {}),
     nativeDialogs: true,
     fileLog: true,
     openFolder: async (dir) => {

@@ -69,3 +69,16 @@ describe('settings: verify and repair', () => {
     expect(mock.requestsOn('store:verify')).toEqual([{}, { repair: true }]);
   });
 });
+
+describe('settings: privacy', () => {
+  it('redaction is on by default and can be turned off; the choice is sent to the host', async () => {
+    const mock = createMockMemory();
+    renderApp(mock, '#/settings');
+    const card = (await screen.findByRole('heading', { name: 'Privacy' })).closest('section') as HTMLElement;
+    const box = within(card).getByRole('checkbox', { name: 'Redact secrets before storing' }) as HTMLInputElement;
+    expect(box.checked).toBe(true);
+    fireEvent.click(box);
+    await vi.waitFor(() => expect(mock.requestsOn('settings:set')).toEqual([{ redactSecrets: false }]));
+    await vi.waitFor(() => expect((within(card).getByRole('checkbox', { name: 'Redact secrets before storing' }) as HTMLInputElement).checked).toBe(false));
+  });
+});

@@ -67,6 +67,11 @@ export function ReportSessionCell({ report, title, link }: { report: SaveReport;
     <>
       {link ? <a href={sessionHref(report.sessionId)}>{name}</a> : <span>{name}</span>}
       {report.skippedSession && <span className="tag tag--muted">{t('report.skippedSession')}</span>}
+      {report.redacted > 0 && (
+        <span className="tag tag--muted" title={t('report.redactedHint')}>
+          {t('report.redacted', { n: report.redacted })}
+        </span>
+      )}
       {report.warnings.length > 0 && (
         <ul className="warnings" aria-label={t('report.warnings')}>
           {report.warnings.map((warning, index) => (

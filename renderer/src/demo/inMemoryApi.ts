@@ -230,6 +230,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     offlineModel: 'use-lite-en',
     language: 'system',
     theme: 'system',
+    redactSecrets: true,
     nativeDialogs: false,
     logDir: '/home/demo/.session-memory/logs',
     mcpServer: { command: 'session-memory', args: ['--data', '/home/demo/.session-memory', 'mcp'], env: {} },
@@ -543,6 +544,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         settings.model = change.model;
       }
       if (change.dataDir !== undefined) settings.dataDir = change.dataDir;
+      if (change.redactSecrets !== undefined) settings.redactSecrets = change.redactSecrets;
       if (change.language) settings.language = change.language;
       if (change.theme) settings.theme = change.theme;
       return { ...settings };

@@ -43,7 +43,7 @@ function OutcomeLine({ outcome }: { outcome: Outcome }): ReactNode {
 }
 
 /** Sends one change to the host; answers with what to show under the form. */
-function useSettingsChange(): (change: { dataDir?: string; model?: string }) => Promise<Outcome> {
+function useSettingsChange(): (change: { dataDir?: string; model?: string; redactSecrets?: boolean }) => Promise<Outcome> {
   const api = useApi();
   const report = useReportError();
   const { settingsChanged } = usePreferences();
@@ -344,6 +344,32 @@ function VerifyCard(): ReactNode {
   );
 }
 
+/** Whether secrets are redacted before anything is stored (on unless the person turns it off). */
+function PrivacyCard({ settings }: { settings: Settings }): ReactNode {
+  const t = useT();
+  const change = useSettingsChange();
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const [busy, setBusy] = useState(false);
+  const toggle = async (redactSecrets: boolean): Promise<void> => {
+    setBusy(true);
+    setOutcome(await change({ redactSecrets }));
+    setBusy(false);
+  };
+  return (
+    <section className="card" aria-labelledby="privacy-title">
+      <h2 id="privacy-title" className="card__title">
+        {t('settings.privacy')}
+      </h2>
+      <label className="checkbox">
+        <input type="checkbox" checked={settings.redactSecrets} disabled={busy} onChange={(event) => void toggle(event.target.checked)} />
+        {t('settings.redactSecrets')}
+      </label>
+      <p className="field__hint">{t('settings.redactSecretsHint')}</p>
+      <OutcomeLine outcome={outcome} />
+    </section>
+  );
+}
+
 export function SettingsView(): ReactNode {
   const t = useT();
   const { settings, settingsFailed, reloadSettings } = usePreferences();
@@ -355,6 +381,7 @@ export function SettingsView(): ReactNode {
           <>
             <StorageCard settings={settings} />
             <ModelCard settings={settings} />
+            <PrivacyCard settings={settings} />
           </>
         ) : settingsFailed ? (
           <LoadFailed onRetry={reloadSettings} />
