@@ -124,6 +124,11 @@ export interface ArchiveEntry {
   msg_range: [string, string] | [];
   /** sha256 over the ordered (msgId, contentHash) pairs of the stored messages. */
   fingerprint: string;
+  /**
+   * sha256 of the last input this session was saved from, as given (before checks and redaction),
+   * with the options that shape the result: the same input again is recognised without reading it.
+   */
+  input_fingerprint?: string;
 }
 
 /** One line of the save history. */

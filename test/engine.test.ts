@@ -165,6 +165,26 @@ describe('the original design\'s flaws, fixed', () => {
   });
 });
 
+describe('the same input again', () => {
+  it('is recognised from one hash of the text as given; other options or any change look again', async () => {
+    const { engine } = await freshEngine();
+    const input = conversation(6);
+    input.messages.push({ ...input.messages[2]!, content: 'a different text under a repeated id' });
+    expect((await engine.save(input)).warnings).toHaveLength(1);
+    // Recognised before its messages are read: the warning about them was given at its first save.
+    const again = await engine.save(input);
+    expect(again).toMatchObject({ skippedSession: true, total: 6, skipped: 6, warnings: [], embeddingsComputed: 0 });
+    // Another option that shapes what is stored, or any change of the text, goes through the checks.
+    expect((await engine.save(input, { syncDeletes: true })).warnings).toHaveLength(1);
+    expect((await engine.save(input, { redact: false })).warnings).toHaveLength(1);
+    const edited = { ...input, messages: input.messages.map((m, i) => (i === 4 ? { ...m, content: `${m.content} (edited)` } : m)) };
+    expect(await engine.save(edited)).toMatchObject({ skippedSession: false, updated: 1 });
+    // The first input now differs from what is stored: it is saved again, not skipped.
+    expect(await engine.save(input)).toMatchObject({ skippedSession: false, updated: 1 });
+    await engine.close();
+  });
+});
+
 describe('modes', () => {
   it('overwrite replaces the session\'s chunks; texts already embedded are not embedded again', async () => {
     const { engine } = await freshEngine();

@@ -34,6 +34,7 @@ const entrySchema = z.object({
   chunk_ids: z.array(z.string()),
   msg_range: z.union([z.tuple([z.string(), z.string()]), z.tuple([])]),
   fingerprint: z.string(),
+  input_fingerprint: z.string().optional(),
 });
 
 const recordSchema = z.object({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Role } from '../../shared/domain.js';
+import type { Role, SessionInput } from '../../shared/domain.js';
+import { REDACTION_RULES_VERSION } from './redaction/rules.js';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -23,6 +24,23 @@ export function deriveMessageId(sessionId: string, role: Role, content: string, 
 export function messageSetFingerprint(messages: ReadonlyArray<{ msgId: string; contentHash: string }>): string {
   const hash = createHash('sha256');
   for (const m of messages) hash.update(`${m.msgId}\u0000${m.contentHash}\n`);
+  return hash.digest('hex');
+}
+
+/**
+ * Fingerprint of a save's input exactly as given, with the options that decide what it stores. One
+ * pass of sha256 over the text: no checks, no ids, no per-message hashes. Null for input that is not
+ * even shaped like a session (the full checks then say what is wrong).
+ */
+export function inputFingerprint(input: SessionInput, options: { redact: boolean; syncDeletes: boolean }): string | null {
+  if (!input || typeof input !== 'object' || !Array.isArray(input.messages)) return null;
+  const hash = createHash('sha256');
+  hash.update(`input-1\u0000${String(input.sessionId)}\u0000${options.redact ? REDACTION_RULES_VERSION : 'plain'}\u0000${options.syncDeletes}\n`);
+  for (const m of input.messages as unknown[]) {
+    if (!m || typeof m !== 'object') return null;
+    const { msgId, role, content, timestamp } = m as Record<string, unknown>;
+    hash.update(`${String(msgId ?? '')}\u0000${String(role)}\u0000${String(content)}\u0000${String(timestamp ?? '')}\u0001`);
+  }
   return hash.digest('hex');
 }
 

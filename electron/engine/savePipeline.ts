@@ -6,7 +6,7 @@
  * Chunk level: new messages are chunked, embedded and written; chunks holding an edited or deleted
  * message are rebuilt and replace the old ones in the same commit.
  */
-import type { SaveEvent, SaveMode, SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
+import type { ArchiveEntry, SaveEvent, SaveMode, SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
 import { emptySaveReport, SAVE_MODES } from '../../shared/domain.js';
 import type { ArchiveRecord } from './archiveRecord.js';
 import { chunkDialogueAsync, type PlannedChunk } from './chunker.js';
@@ -15,7 +15,7 @@ import { crashPoint } from './crashPoints.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
 import { affectedChunks, applyToHeads, diffSession, rebuildAffected, sortById, toOwned } from './diff.js';
 import { describeIoError, EngineError } from './errors.js';
-import { messageSetFingerprint } from './hashing.js';
+import { inputFingerprint, messageSetFingerprint } from './hashing.js';
 import { finishPendingForget } from './forget.js';
 import { appendSaveEvent } from './history.js';
 import { optimizeInterval } from './maintenance.js';
@@ -50,18 +50,49 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   const mode: SaveMode = options.mode ?? 'incremental';
   if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
   const syncDeletes = options.syncDeletes ?? false;
-  const { session, warnings } = await normalizeSessionAsync(input, { redact: options.redact ?? true });
-  const sessionId = session.sessionId;
-  const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, warnings, options.dryRun);
-  report.redacted = session.redacted;
-  const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
-  progress('reading', 0, session.messages.length);
-  const maxTokens = async () => (await ctx.embedder()).maxTokens;
+  const redact = options.redact ?? true;
+  // The input as given, before any check: the same input as the last save of its session is
+  // recognised from this alone (one hash over the text; no parsing of messages, no redaction).
+  const givenFingerprint = mode === 'overwrite' ? null : inputFingerprint(input, { redact, syncDeletes });
+  const givenId = typeof input?.sessionId === 'string' ? input.sessionId.trim() : '';
+  // What the archive record keeps of this input once the session holds exactly what it says.
+  const remember = (entry: ArchiveEntry | undefined) => {
+    if (!entry || !givenFingerprint || entry.input_fingerprint === givenFingerprint) return false;
+    entry.input_fingerprint = givenFingerprint;
+    return true;
+  };
 
   let release: (() => Promise<void>) | null = null;
+  let sessionId = givenId;
+  // Warnings of reading the record (a damaged one is rebuilt) join the report's.
+  const recordWarnings: string[] = [];
   try {
+    if (!options.dryRun) release = await ctx.lock();
+    if (!options.dryRun && givenFingerprint) {
+      const record = await ctx.records.load(recordWarnings, { locked: true });
+      const known = record.sessions[givenId];
+      if (known?.input_fingerprint === givenFingerprint) {
+        const report = emptySaveReport(givenId, mode, known.message_count, recordWarnings);
+        report.skippedSession = true;
+        report.skipped = known.message_count;
+        options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total: known.message_count });
+        return await finish(ctx, report, record, started, syncDeletes, []);
+      }
+    }
+
+    // Not the input saved last: something is likely to be embedded, so the model starts loading now,
+    // in its worker, while the input is checked and compared with the store (a cold start takes
+    // about half a second). A failure to start is reported where the model is first needed.
+    if (!options.dryRun) ctx.embedder().catch(() => {});
+    const { session, warnings } = await normalizeSessionAsync(input, { redact });
+    sessionId = session.sessionId;
+    const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, [...warnings, ...recordWarnings], options.dryRun);
+    report.redacted = session.redacted;
+    const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
+    progress('reading', 0, session.messages.length);
+    const maxTokens = async () => (await ctx.embedder()).maxTokens;
+
     if (!options.dryRun) {
-      release = await ctx.lock();
       // A store written by an earlier version is brought to the current layout before anything is written.
       await ctx.store.upgrade();
       // A forget that a kill interrupted is finished first.
@@ -69,13 +100,13 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     }
     const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
     const entry = record.sessions[sessionId];
-    const inputFingerprint = messageSetFingerprint(sortById(session.messages));
+    const storedFingerprint = messageSetFingerprint(sortById(session.messages));
 
     // Session level: recognised at once, no store read, no embedding.
-    if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === inputFingerprint))) {
+    if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === storedFingerprint))) {
       report.skippedSession = true;
       report.skipped = session.messages.length;
-      return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun);
+      return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
     }
 
     // Message level: compare with what the store holds for this session (its rows only).
@@ -117,26 +148,29 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (options.dryRun) return await finish(ctx, report, record, started, syncDeletes, [], true);
     await recordSessionMeta(ctx, sessionId, session, heads.length === 0);
     const after = applyToHeads(heads, writer.written, writer.removed);
-    record.sessions[sessionId] = archiveEntry(sessionId, after, entry, session);
+    const next = archiveEntry(sessionId, after, entry, session);
+    record.sessions[sessionId] = next;
     if (after.length === 0) delete record.sessions[sessionId];
     record.writesSinceOptimize += writer.commits;
-    const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0);
+    // A cancelled save holds only part of its input: the next save of it must look again.
+    const remembered = !writer.cancelled && remember(record.sessions[sessionId]);
+    const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
     if (writer.cancelled) {
       throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
     }
     return result;
   } catch (error) {
-    throw describeIoError(error, `saving ${sessionId}`);
+    throw describeIoError(error, `saving ${sessionId || 'a session'}`);
   } finally {
     await release?.();
   }
 }
 
 /** Writes the record and the history event; compacts the store when writes have piled up. */
-async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, wrote = false): Promise<SaveReport> {
+async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, recordChanged = false): Promise<SaveReport> {
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (dryRun) return report;
-  if (wrote) {
+  if (recordChanged) {
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
       await ctx.store.optimize();
       record.writesSinceOptimize = 0;

@@ -20,9 +20,13 @@ export const redactionMark = (kind: RedactionKind) => `[REDACTED:${kind}]`;
 
 const DATA_URL = /data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=\s]{16,}/g;
 
+// Any rule's keyword: most messages hold none, and one pass over them settles it.
+const ANY_KEYWORD = new RegExp([...new Set(REDACTION_RULES.flatMap((r) => r.keywords))].map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
+
 /** Replaces the secrets of `text`; `text` comes back unchanged (the same string) when it has none. */
 export function redactText(text: string): Redaction {
   const result: Redaction = { text, count: 0, kinds: {} };
+  if (!ANY_KEYWORD.test(text)) return result;
   const lower = text.toLowerCase();
   let protectedSpans: Array<[number, number]> | null = null;
   for (const rule of REDACTION_RULES) {

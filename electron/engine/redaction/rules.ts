@@ -11,6 +11,9 @@
  * (lower case) must occur in the text for the rule to run at all, which keeps redaction cheap on the
  * ordinary messages that hold none of them.
  */
+/** Changes whenever the rules change, so that inputs saved under older rules are looked at again. */
+export const REDACTION_RULES_VERSION = 'rules-1';
+
 export interface RedactionRule {
   kind: RedactionKind;
   pattern: RegExp;
