@@ -10,22 +10,20 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import os from 'node:os';
-import { EngineError } from './errors.js';
 import { crashPoint } from './crashPoints.js';
-import { CJK_COLUMN, cjkText, FTS_LAYOUT, FTS_LAYOUT_KEY, ngramIndex, wordIndex } from './fullTextLayout.js';
+import { CJK_COLUMN, cjkText, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { fuseByRank } from './rankFusion.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { bySeqThenId, HEAD_COLUMNS, headOf, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
-import { committedTables, isTableCommitted, openOrCreateTable } from './storeCreation.js';
-import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
-import { fillCjkColumn } from './storeUpgrade.js';
+import { isTableCommitted, openStoreTables } from './storeCreation.js';
+import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
+import { upgradeLayout } from './storeUpgrade.js';
+import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { bySeqThenId, sqlString } from './storeRows.js';
 export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
 export { CHUNKS_TABLE } from './storeSchema.js';
-
-const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
 
 export interface StoreOpenOptions {
   vectorIndexMinRows?: number;
@@ -70,41 +68,8 @@ export class ChunkStore {
    */
   static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: StoreOpenOptions = {}): Promise<ChunkStore> {
     ensureLanceThreads();
-    // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
-    const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-    let names = await committedTables(uri, STORE_TABLES);
-    // Creating (or finishing an interrupted creation) is a write: one process at a time.
-    const release = names.size < STORE_TABLES.length ? await options.lockForCreation?.() : undefined;
-    try {
-      if (release) names = await committedTables(uri, STORE_TABLES);
-      const meta = await openOrCreateTable(db, uri, META_TABLE, metaSchema);
-      const metaRows = (await meta.query().toArray()) as Row[];
-      const stored = readModelInfo(metaRows);
-      const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
-      if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
-        throw new EngineError(
-          'model_mismatch',
-          `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${model.model}" (${model.dim}); ` +
-            `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
-        );
-      }
-      let ftsLayout = metaRows.find((r) => r.key === FTS_LAYOUT_KEY)?.value as string | undefined;
-      if (!stored) {
-        await meta.add([
-          { key: 'model', value: model.model },
-          { key: 'dim', value: String(model.dim) },
-          { key: 'created_at', value: new Date().toISOString() },
-          // A new chunks table is created with the current layout below.
-          ...(names.has(CHUNKS_TABLE) ? [] : [{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]),
-        ]);
-        if (!names.has(CHUNKS_TABLE)) ftsLayout = FTS_LAYOUT;
-      }
-      const chunks = await openOrCreateTable(db, uri, CHUNKS_TABLE, chunkSchema(model.dim));
-      const sessions = await openOrCreateTable(db, uri, SESSIONS_TABLE, sessionSchema);
-      return new ChunkStore(db, chunks, sessions, model, uri, meta, ftsLayout ?? null, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
-    } finally {
-      await release?.();
-    }
+    const t = await openStoreTables(uri, wanted, options.lockForCreation);
+    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
   }
 
   /** The model recorded in a store, without opening it for writing. */
@@ -326,22 +291,11 @@ export class ChunkStore {
    */
   async upgrade(): Promise<void> {
     if (this.upToDate) return;
-    const recorded = ((await this.meta.query().where(`key = ${sqlString(FTS_LAYOUT_KEY)}`).toArray()) as Row[]).some((r) => r.value === FTS_LAYOUT);
-    // Sessions started from another one (added after the first layout): '' for the sessions before it.
-    if (!(await this.sessions.schema()).fields.some((f) => f.name === PARENT_COLUMN)) await this.sessions.addColumns([{ name: PARENT_COLUMN, valueSql: "''" }]);
-    const hasColumn = (await this.chunks.schema()).fields.some((f) => f.name === CJK_COLUMN);
-    if (!recorded || !hasColumn) {
-      // The column is missing in an old store, or in one rolled back to a version from before it.
-      // It starts empty; the rows whose text has such scripts are then rewritten with it filled in.
-      if (!hasColumn) await this.chunks.addColumns([{ name: CJK_COLUMN, valueSql: "''" }]);
-      await fillCjkColumn(this.chunks);
-      const textIndex = (await this.chunks.listIndices()).find((i) => i.columns.length === 1 && i.columns[0] === 'text');
-      if (textIndex) await this.chunks.dropIndex(textIndex.name);
+    await upgradeLayout(this.chunks, this.sessions, this.meta, async () => {
       this.indexNames = null;
       this.ftsLayout = FTS_LAYOUT;
       await this.ensureIndexes();
-      if (!recorded) await this.meta.add([{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]);
-    }
+    });
     this.ftsLayout = FTS_LAYOUT;
     this.upToDate = true;
   }
@@ -371,25 +325,9 @@ export class ChunkStore {
     await this.rewriteAndPrune();
   }
 
-  /**
-   * Rewrites every row into new files and drops every older version and unreferenced file (see
-   * purgeSessions). The chunks are rewritten by compaction, which keeps the vector index valid (it
-   * remaps the rows it moves): an update of every row would drop the index, and rebuilding it takes
-   * minutes in a large store. Compaction rewrites a file once over 10% of its rows are deleted, so
-   * one row in eight of every file is first moved (updated in place, in one commit) to push each
-   * file past that line; the moved rows join the index at the optimize.
-   */
+  /** Rewrites every row into new files and drops every older version and unreferenced file (see storeUpkeep.ts). */
   async rewriteAndPrune(): Promise<void> {
-    crashPoint('purge');
-    // `_rowid` is the row's address (fragment << 32 | offset): `% 8` takes one row in eight of every file.
-    if ((await this.chunks.countRows()) > 0) await this.chunks.update({ where: '_rowid % 8 = 0', valuesSql: { chunk_id: 'chunk_id' } });
-    if ((await this.sessions.countRows()) > 0) await this.sessions.update({ where: 'true', valuesSql: { session_id: 'session_id' } });
-    crashPoint('purge-rewritten');
-    // Old versions' files go now. Files no version ever referenced are left alone (deleteUnverified
-    // false): they can be a vector index that maintenance is building outside the write lock.
-    const now = new Date();
-    await this.chunks.optimize({ cleanupOlderThan: now, deleteUnverified: false });
-    await this.sessions.optimize({ cleanupOlderThan: now, deleteUnverified: false });
+    await rewriteEveryRow(this.chunks, this.sessions);
     this.indexNames = null;
     await this.ensureIndexes();
   }
@@ -419,22 +357,10 @@ export class ChunkStore {
    */
   async buildVectorIndex(): Promise<number | null> {
     if (!(await this.vectorIndexDue())) return null;
-    // Its own connection: a build holds its table handle for its whole run, and saves must not wait on it.
-    const db = await lancedb.connect(this.uri, { readConsistencyInterval: 0 });
     try {
-      const table = await db.openTable(CHUNKS_TABLE);
-      try {
-        const rows = await table.countRows();
-        await table.createIndex('vector', {
-          config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: Math.max(16, Math.round(Math.sqrt(rows))), numSubVectors: Math.max(1, Math.floor(this.model.dim / 16)) }),
-        });
-        return await table.version();
-      } finally {
-        table.close();
-      }
+      return await buildVectorIndexAt(this.uri, this.model.dim);
     } finally {
       this.indexNames = null;
-      db.close();
     }
   }
 
@@ -453,27 +379,12 @@ export class ChunkStore {
    * Returns the version restored, or null when none can be read (the table is left as it is).
    */
   async restoreNewestReadable(): Promise<number | null> {
-    const latest = await this.chunks.version();
-    try {
-      for (let version = latest - 1; version >= 1; version--) {
-        try {
-          await this.chunks.checkout(version);
-          for await (const batch of this.chunks.query().select([...HEAD_COLUMNS, 'owned', 'text', 'vector'])) void batch;
-        } catch {
-          continue;
-        }
-        await this.chunks.restore();
-        await this.chunks.checkoutLatest();
-        this.upToDate = false;
-        // Drop the versions (and with them the damaged files) that led past the restored state.
-        await this.chunks.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
-        this.indexNames = null;
-        return version;
-      }
-      return null;
-    } finally {
-      await this.chunks.checkoutLatest();
+    const restored = await rollBackToNewestReadable(this.chunks);
+    if (restored !== null) {
+      this.upToDate = false;
+      this.indexNames = null;
     }
+    return restored;
   }
 
   async stats(): Promise<{ chunks: number; version: number; fragments: number }> {

@@ -10,6 +10,12 @@ import type * as arrow from 'apache-arrow';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from './crashPoints.js';
+import { EngineError } from './errors.js';
+import { FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
+import type { Row, StoreModelInfo } from './storeRows.js';
+import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
+
+const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
 
 /** True when the table's folder holds at least one committed version. */
 export async function isTableCommitted(uri: string, name: string): Promise<boolean> {
@@ -40,3 +46,50 @@ export async function openOrCreateTable(db: lancedb.Connection, uri: string, nam
   crashPoint(`created/${name}`);
   return table;
 }
+
+/**
+ * Opens (or creates, or finishes creating) the store's tables at a LanceDB URI, and checks the model
+ * the store records against the one wanted (a function of the stored one, when it decides).
+ */
+export async function openStoreTables(
+  uri: string,
+  wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>),
+  lockForCreation?: () => Promise<() => Promise<void>>,
+): Promise<{ db: lancedb.Connection; meta: lancedb.Table; chunks: lancedb.Table; sessions: lancedb.Table; model: StoreModelInfo; ftsLayout: string | null }> {
+  // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
+  const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+  let names = await committedTables(uri, STORE_TABLES);
+  // Creating (or finishing an interrupted creation) is a write: one process at a time.
+  const release = names.size < STORE_TABLES.length ? await lockForCreation?.() : undefined;
+  try {
+    if (release) names = await committedTables(uri, STORE_TABLES);
+    const meta = await openOrCreateTable(db, uri, META_TABLE, metaSchema);
+    const metaRows = (await meta.query().toArray()) as Row[];
+    const stored = readModelInfo(metaRows);
+    const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
+    if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
+      throw new EngineError(
+        'model_mismatch',
+        `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${model.model}" (${model.dim}); ` +
+          `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
+      );
+    }
+    let ftsLayout = metaRows.find((r) => r.key === FTS_LAYOUT_KEY)?.value as string | undefined;
+    if (!stored) {
+      await meta.add([
+        { key: 'model', value: model.model },
+        { key: 'dim', value: String(model.dim) },
+        { key: 'created_at', value: new Date().toISOString() },
+        // A new chunks table is created with the current layout below.
+        ...(names.has(CHUNKS_TABLE) ? [] : [{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]),
+      ]);
+      if (!names.has(CHUNKS_TABLE)) ftsLayout = FTS_LAYOUT;
+    }
+    const chunks = await openOrCreateTable(db, uri, CHUNKS_TABLE, chunkSchema(model.dim));
+    const sessions = await openOrCreateTable(db, uri, SESSIONS_TABLE, sessionSchema);
+    return { db, meta, chunks, sessions, model, ftsLayout: ftsLayout ?? null };
+  } finally {
+    await release?.();
+  }
+}
+

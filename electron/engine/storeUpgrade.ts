@@ -1,7 +1,8 @@
 /** Steps of bringing a store written by an earlier version to the current layout (see ChunkStore.upgrade). */
 import type * as lancedb from '@lancedb/lancedb';
-import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
-import { HEAD_COLUMNS, recordOf, sqlIn, toRow, type Row } from './storeRows.js';
+import { CJK_COLUMN, cjkText, FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
+import { HEAD_COLUMNS, recordOf, sqlIn, sqlString, toRow, type Row } from './storeRows.js';
+import { PARENT_COLUMN } from './storeSchema.js';
 
 /** Rewrites the rows whose `text_cjk` does not match their text (all of them agree afterwards). */
 export async function fillCjkColumn(chunks: lancedb.Table): Promise<void> {
@@ -19,4 +20,26 @@ export async function fillCjkColumn(chunks: lancedb.Table): Promise<void> {
       .toArray()) as Row[];
     await chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().execute(rows.map((row) => toRow(recordOf(row, true))));
   }
+}
+
+/**
+ * Brings the tables of a store written by an earlier version to the current layout. Every step can
+ * be repeated, and the layout is recorded only after the last one, so a process killed half-way
+ * leaves a store that the next call finishes. `rebuildIndexes` creates the indexes the current layout
+ * has (the store's own ensureIndexes, once it knows the layout is current).
+ */
+export async function upgradeLayout(chunks: lancedb.Table, sessions: lancedb.Table, meta: lancedb.Table, rebuildIndexes: () => Promise<void>): Promise<void> {
+  const recorded = ((await meta.query().where(`key = ${sqlString(FTS_LAYOUT_KEY)}`).toArray()) as Row[]).some((r) => r.value === FTS_LAYOUT);
+  // Sessions started from another one (added after the first layout): '' for the sessions before it.
+  if (!(await sessions.schema()).fields.some((f) => f.name === PARENT_COLUMN)) await sessions.addColumns([{ name: PARENT_COLUMN, valueSql: "''" }]);
+  const hasColumn = (await chunks.schema()).fields.some((f) => f.name === CJK_COLUMN);
+  if (recorded && hasColumn) return;
+  // The column is missing in an old store, or in one rolled back to a version from before it.
+  // It starts empty; the rows whose text has such scripts are then rewritten with it filled in.
+  if (!hasColumn) await chunks.addColumns([{ name: CJK_COLUMN, valueSql: "''" }]);
+  await fillCjkColumn(chunks);
+  const textIndex = (await chunks.listIndices()).find((i) => i.columns.length === 1 && i.columns[0] === 'text');
+  if (textIndex) await chunks.dropIndex(textIndex.name);
+  await rebuildIndexes();
+  if (!recorded) await meta.add([{ key: FTS_LAYOUT_KEY, value: FTS_LAYOUT }]);
 }
