@@ -4,6 +4,7 @@
  * request, which the host checks before doing anything (the UI is untrusted). Pushed events are `onX`.
  */
 import { z } from 'zod';
+import { CHANNEL_NAMES, EVENT_NAMES as EVENTS, type ChannelName } from './channels.js';
 import type {
   ChunkDetail,
   SaveEvent,
@@ -65,10 +66,11 @@ export const requestSchemas = {
       redactSecrets: z.boolean().optional(),
     })
     .strict(),
-} as const;
+} as const satisfies Record<ChannelName, z.ZodType>;
 
 export type Channel = keyof typeof requestSchemas;
-export const CHANNELS = Object.keys(requestSchemas) as Channel[];
+// The `satisfies` above makes the schemas and CHANNEL_NAMES name the same channels.
+export const CHANNELS: readonly Channel[] = CHANNEL_NAMES;
 
 /** A damaged part of a file that an import leaves out (the rest of the file is imported). */
 export interface SkippedPart {
@@ -151,7 +153,7 @@ export interface EventMap {
   onModelDownload: { file: string; loaded: number; total: number; status: string };
 }
 export type EventName = keyof EventMap;
-export const EVENT_NAMES: EventName[] = ['onSaveProgress', 'onModelDownload'];
+export const EVENT_NAMES: readonly EventName[] = EVENTS;
 
 /** What crosses the boundary: a value or an error with a code (Electron keeps only `message` of a thrown error). */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
