@@ -19,7 +19,9 @@ import { SAVE_MODES } from './domain.js';
 import type { ErrorInfo } from './errors.js';
 
 /** Most bytes one staged file may carry (a large ChatGPT export fits). */
-export const MAX_STAGED_BYTES = 512 * 1024 * 1024;
+export const MAX_STAGED_BYTES = 8 * 1024 * 1024 * 1024;
+/** Most bytes a file sent whole (base64 in one request) may carry; larger ones are streamed or read from their path. */
+export const MAX_INLINE_STAGED_BYTES = 256 * 1024 * 1024;
 
 const id = z.string().min(1).max(512);
 const include = z.array(z.enum(['tools', 'thinking'])).max(2).optional();
@@ -30,7 +32,7 @@ export const requestSchemas = {
   'sessions:history': z.object({ sessionId: id }).strict(),
   'chunks:inspect': z.object({ chunkId: id, similar: z.number().int().min(0).max(50).optional() }).strict(),
   /** Hands a file the user dropped or picked to the host; later requests refer to it by `fileId`. */
-  'files:stage': z.object({ name: z.string().min(1).max(255), dataBase64: z.string().max(Math.ceil(MAX_STAGED_BYTES / 3) * 4) }).strict(),
+  'files:stage': z.object({ name: z.string().min(1).max(255), dataBase64: z.string().max(Math.ceil(MAX_INLINE_STAGED_BYTES / 3) * 4) }).strict(),
   /** A dry run of `import:run` with the same options: what each session would gain or lose. */
   'import:preview': z
     .object({ fileIds: z.array(id).min(1).max(100), include, mode: z.enum(SAVE_MODES as unknown as [string, ...string[]]).optional(), syncDeletes: z.boolean().optional() })
@@ -161,7 +163,23 @@ export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo }
 /** The API the UI sees: one function per channel, one subscription per event. */
 export type MemoryApi = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> } & {
   on<E extends EventName>(event: E, listener: (payload: EventMap[E]) => void): () => void;
+  /**
+   * Stages a file the person dropped or picked without reading it into the page: the desktop app
+   * sends its path (from the preload), web mode streams it as the request body. Absent where the
+   * host has neither (the in-memory demo): then `files:stage` carries the bytes.
+   */
+  uploadFile?: (file: UploadableFile) => Promise<ResponseMap['files:stage']>;
 };
+
+/** What `uploadFile` is given: a browser File (typed here without the DOM). */
+export interface UploadableFile {
+  readonly name: string;
+  readonly size: number;
+}
+
+/** The channel the desktop app's preload stages a dropped file through, by its path (not callable from the page). */
+export const STAGE_PATH_CHANNEL = 'files:stagePath';
+export const stagePathSchema = z.object({ path: z.string().min(1).max(32_768) }).strict();
 
 /** Thrown by the UI-side client when the host answers with an error. */
 export class MemoryApiError extends Error {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Result } from '../shared/ipc.js';
 import { CHANNELS } from '../shared/ipc.js';
@@ -95,6 +96,27 @@ describe('IPC boundary', () => {
     expect(await dispatch(host.handlers, 'import:preview', { fileIds: ['missing'] })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
+  it('a file dropped on the desktop app is staged by its path: read where it lies, never copied or deleted', async () => {
+    const own = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+    cleanups.push(() => void own.close());
+    const registered = new Map<string, (event: IpcInvokeEventLike, request: unknown) => Promise<Result<unknown>>>();
+    const appUrl = 'file:///app/dist-renderer/index.html';
+    registerIpcHandlers({ handle: (channel, listener) => registered.set(channel, listener) }, own.handlers, appUrl, (p) => own.stagePath(p));
+    const stagePath = registered.get('files:stagePath')!;
+    const file = path.join(dir(), 'dropped chat.json');
+    writeFileSync(file, transcript(4).replace('host-session', 'dropped-session'));
+    const fromApp = { senderFrame: { url: appUrl } };
+    expect(await stagePath({ senderFrame: { url: 'https://evil.example/' } }, { path: file })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await stagePath(fromApp, { path: 'relative.json' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await stagePath(fromApp, { path: path.dirname(file) })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/is not a file/) } });
+    const staged = (await stagePath(fromApp, { path: file })) as { ok: true; value: { fileId: string; name: string; size: number } };
+    expect(staged).toMatchObject({ ok: true, value: { name: 'dropped chat.json', size: Buffer.byteLength(readFileSync(file)) } });
+    const run = await dispatch(own.handlers, 'import:run', { fileIds: [staged.value.fileId] });
+    expect(run).toMatchObject({ ok: true, value: { files: [{ reports: [{ sessionId: 'dropped-session', new: 4 }] }] } });
+    // The person's own file stays where it was.
+    expect(readFileSync(file, 'utf8')).toContain('dropped-session');
+  });
+
   it('only our own page may call a handler', async () => {
     const registered = new Map<string, (event: IpcInvokeEventLike, request: unknown) => Promise<Result<unknown>>>();
     const appUrl = 'file:///app/dist-renderer/index.html';
@@ -181,7 +203,10 @@ describe('IPC boundary', () => {
     const sessions: Array<{ sessionId: string; messageCount: number }> = await call('sessions:list', {});
     expect(sessions).toEqual([expect.objectContaining({ sessionId: 'host-session', messageCount: 8 })]);
 
-    const again: Array<{ sessions: Array<{ skippedSession: boolean; skipped: number; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
+    // The staged copy went with the import; the same file dropped again is all archived.
+    await expect(call('import:preview', { fileIds: [staged.fileId] })).rejects.toThrow(/no staged file/);
+    const restaged: { fileId: string } = await call('files:stage', { name: 'chat.json', dataBase64: b64(transcript(8)) });
+    const again: Array<{ sessions: Array<{ skippedSession: boolean; skipped: number; new: number }> }> = await call('import:preview', { fileIds: [restaged.fileId] });
     expect(again[0]!.sessions[0]).toMatchObject({ skippedSession: true, skipped: 8, new: 0 });
     // A preview of a forced overwrite with a shorter file says what would be removed.
     const shorterPreview: { fileId: string } = await call('files:stage', { name: 'short-preview.json', dataBase64: b64(transcript(5)) });
@@ -245,7 +270,7 @@ describe('web mode server', () => {
     writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>Session Memory</title>');
     writeFileSync(path.join(root, 'secret.txt'), 'secret');
     host = new MemoryHost({ dataDir: path.join(root, 'data'), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
-    server = await startWebServer({ handlers: host.handlers, staticDir });
+    server = await startWebServer({ handlers: host.handlers, staticDir, upload: (name, body) => host.stageStream(name, body) });
   });
   afterAll(async () => {
     await server.close();
@@ -280,6 +305,46 @@ describe('web mode server', () => {
     expect(index.status).toBe(200);
     expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect((await fetch(`http://127.0.0.1:${server.port}/..%2Fsecret.txt`)).status).toBe(404);
+  });
+
+  it('takes a file as a streamed request body, previews and imports it, and deletes its copy after the import', async () => {
+    const auth = { authorization: `Bearer ${server.token}` };
+    const chunks = [transcript(6).slice(0, 40), transcript(6).slice(40)];
+    // A body that arrives in pieces, as a browser streams a File from disk.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const uploaded = await fetch(`http://127.0.0.1:${server.port}/api/files:upload?name=${encodeURIComponent('../chat.json')}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body, duplex: 'half' } as RequestInit);
+    const staged = (await uploaded.json()) as { ok: true; value: { fileId: string; name: string; size: number } };
+    expect(staged).toMatchObject({ ok: true, value: { name: 'chat.json', size: Buffer.byteLength(transcript(6)) } });
+    const stagingRoot = path.join(os.tmpdir());
+    const copies = () => readdirSync(stagingRoot).filter((n) => n.startsWith('session-memory-staging-')).flatMap((n) => readdirSync(path.join(stagingRoot, n)));
+    expect(copies()).toContain(staged.value.fileId);
+    const preview = await (await api('import:preview', { headers: auth, body: JSON.stringify({ fileIds: [staged.value.fileId] }) })).json();
+    expect(preview).toMatchObject({ ok: true, value: [{ sessions: [{ sessionId: 'host-session', new: 6 }] }] });
+    const run = await (await api('import:run', { headers: auth, body: JSON.stringify({ fileIds: [staged.value.fileId] }) })).json();
+    expect(run).toMatchObject({ ok: true, value: { files: [{ reports: [{ new: 6 }] }] } });
+    expect(copies()).not.toContain(staged.value.fileId);
+    expect(await (await api('import:preview', { headers: auth, body: JSON.stringify({ fileIds: [staged.value.fileId] }) })).json()).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
+  it('refuses an upload larger than the limit, by its declared length or while it streams, and keeps nothing of it', async () => {
+    const auth = { authorization: `Bearer ${server.token}` };
+    const declared = await fetch(`http://127.0.0.1:${server.port}/api/files:upload?name=big.json`, { method: 'POST', headers: { ...auth, 'content-length': String(9 * 1024 ** 3) }, body: 'x' }).catch((error: Error) => error);
+    // Node's fetch refuses a wrong content-length itself; the server's check is what a browser meets.
+    if (!(declared instanceof Error)) expect(declared.status).toBe(413);
+    const { StagingArea } = await import('../electron/host/staging.js');
+    const { Readable } = await import('node:stream');
+    const root = dir();
+    const staging = new StagingArea(root);
+    await expect(staging.stageStream('big.json', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), 1000)).rejects.toThrow(/big\.json: larger than/);
+    const left = readdirSync(root).flatMap((n) => readdirSync(path.join(root, n)));
+    expect(left).toEqual([]);
+    await staging.close();
   });
 
   it('pushes events over SSE to a client with the token', async () => {

@@ -3,14 +3,13 @@
  * process and the web-mode server. Plain Node: no Electron here, so every handler is tested directly.
  */
 import { existsSync, promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { SaveReport } from '../../shared/domain.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PersistedSettings } from './settingsFile.js';
 import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, SkippedPart } from '../../shared/ipc.js';
-import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
+import type { Readable } from 'node:stream';
+import { StagingArea, type StagedFile } from './staging.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -48,12 +47,6 @@ export interface MemoryHostOptions {
   cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
 }
 
-interface StagedFile {
-  name: string;
-  path: string;
-  size: number;
-}
-
 export function toErrorInfo(error: unknown): ErrorInfo {
   if (error instanceof EngineError) return error.toInfo();
   if (error instanceof ImportError) return { code: error.code === 'unknown-format' ? 'unknown_format' : 'invalid_input', message: error.message };
@@ -61,24 +54,11 @@ export function toErrorInfo(error: unknown): ErrorInfo {
   return { code: 'internal', message };
 }
 
-/**
- * The name a staged file gets on disk: the base name only (the UI chooses the label, never where
- * the file goes), without characters file systems refuse, and at most 200 bytes.
- */
-export function stagedFileName(name: string): string {
-  let base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_').trim();
-  if (base === '' || base === '.' || base === '..') base = 'transcript';
-  while (Buffer.byteLength(base) > 200) {
-    const ext = path.extname(base).slice(0, 16);
-    base = `${Array.from(base.slice(0, base.length - ext.length)).slice(0, -8).join('')}${ext}`;
-  }
-  return base;
-}
+export { stagedFileName } from './staging.js';
 
 export class MemoryHost {
   private enginePromise: Promise<MemoryEngine> | null = null;
-  private readonly staged = new Map<string, StagedFile>();
-  private stagingDir: string | null = null;
+  private readonly staging: StagingArea;
   private running: AbortController | null = null;
   private runningJob: Promise<unknown> | null = null;
   private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'logDir'> & { model?: string };
@@ -86,6 +66,7 @@ export class MemoryHost {
   private appLog: AppLog | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
+    this.staging = new StagingArea(options.stagingDir);
     this.settings = {
       dataDir: path.resolve(options.dataDir),
       ...(options.model ? { model: options.model } : {}),
@@ -164,7 +145,7 @@ export class MemoryHost {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no chunk "${chunkId}" in this store`);
       return (await this.engine()).inspectChunk(chunkId, similar ?? 5);
     },
-    'files:stage': async ({ name, dataBase64 }) => this.stage(name, dataBase64),
+    'files:stage': async ({ name, dataBase64 }) => this.staging.stageBytes(name, Buffer.from(dataBase64, 'base64')),
     'import:preview': async ({ fileIds, include, mode, syncDeletes }) => this.preview(fileIds, include, { mode: (mode as SaveReport['mode'] | undefined) ?? 'incremental', syncDeletes: Boolean(syncDeletes) }),
     'import:run': async (request) => this.runImport(request),
     'import:cancel': async () => {
@@ -247,26 +228,20 @@ export class MemoryHost {
     return this.currentSettings();
   }
 
-  private async stage(name: string, dataBase64: string): Promise<ResponseMap['files:stage']> {
-    const bytes = Buffer.from(dataBase64, 'base64');
-    if (bytes.length > MAX_STAGED_BYTES) throw new EngineError('invalid_request', `${name}: larger than ${MAX_STAGED_BYTES / 1024 / 1024} MB`);
-    if (!this.stagingDir) this.stagingDir = await fs.mkdtemp(path.join(this.options.stagingDir ?? os.tmpdir(), 'session-memory-staging-'));
-    const fileId = randomUUID();
-    // Keep only the base name: the UI chooses the label, never where the file goes.
-    const safeName = stagedFileName(name);
-    const dir = path.join(this.stagingDir, fileId);
-    await fs.mkdir(dir);
-    const file = path.join(dir, safeName);
-    await fs.writeFile(file, bytes);
-    this.staged.set(fileId, { name: safeName, path: file, size: bytes.length });
-    return { fileId, name: safeName, size: bytes.length };
+  /** A file streamed in (web mode's upload), written to disk as it arrives. */
+  stageStream(name: string, body: Readable): Promise<ResponseMap['files:stage']> {
+    return this.staging.stageStream(name, body);
+  }
+
+  /** A file dropped on the desktop app, by its path: read where it lies. */
+  stagePath(filePath: string): Promise<ResponseMap['files:stage']> {
+    return this.staging.stagePath(filePath);
   }
 
   private stagedFile(fileId: string): StagedFile {
-    const file = this.staged.get(fileId);
-    if (!file) throw new EngineError('not_found', `no staged file ${fileId}; drop the file again`);
-    return file;
+    return this.staging.get(fileId);
   }
+
 
   private async preview(fileIds: string[], include: Array<'tools' | 'thinking'> | undefined, saveOptions: { mode: SaveReport['mode']; syncDeletes: boolean }): Promise<FilePreview[]> {
     const files = fileIds.map((id) => [id, this.stagedFile(id)] as const);
@@ -344,6 +319,8 @@ export class MemoryHost {
     try {
       return await job;
     } finally {
+      // The import is over (done, failed or cancelled): copies made for it are deleted.
+      await this.staging.release(request.fileIds).catch((error: Error) => this.logger.warn(`staged files could not be removed: ${error.message}`));
       this.running = null;
       this.runningJob = null;
       void this.maintainInBackground();
@@ -386,7 +363,7 @@ export class MemoryHost {
     await this.runningJob?.catch(() => {});
     this.closed = true;
     await this.closeEngine();
-    if (this.stagingDir) await fs.rm(this.stagingDir, { recursive: true, force: true });
+    await this.staging.close();
     await this.appLog?.close();
   }
 }

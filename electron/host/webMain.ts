@@ -41,7 +41,7 @@ export async function runWeb(argv: string[]): Promise<void> {
     void host.close().finally(() => process.exit(1));
   });
   process.on('unhandledRejection', (reason) => host.logger.error('unhandled rejection', reason));
-  server = await startWebServer({ handlers: host.handlers, staticDir: options.static, port: options.port });
+  server = await startWebServer({ handlers: host.handlers, staticDir: options.static, port: options.port, upload: (name, body) => host.stageStream(name, body) });
   process.stdout.write(`${server.url}\n`);
   let stopping = false;
   const stop = async () => {

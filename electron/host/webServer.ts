@@ -11,8 +11,10 @@ import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { EventMap, EventName } from '../../shared/ipc.js';
-import { MAX_STAGED_BYTES } from '../../shared/ipc.js';
+import type { Readable } from 'node:stream';
+import type { EventMap, EventName, ResponseMap } from '../../shared/ipc.js';
+import { MAX_INLINE_STAGED_BYTES, MAX_STAGED_BYTES } from '../../shared/ipc.js';
+import { toErrorInfo } from './memoryHost.js';
 import { dispatch } from './dispatch.js';
 import type { Handlers } from './memoryHost.js';
 
@@ -22,6 +24,8 @@ export interface WebServerOptions {
   staticDir: string;
   port?: number;
   token?: string;
+  /** Stages a file from a streamed request body (`POST /api/files:upload?name=...`). */
+  upload?: (name: string, body: Readable) => Promise<ResponseMap['files:stage']>;
 }
 
 export interface WebServer {
@@ -43,8 +47,8 @@ const MIME: Record<string, string> = {
 };
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
-/** Base64 of the largest staged file, plus room for the JSON around it. */
-const MAX_BODY = Math.ceil(MAX_STAGED_BYTES / 3) * 4 + 64 * 1024;
+/** Base64 of the largest file sent whole, plus room for the JSON around it; larger files are uploaded as a stream. */
+const MAX_BODY = Math.ceil(MAX_INLINE_STAGED_BYTES / 3) * 4 + 64 * 1024;
 
 function sameToken(given: string | null | undefined, token: string): boolean {
   if (!given) return false;
@@ -82,6 +86,22 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
           return;
         }
         if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'invalid_request', message: 'use POST' } });
+        if (url.pathname === '/api/files:upload' && options.upload) {
+          // The file is the raw body, streamed to disk: never held whole, in memory or as a string.
+          const name = url.searchParams.get('name') ?? '';
+          if (name === '' || name.length > 255) return send(res, 400, { ok: false, error: { code: 'invalid_request', message: 'files:upload: name: give the file name (1 to 255 characters)' } });
+          const declared = Number(req.headers['content-length'] ?? 0);
+          if (declared > MAX_STAGED_BYTES) {
+            req.resume();
+            return send(res, 413, { ok: false, error: { code: 'invalid_request', message: `${name}: larger than the ${MAX_STAGED_BYTES / 1024 / 1024} MB a file may have` } });
+          }
+          try {
+            return send(res, 200, { ok: true, value: await options.upload(name, req) });
+          } catch (error) {
+            req.resume();
+            return send(res, 200, { ok: false, error: toErrorInfo(error) });
+          }
+        }
         const body = await readBody(req);
         let request: unknown;
         try {

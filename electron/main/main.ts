@@ -83,7 +83,7 @@ async function start(): Promise<void> {
     },
   });
   if (loaded.problem) host.logger.warn(loaded.problem);
-  registerIpcHandlers(ipcMain, host.handlers, rendererIndex);
+  registerIpcHandlers(ipcMain, host.handlers, rendererIndex, (filePath) => host!.stagePath(filePath));
   session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {

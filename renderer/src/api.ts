@@ -6,11 +6,13 @@
  * Every failure, including a broken transport, reaches the UI as a `MemoryApiError`.
  */
 import type { ErrorInfo } from '../../shared/errors.js';
-import { CHANNELS, createMemoryApi, EVENT_NAMES, type Channel, type EventName, type MemoryApi, type Result } from '../../shared/ipc.js';
+import { CHANNELS, createMemoryApi, EVENT_NAMES, MemoryApiError, type Channel, type EventName, type MemoryApi, type ResponseMap, type Result } from '../../shared/ipc.js';
 
 /** What the Electron preload exposes as `window.memory`. */
 export type MemoryBridge = { [C in Channel]: (request: unknown) => Promise<Result<unknown>> } & {
   on(event: EventName, listener: (payload: unknown) => void): () => void;
+  /** Stages a File by its path (the desktop app's preload). */
+  uploadFile?(file: File): Promise<Result<unknown>>;
 };
 
 function failure(code: ErrorInfo['code'], message: string): Result<never> {
@@ -35,7 +37,7 @@ export function isMemoryBridge(value: unknown): value is MemoryBridge {
 
 /** The desktop app: Electron IPC through the preload bridge. */
 export function createBridgeApi(bridge: MemoryBridge): MemoryApi {
-  return createMemoryApi(
+  const api = createMemoryApi(
     async (channel, request) => {
       try {
         const result = await bridge[channel](request);
@@ -46,6 +48,21 @@ export function createBridgeApi(bridge: MemoryBridge): MemoryApi {
     },
     (event, listener) => bridge.on(event, listener),
   );
+  if (typeof bridge.uploadFile === 'function') {
+    const upload = bridge.uploadFile.bind(bridge);
+    api.uploadFile = async (file) => {
+      let result: Result<unknown>;
+      try {
+        result = await upload(file as File);
+      } catch (error) {
+        result = failure('internal', messageOf(error));
+      }
+      if (!isResult(result)) throw new MemoryApiError('internal', 'The app answered an upload with something unexpected.');
+      if (!result.ok) throw new MemoryApiError(result.error.code, result.error.message);
+      return result.value as ResponseMap['files:stage'];
+    };
+  }
+  return api;
 }
 
 export interface HttpTransportOptions {
@@ -86,7 +103,7 @@ export function createHttpApi(options: HttpTransportOptions): MemoryApi {
     source = null;
   };
 
-  return createMemoryApi(
+  const api = createMemoryApi(
     async (channel, request) => {
       if (!token) return failure('forbidden', 'This page has no access token. Open the address the server printed (it ends in ?token=…).');
       let response: Response;
@@ -120,6 +137,30 @@ export function createHttpApi(options: HttpTransportOptions): MemoryApi {
       };
     },
   );
+  // A file is the body of its own request, which the browser streams from disk.
+  api.uploadFile = async (file) => {
+    if (!token) throw new MemoryApiError('forbidden', 'This page has no access token. Open the address the server printed (it ends in ?token=…).');
+    let response: Response;
+    try {
+      response = await options.fetch(`${origin}/api/files:upload?name=${encodeURIComponent(file.name.slice(0, 255) || 'file')}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}` },
+        body: file as File,
+      });
+    } catch (error) {
+      throw new MemoryApiError('internal', `Cannot reach the server: ${messageOf(error)}`);
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
+    if (!isResult(body)) throw new MemoryApiError(response.status === 401 || response.status === 403 ? 'forbidden' : 'internal', `The server answered the upload of ${file.name} with HTTP ${response.status}.`);
+    if (!body.ok) throw new MemoryApiError(body.error.code, body.error.message);
+    return body.value as ResponseMap['files:stage'];
+  };
+  return api;
 }
 
 /**

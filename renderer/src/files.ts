@@ -1,8 +1,9 @@
 /**
- * Files the person dropped or picked are read here, in the page, and handed to the host as base64 with
- * `files:stage`; the host never opens a path the UI names.
+ * Files the person dropped or picked are handed to the host without being read into the page: the
+ * desktop app stages them by path (through the preload; the page never names a path), web mode
+ * streams each as a request body. Only the in-memory demo gets the bytes, as base64 with `files:stage`.
  */
-import { MAX_STAGED_BYTES, MemoryApiError, type MemoryApi } from '../../shared/ipc.js';
+import { MAX_INLINE_STAGED_BYTES, MAX_STAGED_BYTES, MemoryApiError, type MemoryApi } from '../../shared/ipc.js';
 
 function readAsArrayBuffer(file: Blob): Promise<ArrayBuffer> {
   if (typeof file.arrayBuffer === 'function') return file.arrayBuffer();
@@ -28,13 +29,17 @@ export async function readFileBase64(file: File): Promise<string> {
   return base64FromBytes(new Uint8Array(await readAsArrayBuffer(file)));
 }
 
-export function isTooLarge(file: File): boolean {
-  return file.size > MAX_STAGED_BYTES;
+export function isTooLarge(file: File, api?: MemoryApi): boolean {
+  return file.size > (api && !api.uploadFile ? MAX_INLINE_STAGED_BYTES : MAX_STAGED_BYTES);
 }
 
 /** Reads one file and stages it; `onSending` fires between reading and sending. */
 export async function stageFile(api: MemoryApi, file: File, onSending?: () => void): Promise<{ fileId: string; name: string; size: number }> {
-  if (isTooLarge(file)) throw new MemoryApiError('invalid_input', `${file.name} is larger than the ${MAX_STAGED_BYTES / 1024 / 1024} MB a file may have.`);
+  if (isTooLarge(file, api)) throw new MemoryApiError('invalid_input', `${file.name} is larger than the ${(api.uploadFile ? MAX_STAGED_BYTES : MAX_INLINE_STAGED_BYTES) / 1024 / 1024} MB a file may have.`);
+  if (api.uploadFile) {
+    onSending?.();
+    return api.uploadFile(file);
+  }
   let dataBase64: string;
   try {
     dataBase64 = await readFileBase64(file);

@@ -119,3 +119,39 @@ describe('the transport', () => {
     expect(new Headers(requests[0]?.[1].headers).get('Authorization')).toBe('Bearer abc');
   });
 });
+
+describe('uploading a file without reading it into the page', () => {
+  it('web mode sends the File itself as the body of files:upload, with the token; errors come back typed', async () => {
+    const calls: Array<{ url: string; init: RequestInit }> = [];
+    const answers: Array<Result<unknown>> = [{ ok: true, value: { fileId: 'f1', name: 'chat.json', size: 4 } }, { ok: false, error: { code: 'invalid_request', message: 'chat.json: larger than the 8192 MB a file may have' } }];
+    const api = createHttpApi({
+      token: 'tok',
+      origin: '',
+      fetch: (async (url: string, init: RequestInit) => {
+        calls.push({ url, init });
+        return new Response(JSON.stringify(answers.shift()), { status: 200 });
+      }) as typeof fetch,
+    });
+    const file = new File(['{"a"'], 'chat.json');
+    expect(await api.uploadFile!(file)).toEqual({ fileId: 'f1', name: 'chat.json', size: 4 });
+    expect(calls[0]!.url).toBe('/api/files:upload?name=chat.json');
+    expect(calls[0]!.init.body).toBe(file);
+    expect(calls[0]!.init.headers).toMatchObject({ Authorization: 'Bearer tok' });
+    await expect(api.uploadFile!(file)).rejects.toEqual(new MemoryApiError('invalid_request', 'chat.json: larger than the 8192 MB a file may have'));
+  });
+
+  it('the desktop app hands the File to the preload, which stages it by its path', async () => {
+    const bridge = fakeBridge(async () => ({ ok: true, value: [] }));
+    const given: unknown[] = [];
+    bridge.uploadFile = async (file: File) => {
+      given.push(file);
+      return { ok: true, value: { fileId: 'f2', name: file.name, size: file.size } };
+    };
+    const api = createBridgeApi(bridge);
+    const file = new File(['12345'], 'export.zip');
+    expect(await api.uploadFile!(file)).toEqual({ fileId: 'f2', name: 'export.zip', size: 5 });
+    expect(given).toEqual([file]);
+    // Without the preload's function, there is none (the page then sends the bytes with files:stage).
+    expect(createBridgeApi(fakeBridge(async () => ({ ok: true, value: [] }))).uploadFile).toBeUndefined();
+  });
+});

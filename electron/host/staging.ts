@@ -1,0 +1,129 @@
+/**
+ * Files dropped into the app, waiting to be previewed and imported. No file crosses the boundary
+ * as one string: the desktop app names a dropped file by its path (Electron's
+ * `webUtils.getPathForFile`, in the preload) and it is read where it lies; web mode streams the
+ * request body to a file here, counting bytes as they come, so the size limit holds before the disk
+ * fills. A copy made here is deleted after the import that used it, or its cancel, and with the host.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { MAX_INLINE_STAGED_BYTES, MAX_STAGED_BYTES, type ResponseMap } from '../../shared/ipc.js';
+import { EngineError } from '../engine/errors.js';
+
+export interface StagedFile {
+  name: string;
+  path: string;
+  size: number;
+  /** A copy made here (deleted after its import), not the person's own file. */
+  copy: boolean;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+/**
+ * The name a staged file gets on disk: the base name only (the UI chooses the label, never where
+ * the file goes), without characters file systems refuse, and at most 200 bytes.
+ */
+export function stagedFileName(name: string): string {
+  let base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_').trim();
+  if (base === '' || base === '.' || base === '..') base = 'transcript';
+  while (Buffer.byteLength(base) > 200) {
+    const ext = path.extname(base).slice(0, 16);
+    base = `${Array.from(base.slice(0, base.length - ext.length)).slice(0, -8).join('')}${ext}`;
+  }
+  return base;
+}
+
+export class StagingArea {
+  private readonly files = new Map<string, StagedFile>();
+  private dir: string | null = null;
+
+  constructor(private readonly parentDir: string = os.tmpdir()) {}
+
+  /** A file given whole (base64 over IPC or JSON): the in-memory demo and small files. */
+  async stageBytes(name: string, bytes: Buffer): Promise<ResponseMap['files:stage']> {
+    if (bytes.length > MAX_INLINE_STAGED_BYTES) throw new EngineError('invalid_request', `${name}: larger than the ${mb(MAX_INLINE_STAGED_BYTES)} a file sent whole may have; drop it on the app instead`);
+    const { fileId, file, safeName } = await this.newFile(name);
+    await fs.writeFile(file, bytes);
+    return this.register(fileId, { name: safeName, path: file, size: bytes.length, copy: true });
+  }
+
+  /**
+   * A file streamed in (web mode's upload): written as it arrives; past `limit` bytes the upload is
+   * refused and what was written is deleted.
+   */
+  async stageStream(name: string, body: Readable, limit = MAX_STAGED_BYTES): Promise<ResponseMap['files:stage']> {
+    const { fileId, file, safeName } = await this.newFile(name);
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > limit) done(new EngineError('invalid_request', `${safeName}: larger than the ${mb(limit)} a file may have`));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counter, createWriteStream(file));
+    } catch (error) {
+      await fs.rm(path.dirname(file), { recursive: true, force: true });
+      if (error instanceof EngineError) throw error;
+      throw new EngineError('invalid_request', `${safeName}: the upload broke off (${error instanceof Error ? error.message : String(error)})`);
+    }
+    return this.register(fileId, { name: safeName, path: file, size, copy: true });
+  }
+
+  /** A file the person dropped on the desktop app, read where it lies (nothing is copied). */
+  async stagePath(filePath: string): Promise<ResponseMap['files:stage']> {
+    if (!path.isAbsolute(filePath)) throw new EngineError('invalid_request', `${filePath}: not an absolute path`);
+    let stats;
+    try {
+      stats = await fs.stat(filePath);
+    } catch (error) {
+      throw new EngineError('not_found', `${filePath} could not be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (!stats.isFile()) throw new EngineError('invalid_request', `${filePath} is not a file`);
+    if (stats.size > MAX_STAGED_BYTES) throw new EngineError('invalid_request', `${path.basename(filePath)}: larger than the ${mb(MAX_STAGED_BYTES)} a file may have`);
+    return this.register(randomUUID(), { name: stagedFileName(filePath), path: filePath, size: stats.size, copy: false });
+  }
+
+  get(fileId: string): StagedFile {
+    const file = this.files.get(fileId);
+    if (!file) throw new EngineError('not_found', `no staged file ${fileId}; drop the file again`);
+    return file;
+  }
+
+  /** After an import (or its cancel): the files are forgotten here, and copies made here deleted. */
+  async release(fileIds: readonly string[]): Promise<void> {
+    for (const fileId of fileIds) {
+      const file = this.files.get(fileId);
+      if (!file) continue;
+      this.files.delete(fileId);
+      if (file.copy) await fs.rm(path.dirname(file.path), { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.files.clear();
+    if (this.dir) await fs.rm(this.dir, { recursive: true, force: true });
+    this.dir = null;
+  }
+
+  private async newFile(name: string): Promise<{ fileId: string; file: string; safeName: string }> {
+    this.dir ??= await fs.mkdtemp(path.join(this.parentDir, 'session-memory-staging-'));
+    const fileId = randomUUID();
+    // Keep only the base name: the UI chooses the label, never where the file goes.
+    const safeName = stagedFileName(name);
+    const dir = path.join(this.dir, fileId);
+    await fs.mkdir(dir);
+    return { fileId, file: path.join(dir, safeName), safeName };
+  }
+
+  private register(fileId: string, file: StagedFile): ResponseMap['files:stage'] {
+    this.files.set(fileId, file);
+    return { fileId, name: file.name, size: file.size };
+  }
+}
