@@ -30,6 +30,16 @@ export interface NormalizeOptions {
   redact?: boolean;
 }
 
+/**
+ * A copy of a string that shares no memory with the text it was cut from. V8 keeps a string that
+ * JSON.parse (or slice) cut from a larger one as a view of it: an id or title kept for as long as
+ * the engine runs would keep the whole conversation's JSON text alive with it (about 100 KB per
+ * session of a large export). Ids, titles and sources are kept this way.
+ */
+export function detachedString(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
 // Ids become Arrow strings, which cannot carry lone UTF-16 surrogates (they would be stored changed).
 const wellFormed = (s: string) => s.isWellFormed();
 
@@ -113,7 +123,7 @@ function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Genera
     }
     seen.set(msgId, index);
     messages.push({
-      msgId,
+      msgId: detachedString(msgId),
       role: m.role,
       content: m.content,
       contentHash: contentHash(m.role, m.content),
@@ -121,14 +131,21 @@ function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Genera
       seq: index,
     });
   }
-  let title = input.title;
+  let title = input.title === undefined ? undefined : detachedString(input.title);
   if (redact && title) {
     const r = redactText(title);
     title = r.text;
     redacted += r.count;
   }
   return {
-    session: { sessionId: input.sessionId.trim(), title, redacted, source: input.source, ...(input.parentSessionId ? { parentSessionId: input.parentSessionId.trim() } : {}), messages },
+    session: {
+      sessionId: detachedString(input.sessionId.trim()),
+      title,
+      redacted,
+      source: input.source === undefined ? undefined : detachedString(input.source),
+      ...(input.parentSessionId ? { parentSessionId: detachedString(input.parentSessionId.trim()) } : {}),
+      messages,
+    },
     warnings,
   };
 }

@@ -14,6 +14,7 @@ import { ChunkWriter } from './chunkWriter.js';
 import { crashPoint } from './crashPoints.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
 import { affectedChunks, applyToHeads, diffSession, rebuildAffected, sortById, toOwned } from './diff.js';
+import { KNOWN_WINDOWS } from '../embedding/models.js';
 import { describeIoError, EngineError } from './errors.js';
 import { inputFingerprint, messageSetFingerprint } from './hashing.js';
 import { finishPendingForget } from './forget.js';
@@ -90,7 +91,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     report.redacted = session.redacted;
     const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
     progress('reading', 0, session.messages.length);
-    const maxTokens = async () => (await ctx.embedder()).maxTokens;
+    // A dry run (an import preview) embeds nothing: for a model whose input window is known, it does
+    // not load the model at all (hundreds of MB) just to learn that window.
+    const knownWindow = options.dryRun ? KNOWN_WINDOWS[ctx.store.model.model] : undefined;
+    const maxTokens = async () => knownWindow ?? (await ctx.embedder()).maxTokens;
 
     if (!options.dryRun) {
       // A store written by an earlier version is brought to the current layout before anything is written.

@@ -10,6 +10,7 @@ import type { PersistedSettings } from './settingsFile.js';
 import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, SkippedPart } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
 import { StagingArea, type StagedFile } from './staging.js';
+import { detachedString } from '../engine/normalize.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -260,7 +261,7 @@ export class MemoryHost {
           const engine = await this.engine();
           for await (const session of file.sessions) {
             const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true });
-            preview.sessions.push({ ...report, ...(session.title ? { title: session.title } : {}) });
+            preview.sessions.push({ ...report, ...(session.title ? { title: detachedString(session.title) } : {}) });
           }
         } catch (error) {
           preview.error = toErrorInfo(error);
