@@ -183,6 +183,28 @@ async function main(): Promise<void> {
     log(`first save        ${firstSaveMs.toFixed(0).padStart(8)} ms  median of 3; raw ${rawEmbedMs.toFixed(0)} ms; first save / raw per round: ${firstOverRawRuns.map((x) => x.toFixed(3)).join(', ')}`);
     log(`main thread       event-loop delay during the first saves: max ${stallMaxMs.toFixed(1)} ms, p99 ${stallP99Ms.toFixed(1)} ms`);
 
+    // The same 2,000 messages saved two at a time (as `watch` saves a live session, turn by turn):
+    // what it costs in embeddings, and whether it ends with exactly the chunks of one save.
+    const onceChunkIds = (await engine.showSession(session.sessionId)).chunks.map((c) => c.chunkId);
+    const turnEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'turn-by-turn'), embedder });
+    let turnByTurnEmbeddings = 0;
+    const [, turnByTurnMs] = await timed(async () => {
+      for (let n = 2; n <= MESSAGES; n += 2) turnByTurnEmbeddings += (await turnEngine.save({ ...session, messages: session.messages.slice(0, n) })).embeddingsComputed;
+    });
+    const turnChunkIds = (await turnEngine.showSession(session.sessionId)).chunks.map((c) => c.chunkId);
+    await turnEngine.close();
+    const turnByTurnMatches = turnChunkIds.length === onceChunkIds.length && turnChunkIds.every((id, i) => id === onceChunkIds[i]);
+    log(`turn by turn      ${turnByTurnMs.toFixed(0).padStart(8)} ms  ${MESSAGES / 2} saves of 2 messages: ${turnByTurnEmbeddings} embeddings (${(turnByTurnEmbeddings / first.embeddingsComputed).toFixed(2)}x one save, target <= 2x); same chunks as one save: ${turnByTurnMatches}`);
+
+    // A fork: the whole session under another id, with 200 new messages after it (a branched chat).
+    // Only chunks whose text is new are embedded.
+    const forked = withAppended({ ...session, sessionId: 'bench-fork' }, 200);
+    const fork = await engine.save(forked);
+    const onceTexts = new Set((await engine.showSession(session.sessionId)).chunks.map((c) => c.text));
+    const forkNewTextChunks = (await engine.showSession('bench-fork')).chunks.filter((c) => !onceTexts.has(c.text)).length;
+    log(`fork              ${fork.durationMs.toFixed(0).padStart(8)} ms  ${forked.messages.length} messages (${fork.sharedMessages} shared): ${fork.embeddingsComputed} embeddings for ${forkNewTextChunks} chunks with new text (target <= new + 1)`);
+    await engine.forget(['bench-fork']);
+
     const resaves: Array<[SaveReport, number]> = [];
     for (let i = 0; i < 5; i++) resaves.push(await timed(() => engine.save(session)));
     const resaveMs = median(resaves.map(([, ms]) => ms));
@@ -232,6 +254,12 @@ async function main(): Promise<void> {
       mainThreadMaxStallMs: Math.round(stallMaxMs * 10) / 10,
       mainThreadP99StallMs: Math.round(stallP99Ms * 10) / 10,
       largeStoreChunks: totalChunks,
+      forkEmbeddings: fork.embeddingsComputed,
+      forkNewTextChunks,
+      forkSharedMessages: fork.sharedMessages,
+      turnByTurnEmbeddings,
+      turnByTurnMatches,
+      turnByTurnMs: Math.round(turnByTurnMs),
       mcpFirstSearchMs: Math.round(mcp.firstSearchMs),
       mcpSearchP95Ms: Math.round(mcp.searchP95Ms * 10) / 10,
       mcpStoreChunks: mcp.chunks,
@@ -242,6 +270,7 @@ async function main(): Promise<void> {
         editOfFirst: editMs / firstSaveMs,
         firstOverRaw: median(firstOverRawRuns),
         firstOverRawRuns,
+        turnByTurnEmbeddingsOverOneSave: turnByTurnEmbeddings / first.embeddingsComputed,
         resaveLargeOverEmpty: resaveLargeStoreMs / resaveMs,
         appendLargeOverEmpty: appendLargeStoreMs / appendMs,
       },

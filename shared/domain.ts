@@ -80,6 +80,8 @@ export interface SaveReport {
   chunksDeleted: number;
   chunkIds: string[];
   embeddingsComputed: number;
+  /** Leading messages this session shares with the archived session it branched from (0: none; see ForkOf). */
+  sharedMessages: number;
   /** Secrets replaced with `[REDACTED:<kind>]` in this input (0 when redaction is off). */
   redacted: number;
   durationMs: number;
@@ -102,6 +104,7 @@ export function emptySaveReport(sessionId: string, mode: SaveMode, total: number
     chunksDeleted: 0,
     chunkIds: [],
     embeddingsComputed: 0,
+    sharedMessages: 0,
     redacted: 0,
     durationMs: 0,
     warnings,
@@ -129,6 +132,19 @@ export interface ArchiveEntry {
    * with the options that shape the result: the same input again is recognised without reading it.
    */
   input_fingerprint?: string;
+  /** Content hashes of the first FORK_MIN_SHARED messages, in order: what finds the sessions a new one may branch from. */
+  head_key?: string;
+  /** The archived session this one shares its longest leading run of messages with (a branch, a resumed or cloned chat). */
+  fork_of?: { session_id: string; shared_messages: number };
+}
+
+/** Leading messages two sessions must share (same role and content) for one to count as branched from the other. */
+export const FORK_MIN_SHARED = 4;
+
+/** Where a session branched from: the session it shares its first `sharedMessages` messages with. */
+export interface ForkOf {
+  sessionId: string;
+  sharedMessages: number;
 }
 
 /** One line of the save history. */
@@ -162,6 +178,8 @@ export interface SessionSummary {
   source?: string;
   /** The session this one was started from (a Claude Code subagent's main session). */
   parentSessionId?: string;
+  /** The archived session this one branched from, or null. */
+  forkOf: ForkOf | null;
   messageCount: number;
   chunkCount: number;
   archivedAt: string;
@@ -173,6 +191,8 @@ export interface SessionDetail {
   sessionId: string;
   title?: string;
   source?: string;
+  /** The archived session this one branched from, with its title. */
+  forkOf?: ForkOf & { title: string };
   messages: Array<{ msgId: string; role: Role; content: string; contentHash: string; chunkId: string; timestamp?: string }>;
   chunks: Array<{ chunkId: string; text: string; msgIds: string[]; createdAt: string }>;
 }

@@ -20,7 +20,7 @@ async function writeTranscript(dir: string, name: string, body: unknown): Promis
   return file;
 }
 
-const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'redacted', 'durationMs', 'warnings'];
+const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'sharedMessages', 'redacted', 'durationMs', 'warnings'];
 
 function transcript(count: number, sessionId = 'cli-session') {
   return {

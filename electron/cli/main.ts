@@ -168,7 +168,7 @@ export function buildProgram(io: Io = defaultIo): Command {
         const sessions = await engine.listSessions();
         if (options.json) return io.out(JSON.stringify(sessions));
         if (sessions.length === 0) return io.out('No sessions archived yet.');
-        for (const s of sessions) io.out(`${s.sessionId}  ${s.title}  ${s.messageCount} messages, ${s.chunkCount} chunks, ${s.saves} saves, last ${s.lastSavedAt}${s.parentSessionId ? `, from ${s.parentSessionId}` : ''}`);
+        for (const s of sessions) io.out(`${s.sessionId}  ${s.title}  ${s.messageCount} messages, ${s.chunkCount} chunks, ${s.saves} saves, last ${s.lastSavedAt}${s.parentSessionId ? `, from ${s.parentSessionId}` : ''}${s.forkOf ? `, branched from ${s.forkOf.sessionId} at message ${s.forkOf.sharedMessages}` : ''}`);
       });
     });
 

@@ -41,8 +41,8 @@ export class UsageError extends Error {}
 
 /** The report fields `save --json` prints, in this order. */
 export function reportJson(report: SaveReport): Record<string, unknown> {
-  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, redacted, durationMs, warnings } = report;
-  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, redacted, durationMs, warnings };
+  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, durationMs, warnings } = report;
+  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, durationMs, warnings };
 }
 
 export function describeReport(report: SaveReport): string {

@@ -35,6 +35,8 @@ const entrySchema = z.object({
   msg_range: z.union([z.tuple([z.string(), z.string()]), z.tuple([])]),
   fingerprint: z.string(),
   input_fingerprint: z.string().optional(),
+  head_key: z.string().optional(),
+  fork_of: z.object({ session_id: z.string(), shared_messages: z.number().int().nonnegative() }).optional(),
 });
 
 const recordSchema = z.object({

@@ -49,6 +49,12 @@ export interface ChunkerOptions {
   countTokens?: (text: string) => number;
   /** Below this lexical similarity, a new turn starts a new chunk. */
   topicShiftThreshold?: number;
+  /**
+   * The messages continue a turn that began before them (a session's last chunk reopened in the
+   * middle of a long turn): the ones before the first user message are units of their own, as they
+   * were when that turn was chunked whole, not a turn of their own.
+   */
+  continuesTurn?: boolean;
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -98,15 +104,17 @@ function* chunkSteps(sessionId: string, messages: readonly ChunkableMessage[], o
   const threshold = options.topicShiftThreshold ?? 0.04;
 
   const units: Unit[] = [];
-  for (const turn of groupTurns(messages)) {
+  for (const [turnIndex, turn] of groupTurns(messages).entries()) {
     const whole = turn.map((m) => ({ msgId: m.msgId, role: m.role, text: m.content, part: 0, parts: 1 }));
     const turnTokens = whole.reduce((sum, s) => sum + countTokens(segmentLine(s)), 0);
-    if (turnTokens <= budget) {
+    // The rest of a turn that was too long for one unit: its messages stay units of their own.
+    const continued = options.continuesTurn === true && turnIndex === 0 && turn[0]!.role !== 'user';
+    if (turnTokens <= budget && !continued) {
       units.push({ segments: whole, tokens: turnTokens, startsTurn: true });
       continue;
     }
     turn.forEach((m, index) => {
-      const startsTurn = index === 0;
+      const startsTurn = index === 0 && !continued;
       const lineTokens = countTokens(segmentLine({ role: m.role, text: m.content }));
       if (lineTokens <= budget) {
         units.push({ segments: [{ msgId: m.msgId, role: m.role, text: m.content, part: 0, parts: 1 }], tokens: lineTokens, startsTurn });

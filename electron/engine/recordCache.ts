@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ArchiveEntry } from '../../shared/domain.js';
+import { FORK_MIN_SHARED, type ArchiveEntry } from '../../shared/domain.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
 import type { Logger } from './logger.js';
 import { sortById } from './diff.js';
@@ -133,5 +133,7 @@ export function archiveEntry(sessionId: string, heads: readonly ChunkHead[], pre
     chunk_ids: heads.map((h) => h.chunkId),
     msg_range: messages.length > 0 ? [messages[0]!.msgId, messages[messages.length - 1]!.msgId] : [],
     fingerprint: messageSetFingerprint(sortById(messages)),
+    ...(messages.length >= FORK_MIN_SHARED ? { head_key: messages.slice(0, FORK_MIN_SHARED).map((m) => m.contentHash).join(',') } : {}),
+    ...(previous?.fork_of ? { fork_of: previous.fork_of } : {}),
   };
 }

@@ -23,6 +23,8 @@ import { optimizeInterval } from './maintenance.js';
 import { normalizeSessionAsync } from './normalize.js';
 import { inOrder, newRuns, placeMessages } from './order.js';
 import { archiveEntry } from './recordCache.js';
+import { planAppend } from './reopen.js';
+import { findFork, refreshForksOf } from './forks.js';
 import type { OwnedMessage } from './store.js';
 
 /**
@@ -76,6 +78,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         const report = emptySaveReport(givenId, mode, known.message_count, recordWarnings);
         report.skippedSession = true;
         report.skipped = known.message_count;
+        report.sharedMessages = known.fork_of && record.sessions[known.fork_of.session_id] ? known.fork_of.shared_messages : 0;
         options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total: known.message_count });
         return await finish(ctx, report, record, started, syncDeletes, []);
       }
@@ -110,6 +113,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === storedFingerprint))) {
       report.skippedSession = true;
       report.skipped = session.messages.length;
+      report.sharedMessages = entry.fork_of && record.sessions[entry.fork_of.session_id] ? entry.fork_of.shared_messages : 0;
       return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
     }
 
@@ -136,16 +140,31 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       // Message content is read only for the chunks being rebuilt.
       const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
       const { rebuilt, owned, removedIds } = await rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
-      if (rebuilt.length > 0 || removedIds.length > 0) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
+      const rebuiltAny = rebuilt.length > 0 || removedIds.length > 0;
+      if (rebuiltAny) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
 
       // New messages: placed among the stored ones (order.ts), chunked by runs of neighbours (so a
       // chunk never joins distant parts of the conversation), embedded and written as they stream in.
       if (fresh.length > 0) {
         const { seqs, order } = placeMessages([...stored.values()].map((s) => s.owned), session.messages);
         const placed = new Map(inOrder(fresh, seqs).map((m) => [m.msgId, m]));
+        const runs = newRuns(order, placed);
+        // New messages after everything stored reopen the session's last chunk (reopen.ts), so that
+        // the chunks come out the same however often the session is saved.
+        const tail = runs.at(-1)!;
+        const appended = heads.length > 0 && !rebuiltAny && order.at(-1) === tail.at(-1)!.msgId && stored.has(order[order.length - tail.length - 1] ?? '');
+        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.ownedMessages(sessionId, ids), toOwned, await maxTokens()) : null;
         const plan: PlannedChunk[] = [];
-        for (const run of newRuns(order, placed)) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
-        await writer.writeStreaming(plan, new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)])));
+        for (const run of reopened ? runs.slice(0, -1) : runs) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
+        const freshOwned = new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)]));
+        if (reopened) {
+          // The chunks holding stored messages replace the reopened ones in one commit; the rest stream.
+          const holdsStored = (c: PlannedChunk) => c.msgIds.some((id) => stored.has(id));
+          const replacing = reopened.plan.filter(holdsStored);
+          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds });
+          plan.push(...reopened.plan.filter((c) => !holdsStored(c)));
+        }
+        await writer.writeStreaming(plan, freshOwned);
       }
     }
 
@@ -155,6 +174,15 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
     if (after.length === 0) delete record.sessions[sessionId];
+    else if (next.head_key !== entry?.head_key || writer.removed.size > 0 || !entry) {
+      // The leading messages are new or changed: look again for the session this one branched from.
+      const fork = await findFork(ctx, record, sessionId, after);
+      if (fork) next.fork_of = { session_id: fork.sessionId, shared_messages: fork.sharedMessages };
+      else delete next.fork_of;
+    }
+    report.sharedMessages = next.fork_of && record.sessions[next.fork_of.session_id] ? next.fork_of.shared_messages : 0;
+    // Sessions that branched from this one: what they share may have changed with it.
+    if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
     record.writesSinceOptimize += writer.commits;
     // A cancelled save holds only part of its input: the next save of it must look again.
     const remembered = !writer.cancelled && remember(record.sessions[sessionId]);

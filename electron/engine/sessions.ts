@@ -2,6 +2,7 @@
 import type { SaveEvent, SessionDetail, SessionSummary } from '../../shared/domain.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
+import { forkOfEntry } from './forks.js';
 import { readSaveEvents } from './history.js';
 
 export async function listSessions(ctx: EngineContext): Promise<SessionSummary[]> {
@@ -20,6 +21,7 @@ export async function listSessions(ctx: EngineContext): Promise<SessionSummary[]
       title: entry.title || entry.session_id,
       ...(entry.source ? { source: entry.source } : {}),
       ...(entry.parent_session_id ? { parentSessionId: entry.parent_session_id } : {}),
+      forkOf: forkOfEntry(entry, record),
       messageCount: entry.message_count,
       chunkCount: entry.chunk_count,
       archivedAt: entry.archived_at,
@@ -33,6 +35,9 @@ export async function showSession(ctx: EngineContext, sessionId: string): Promis
   const chunks = await ctx.store.sessionChunks(sessionId);
   if (chunks.length === 0) throw new EngineError('not_found', `no session "${sessionId}" in this store`);
   const meta = await ctx.store.sessionMeta(sessionId);
+  const record = await ctx.records.load();
+  const entry = record.sessions[sessionId];
+  const fork = entry ? forkOfEntry(entry, record) : null;
   const firstChunk = new Map<string, string>();
   for (const c of chunks) for (const id of c.msgIds) if (!firstChunk.has(id)) firstChunk.set(id, c.chunkId);
   const messages = chunks
@@ -50,6 +55,7 @@ export async function showSession(ctx: EngineContext, sessionId: string): Promis
     sessionId,
     ...(meta?.title ? { title: meta.title } : {}),
     ...(meta?.source ? { source: meta.source } : {}),
+    ...(fork ? { forkOf: { ...fork, title: record.sessions[fork.sessionId]!.title || fork.sessionId } } : {}),
     messages,
     chunks: chunks.map((c) => ({ chunkId: c.chunkId, text: c.text, msgIds: c.msgIds, createdAt: new Date(c.createdAt).toISOString() })),
   };

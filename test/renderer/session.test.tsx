@@ -67,6 +67,23 @@ describe('a session', () => {
     expect(within(items[0] as HTMLElement).getByText('Message number 0')).toBeTruthy();
   });
 
+  it('a branch says where it branched from, with a link, and still shows its whole conversation', async () => {
+    const mock = createMockMemory({ sample: false });
+    const shared = Array.from({ length: 6 }, (_, index) => ({ role: index % 2 ? ('assistant' as const) : ('user' as const), content: `Shared line ${index}` }));
+    mock.host.save({ sessionId: 'original', title: 'The original chat', messages: [...shared, { role: 'user', content: 'Original goes on' }] });
+    mock.host.save({ sessionId: 'branch', title: 'A branch', messages: [...shared, { role: 'user', content: 'The branch goes elsewhere' }, { role: 'assistant', content: 'Indeed' }] });
+    renderApp(mock, '#/sessions/branch');
+    const link = await screen.findByRole('link', { name: 'The original chat' });
+    expect(link.getAttribute('href')).toBe('#/sessions/original');
+    expect(link.parentElement?.textContent).toBe('Branched from The original chat at message 6');
+    const list = await screen.findByRole('list', { name: 'Messages of this session' });
+    expect(within(list).getAllByRole('listitem')[0]?.getAttribute('aria-setsize')).toBe('8');
+    // The original is no branch of its copy.
+    fireEvent.click(link);
+    await screen.findByRole('heading', { name: 'The original chat' });
+    expect(screen.queryByText(/Branched from/)).toBeNull();
+  });
+
   it('says so when the session does not exist', async () => {
     renderApp(createMockMemory(), '#/sessions/nope');
     const alert = await screen.findByRole('alert');

@@ -87,7 +87,7 @@ describe('sessions list', () => {
   });
 
   it('orders equal keys stably by id', () => {
-    const base = { source: 'json', messageCount: 1, chunkCount: 1, archivedAt: '2025-01-01T00:00:00Z', lastSavedAt: '2025-01-01T00:00:00Z', saves: 1 };
+    const base = { source: 'json', forkOf: null, messageCount: 1, chunkCount: 1, archivedAt: '2025-01-01T00:00:00Z', lastSavedAt: '2025-01-01T00:00:00Z', saves: 1 };
     const sorted = filterAndSortSessions([{ ...base, sessionId: 'b', title: 'Same' }, { ...base, sessionId: 'a', title: 'Same' }], '', 'title', 'en');
     expect(sorted.map((session) => session.sessionId)).toEqual(['a', 'b']);
   });

@@ -5,7 +5,7 @@
  * shipping app never loads it.
  */
 import type { Chunk, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
-import { emptySaveReport } from '../../../shared/domain.js';
+import { emptySaveReport, FORK_MIN_SHARED, type ForkOf } from '../../../shared/domain.js';
 import { bytesFromBase64, chunkMessages, cosine, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 
 export { EMBEDDING_DIMENSIONS, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
@@ -218,6 +218,19 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     emit('onModelDownload', { file: model, loaded: 1, total: 1, status: 'ready' });
   };
 
+  /** As the engine records it: the other session sharing the longest leading run (at least FORK_MIN_SHARED). */
+  const forkOf = (session: StoredSession): ForkOf | null => {
+    let best: ForkOf | null = null;
+    // Only sessions archived before it (the map keeps the order they were first saved in).
+    for (const other of sessions.values()) {
+      if (other === session) break;
+      let shared = 0;
+      while (shared < session.messages.length && shared < other.messages.length && session.messages[shared]!.role === other.messages[shared]!.role && session.messages[shared]!.content === other.messages[shared]!.content) shared++;
+      if (shared >= FORK_MIN_SHARED && (!best || shared > best.sharedMessages || (shared === best.sharedMessages && other.archivedAt < sessions.get(best.sessionId)!.archivedAt))) best = { sessionId: other.sessionId, sharedMessages: shared };
+    }
+    return best;
+  };
+
   const handlers: Handlers = {
     'sessions:list': async () =>
       [...sessions.values()].map((session) => ({
@@ -225,6 +238,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         title: session.title,
         source: session.source,
         ...(session.parentSessionId ? { parentSessionId: session.parentSessionId } : {}),
+        forkOf: forkOf(session),
         messageCount: session.messages.length,
         chunkCount: session.chunks.length,
         archivedAt: session.archivedAt,
@@ -233,10 +247,12 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       })),
     'sessions:show': async ({ sessionId }) => {
       const session = requireSession(sessionId);
+      const fork = forkOf(session);
       return {
         sessionId,
         title: session.title,
         source: session.source,
+        ...(fork ? { forkOf: { ...fork, title: requireSession(fork.sessionId).title } } : {}),
         messages: session.messages.map((message) => ({
           msgId: message.msgId,
           role: message.role,

@@ -11,7 +11,7 @@ import { VirtualList } from '../components/VirtualList.js';
 import { shortId, useFormat } from '../format.js';
 import { useT, type MessageKey } from '../i18n.js';
 import { useMemoryQuery } from '../memory.js';
-import { chunkHref, hrefFor, navigate, type SessionTab } from '../router.js';
+import { chunkHref, hrefFor, navigate, sessionHref, type SessionTab } from '../router.js';
 import { OverwriteDialog } from './OverwriteDialog.js';
 
 type Message = SessionDetail['messages'][number];
@@ -150,6 +150,11 @@ export function SessionView({ sessionId, tab }: { sessionId: string; tab: Sessio
             <span className="mono muted" title={t('session.id')}>
               {session.sessionId}
             </span>
+            {session.forkOf && (
+              <span className="muted">
+                {t('session.branchedFrom')} <a href={sessionHref(session.forkOf.sessionId)}>{session.forkOf.title}</a> {t('session.branchedAt', { n: session.forkOf.sharedMessages })}
+              </span>
+            )}
           </span>
         }
         actions={

@@ -178,6 +178,12 @@ export function SessionsView(): ReactNode {
                         />
                         <a href={sessionHref(session.sessionId)}>{session.title || session.sessionId}</a>
                         <span className="cell-sub mono">{session.sessionId}</span>
+                        {session.forkOf && (
+                          <span className="cell-sub">
+                            {t('sessions.branchedFrom')}{' '}
+                            <a href={sessionHref(session.forkOf.sessionId)}>{titles.get(session.forkOf.sessionId) ?? session.forkOf.sessionId}</a>
+                          </span>
+                        )}
                         {session.parentSessionId && (
                           <span className="cell-sub">
                             {t('sessions.startedFrom')}{' '}
