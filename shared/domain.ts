@@ -132,6 +132,8 @@ export interface ArchiveEntry {
    * with the options that shape the result: the same input again is recognised without reading it.
    */
   input_fingerprint?: string;
+  /** Messages in that input (after repeated ids were dropped): a re-save of it reports this total. */
+  input_total?: number;
   /** Content hashes of the first FORK_MIN_SHARED messages, in order: what finds the sessions a new one may branch from. */
   head_key?: string;
   /** The archived session this one shares its longest leading run of messages with (a branch, a resumed or cloned chat). */

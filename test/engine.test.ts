@@ -174,6 +174,10 @@ describe('the same input again', () => {
     // Recognised before its messages are read: the warning about them was given at its first save.
     const again = await engine.save(input);
     expect(again).toMatchObject({ skippedSession: true, total: 6, skipped: 6, warnings: [], embeddingsComputed: 0 });
+    // An input that holds fewer messages than the store (saved without sync-deletes) reports its own total.
+    const part = { ...input, messages: input.messages.slice(0, 3) };
+    expect(await engine.save(part)).toMatchObject({ skippedSession: false, total: 3, new: 0, skipped: 3 });
+    expect(await engine.save(part)).toMatchObject({ skippedSession: true, total: 3, skipped: 3 });
     // Another option that shapes what is stored, or any change of the text, goes through the checks.
     expect((await engine.save(input, { syncDeletes: true })).warnings).toHaveLength(1);
     expect((await engine.save(input, { redact: false })).warnings).toHaveLength(1);

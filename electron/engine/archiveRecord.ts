@@ -35,6 +35,7 @@ const entrySchema = z.object({
   msg_range: z.union([z.tuple([z.string(), z.string()]), z.tuple([])]),
   fingerprint: z.string(),
   input_fingerprint: z.string().optional(),
+  input_total: z.number().int().nonnegative().optional(),
   head_key: z.string().optional(),
   fork_of: z.object({ session_id: z.string(), shared_messages: z.number().int().nonnegative() }).optional(),
 });

@@ -59,9 +59,11 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   const givenFingerprint = mode === 'overwrite' ? null : inputFingerprint(input, { redact, syncDeletes });
   const givenId = typeof input?.sessionId === 'string' ? input.sessionId.trim() : '';
   // What the archive record keeps of this input once the session holds exactly what it says.
+  let givenTotal = 0;
   const remember = (entry: ArchiveEntry | undefined) => {
-    if (!entry || !givenFingerprint || entry.input_fingerprint === givenFingerprint) return false;
+    if (!entry || !givenFingerprint || (entry.input_fingerprint === givenFingerprint && entry.input_total === givenTotal)) return false;
     entry.input_fingerprint = givenFingerprint;
+    entry.input_total = givenTotal;
     return true;
   };
 
@@ -75,11 +77,12 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       const record = await ctx.records.load(recordWarnings, { locked: true });
       const known = record.sessions[givenId];
       if (known?.input_fingerprint === givenFingerprint) {
-        const report = emptySaveReport(givenId, mode, known.message_count, recordWarnings);
+        const total = known.input_total ?? known.message_count;
+        const report = emptySaveReport(givenId, mode, total, recordWarnings);
         report.skippedSession = true;
-        report.skipped = known.message_count;
+        report.skipped = total;
         report.sharedMessages = known.fork_of && record.sessions[known.fork_of.session_id] ? known.fork_of.shared_messages : 0;
-        options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total: known.message_count });
+        options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total });
         return await finish(ctx, report, record, started, syncDeletes, []);
       }
     }
@@ -90,6 +93,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (!options.dryRun) ctx.embedder().catch(() => {});
     const { session, warnings } = await normalizeSessionAsync(input, { redact });
     sessionId = session.sessionId;
+    givenTotal = session.messages.length;
     const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, [...warnings, ...recordWarnings], options.dryRun);
     report.redacted = session.redacted;
     const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
