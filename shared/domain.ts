@@ -78,6 +78,7 @@ export interface SaveReport {
   deleted: number;
   chunksWritten: number;
   chunksDeleted: number;
+  /** The chunks written (the CLI's reports; empty in the app's, which show none of them). */
   chunkIds: string[];
   embeddingsComputed: number;
   /** Leading messages this session shares with the archived session it branched from (0: none; see ForkOf). */

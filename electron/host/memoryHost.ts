@@ -261,7 +261,7 @@ export class MemoryHost {
           const engine = await this.engine();
           for await (const session of file.sessions) {
             const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true });
-            preview.sessions.push({ ...report, ...(session.title ? { title: detachedString(session.title) } : {}) });
+            preview.sessions.push({ ...forTheApp(report), ...(session.title ? { title: detachedString(session.title) } : {}) });
           }
         } catch (error) {
           preview.error = toErrorInfo(error);
@@ -302,7 +302,7 @@ export class MemoryHost {
                 signal: controller.signal,
                 onProgress: (p) => this.options.emit?.('onSaveProgress', { ...p, fileIndex: index, fileCount: files.length }),
               });
-              entry.reports.push(report);
+              entry.reports.push(forTheApp(report));
             } catch (error) {
               if (error instanceof EngineError && error.code === 'cancelled') break;
               entry.error = toErrorInfo(error);
@@ -367,6 +367,15 @@ export class MemoryHost {
     await this.staging.close();
     await this.appLog?.close();
   }
+}
+
+/**
+ * A save report as the app gets it: without the chunk ids (a hundred per session of an export, which
+ * no view shows; a preview of a 20,000-conversation export would otherwise hold and send 100+ MB).
+ * The CLI's `--json` lists them.
+ */
+function forTheApp(report: SaveReport): SaveReport {
+  return { ...report, chunkIds: [] };
 }
 
 /** A skipped part as the app shows it: the file is the row it sits in. */
