@@ -10,6 +10,7 @@ import type { SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
+import { seededChars } from './helpers/random.js';
 
 let embedder: WorkerEmbedder;
 beforeAll(async () => {
@@ -20,17 +21,7 @@ afterAll(async () => {
 });
 
 // Generated in each provider's format from a fixed seed, so that no real key is in this file.
-let seed = 7;
-function random(alphabet: string, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out += alphabet[((t ^ (t >>> 14)) >>> 0) % alphabet.length];
-  }
-  return out;
-}
+const random = seededChars(7);
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const SECRETS = {
   github: 'ghp_' + random(ALNUM, 36),

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { redactText } from '../electron/engine/redaction/redact.js';
+import { seededChars } from './helpers/random.js';
 
 // Secrets are generated (random characters in each provider's format), so no real or published key
 // sits in this file. The generator is seeded: a failure names the same text every run.
-let seed = 42;
-function random(alphabet: string, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out += alphabet[((t ^ (t >>> 14)) >>> 0) % alphabet.length];
-  }
-  return out;
-}
+const random = seededChars(42);
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const DIGITS = '0123456789';
