@@ -208,6 +208,8 @@ async function throughHost(file: string, dir: string, expectedSessions: number):
   const staged = (await uploaded.json()) as { ok: boolean; value: { fileId: string; size: number } };
   if (!staged.ok) throw new Error(`upload: ${JSON.stringify(staged)}`);
   const uploadSeconds = (performance.now() - started) / 1000;
+  const afterUpload = JSON.parse(await line((l) => l.startsWith('{"peakRssAfterUpload"'))) as { peakRssAfterUpload: number };
+  console.log(`host peak RSS after the upload: ${megabytes(afterUpload.peakRssAfterUpload)}`);
   started = performance.now();
   const previews = (await call('import:preview', { fileIds: [staged.value.fileId] })) as Array<{ sessions: unknown[]; error?: { message: string } }>;
   const previewSeconds = (performance.now() - started) / 1000;
@@ -222,7 +224,15 @@ async function serveHost(dataDir: string): Promise<void> {
   const { startWebServer } = await import('../electron/host/webServer.js');
   const host = new MemoryHost({ dataDir, model: 'use-lite-en', modelsDir: path.resolve('.cache/models') });
   const staticDir = mkdtempSync(path.join(tmpdir(), 'bench-ui-'));
-  const server = await startWebServer({ handlers: host.handlers, staticDir, upload: (name, body) => host.stageStream(name, body) });
+  const server = await startWebServer({
+    handlers: host.handlers,
+    staticDir,
+    upload: async (name, body) => {
+      const staged = await host.stageStream(name, body);
+      console.log(JSON.stringify({ peakRssAfterUpload: process.resourceUsage().maxRSS * 1024 }));
+      return staged;
+    },
+  });
   console.log(JSON.stringify({ port: server.port, token: server.token }));
   process.stdin.resume();
   process.stdin.on('end', () => {
