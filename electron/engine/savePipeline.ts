@@ -24,7 +24,7 @@ import { normalizeSessionAsync } from './normalize.js';
 import { inOrder, newRuns, placeMessages } from './order.js';
 import { archiveEntry } from './recordCache.js';
 import { planAppend } from './reopen.js';
-import { findFork, refreshForksOf } from './forks.js';
+import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
 import type { OwnedMessage } from './store.js';
 
 /**
@@ -81,7 +81,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         const report = emptySaveReport(givenId, mode, total, recordWarnings);
         report.skippedSession = true;
         report.skipped = total;
-        report.sharedMessages = known.fork_of && record.sessions[known.fork_of.session_id] ? known.fork_of.shared_messages : 0;
+        report.sharedMessages = forkOfEntry(known, record)?.sharedMessages ?? 0;
         options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total });
         return await finish(ctx, report, record, started, syncDeletes, []);
       }
@@ -117,7 +117,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === storedFingerprint))) {
       report.skippedSession = true;
       report.skipped = session.messages.length;
-      report.sharedMessages = entry.fork_of && record.sessions[entry.fork_of.session_id] ? entry.fork_of.shared_messages : 0;
+      report.sharedMessages = forkOfEntry(entry, record)?.sharedMessages ?? 0;
       return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
     }
 
@@ -184,7 +184,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       if (fork) next.fork_of = { session_id: fork.sessionId, shared_messages: fork.sharedMessages };
       else delete next.fork_of;
     }
-    report.sharedMessages = next.fork_of && record.sessions[next.fork_of.session_id] ? next.fork_of.shared_messages : 0;
+    report.sharedMessages = forkOfEntry(next, record)?.sharedMessages ?? 0;
     // Sessions that branched from this one: what they share may have changed with it.
     if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
     record.writesSinceOptimize += writer.commits;
