@@ -85,6 +85,11 @@ export interface SaveReport {
   sharedMessages: number;
   /** Secrets replaced with `[REDACTED:<kind>]` in this input (0 when redaction is off). */
   redacted: number;
+  /**
+   * Chunks this save wrote whose text another session already holds, the same or nearly (similarity
+   * >= 0.95), leaving out the sessions it branched from: what `duplicates` lists for review.
+   */
+  nearDuplicates: number;
   durationMs: number;
   warnings: string[];
   dryRun?: boolean;
@@ -107,6 +112,7 @@ export function emptySaveReport(sessionId: string, mode: SaveMode, total: number
     embeddingsComputed: 0,
     sharedMessages: 0,
     redacted: 0,
+    nearDuplicates: 0,
     durationMs: 0,
     warnings,
     ...(dryRun ? { dryRun: true } : {}),
@@ -148,6 +154,34 @@ export const FORK_MIN_SHARED = 4;
 export interface ForkOf {
   sessionId: string;
   sharedMessages: number;
+}
+
+/** A chunk of a near-duplicate cluster. */
+export interface DuplicateChunk {
+  chunkId: string;
+  sessionId: string;
+  sessionTitle: string;
+  text: string;
+}
+
+/** Chunks of different sessions holding the same text or nearly (linked by pairs at or above the threshold). */
+export interface DuplicateCluster {
+  /** Stable while the cluster's chunks stay the same: what dismissing it names. */
+  id: string;
+  /** The lowest similarity among the pairs that link the cluster (1: the same text). */
+  similarity: number;
+  chunks: DuplicateChunk[];
+  /** Listed although dismissed (only when asked for dismissed ones too). */
+  dismissed?: boolean;
+}
+
+export interface DuplicateListing {
+  threshold: number;
+  /** Clusters at this threshold that are not dismissed (the list holds the first `limit`). */
+  total: number;
+  /** Clusters dismissed earlier, not counted in `total`. */
+  dismissed: number;
+  clusters: DuplicateCluster[];
 }
 
 /** One line of the save history. */

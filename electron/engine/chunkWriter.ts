@@ -8,6 +8,7 @@ import type { ChunkRecord, OwnedMessage } from './store.js';
 const EMBED_BATCH = 32;
 /** Batches kept in flight in the worker while the previous ones are written. */
 const EMBED_LOOKAHEAD = 3;
+const NO_VECTOR = new Float32Array(0);
 
 /**
  * Embeds planned chunks and writes them with their messages. Each commit is whole; chunks are cut
@@ -17,6 +18,8 @@ const EMBED_LOOKAHEAD = 3;
 export class ChunkWriter {
   readonly written: ChunkRecord[] = [];
   readonly removed = new Set<string>();
+  /** Texts (by hash) this save embedded: no chunk held them before it. */
+  readonly freshHashes = new Set<string>();
   commits = 0;
   cancelled = false;
 
@@ -35,7 +38,8 @@ export class ChunkWriter {
   /** Plans that must land in a single commit (rebuilt chunks with their deletions; overwrites). */
   async writeAll(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, removal: { replaceSession: boolean; removedIds: string[] }): Promise<void> {
     const vectors = await this.vectorsFor(plan);
-    const records = plan.map((c) => this.toRecord(c, vectors.get(c.textHash)!, owned));
+    // A dry run reads no vectors: its records are only counted.
+    const records = plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned));
     if (this.options.dryRun) {
       this.count(records, removal.removedIds);
       return;
@@ -51,7 +55,7 @@ export class ChunkWriter {
   async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>): Promise<void> {
     if (this.options.dryRun) {
       const vectors = await this.vectorsFor(plan);
-      this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? new Float32Array(0), owned)), []);
+      this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned)), []);
       return;
     }
     const unique = new Map<string, string>();
@@ -104,7 +108,10 @@ export class ChunkWriter {
         const result = await inFlight[b]!;
         launch(b + EMBED_LOOKAHEAD);
         this.report.embeddingsComputed += result.length;
-        batches[b]!.forEach((hash, i) => vectors.set(hash, result[i]!));
+        batches[b]!.forEach((hash, i) => {
+          vectors.set(hash, result[i]!);
+          this.freshHashes.add(hash);
+        });
         if (!(await drain())) return;
       }
       await flush();
@@ -134,12 +141,14 @@ export class ChunkWriter {
   /** Vectors for a plan: reused from any stored chunk with the same text, embedded otherwise. */
   private async vectorsFor(plan: PlannedChunk[]): Promise<Map<string, Float32Array>> {
     const hashes = [...new Set(plan.map((c) => c.textHash))];
+    if (this.options.dryRun) {
+      // Only counted: the stored vectors are not read (a preview of a large export runs thousands of these).
+      const stored = hashes.length > 0 ? await this.ctx.store.storedTextHashes(hashes) : new Set<string>();
+      this.report.embeddingsComputed += hashes.filter((h) => !stored.has(h)).length;
+      return new Map();
+    }
     const vectors = hashes.length > 0 ? await this.ctx.store.vectorsByTextHash(hashes) : new Map<string, Float32Array>();
     const missing = hashes.filter((h) => !vectors.has(h));
-    if (this.options.dryRun) {
-      this.report.embeddingsComputed += missing.length;
-      return vectors;
-    }
     if (missing.length === 0) return vectors;
     const texts = new Map(plan.map((c) => [c.textHash, c.text]));
     const embedder = await this.ctx.embedder();
@@ -148,7 +157,10 @@ export class ChunkWriter {
       this.throwIfAborted();
       const batch = missing.slice(i, i + EMBED_BATCH);
       const result = await embedder.embed(batch.map((h) => texts.get(h)!));
-      batch.forEach((h, j) => vectors.set(h, result[j]!));
+      batch.forEach((h, j) => {
+        vectors.set(h, result[j]!);
+        this.freshHashes.add(h);
+      });
       this.report.embeddingsComputed += batch.length;
       this.progress('embedding', Math.min(i + EMBED_BATCH, missing.length), missing.length);
     }

@@ -31,6 +31,8 @@ export interface MemoryEngineOptions {
   optimizeEvery?: number;
   /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (10k). */
   vectorIndexMinRows?: number;
+  /** Look up each save's new chunks in the other sessions for `duplicates` (nearDuplicates.ts). Default true; off only to measure what it costs. */
+  nearDuplicates?: boolean;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */

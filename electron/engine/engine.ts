@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ChunkDetail, MaintenanceReport, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
+import type { ChunkDetail, DuplicateListing, MaintenanceReport, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
 import type { ArchiveRecord } from './archiveRecord.js';
@@ -17,6 +17,7 @@ import { WRITE_BATCH_CHUNKS, type EngineContext, type MemoryEngineOptions, type 
 import { describeIoError, EngineError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { maintainStore } from './maintenance.js';
+import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshNearDuplicates, type ListOptions } from './nearDuplicates.js';
 import { RecordCache } from './recordCache.js';
 import { forgetMessages, forgetSessions, purgeOldCopies, type ForgetReport } from './forget.js';
 import { redactStore, type RedactStoreReport } from './redactStore.js';
@@ -248,6 +249,40 @@ export class MemoryEngine {
 
   inspectChunk(chunkId: string, similarCount = 5): Promise<ChunkDetail> {
     return this.read(`reading chunk ${chunkId}`, () => inspectChunk(this.ctx, chunkId, similarCount));
+  }
+
+  /**
+   * Near-duplicate clusters across sessions (nearDuplicates.ts). Kept up to date by every save; a
+   * session saved by a process that died before its check, or by a version without it, is checked
+   * first (under the write lock, queued like a save).
+   */
+  async duplicates(options: ListOptions = {}, onProgress?: (done: number, total: number) => void): Promise<DuplicateListing> {
+    await this.refreshDuplicates(onProgress);
+    return this.read('listing near duplicates', async () => listNearDuplicates(this.ctx, await this.ctx.records.load(), options));
+  }
+
+  /** Dismisses a near-duplicate cluster by its id: it is not listed again (unless it gains a chunk). */
+  dismissDuplicates(clusterId: string, threshold?: number): Promise<{ dismissed: number }> {
+    return this.underLock(async (record) => dismissNearDuplicates(this.ctx, record, clusterId, threshold));
+  }
+
+  private async refreshDuplicates(onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (this.options.nearDuplicates === false) return;
+    if (!(await nearDuplicatesStale(this.ctx, await this.ctx.records.load()))) return;
+    await this.underLock((record) => refreshNearDuplicates(this.ctx, record, onProgress));
+  }
+
+  /** Runs a task queued like a save, under the write lock, with the archive record. */
+  private underLock<T>(task: (record: ArchiveRecord) => Promise<T>): Promise<T> {
+    return this.enqueue(async () => {
+      if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+      const release = await this.ctx.lock();
+      try {
+        return await task(await this.ctx.records.load([], { locked: true }));
+      } finally {
+        await release();
+      }
+    });
   }
 
   /** Checks the store against itself and the archive record; `repair` rebuilds the record from the store. */

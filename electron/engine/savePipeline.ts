@@ -25,6 +25,7 @@ import { inOrder, newRuns, placeMessages } from './order.js';
 import { archiveEntry } from './recordCache.js';
 import { planAppend } from './reopen.js';
 import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
+import { checkSaved } from './nearDuplicates.js';
 import type { OwnedMessage } from './store.js';
 
 /**
@@ -187,6 +188,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     report.sharedMessages = forkOfEntry(next, record)?.sharedMessages ?? 0;
     // Sessions that branched from this one: what they share may have changed with it.
     if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
+    // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
+    if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
+      report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint });
+    }
     record.writesSinceOptimize += writer.commits;
     // A cancelled save holds only part of its input: the next save of it must look again.
     const remembered = !writer.cancelled && remember(record.sessions[sessionId]);

@@ -19,11 +19,13 @@ import { isTableCommitted, openStoreTables } from './storeCreation.js';
 import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
 import { upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
+import { chunksWithTextHashes, chunkTexts, nearestInOtherSessions, storedTextHashes, type ChunkLocation, type Neighbour } from './storeLookups.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { bySeqThenId, sqlString } from './storeRows.js';
 export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
 export { CHUNKS_TABLE } from './storeSchema.js';
+export type { ChunkLocation, Neighbour } from './storeLookups.js';
 
 export interface StoreOpenOptions {
   vectorIndexMinRows?: number;
@@ -144,6 +146,26 @@ export class ChunkStore {
       for (const row of rows) found.set(String(row.text_hash), vectorOf(row.vector));
     }
     return found;
+  }
+
+  /** The chunks of sessions other than `sessionId` that hold one of these texts (by hash). */
+  chunksWithTextHashes(textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
+    return chunksWithTextHashes(this.chunks, textHashes, sessionId);
+  }
+
+  /** For each vector, up to `k` chunks of other sessions within `maxDistance` (cosine), nearest first (storeLookups.ts). */
+  async nearestInOtherSessions(vectors: readonly Float32Array[], sessionId: string, maxDistance: number, k: number): Promise<Neighbour[][]> {
+    return nearestInOtherSessions(this.chunks, await this.hasIndex('vector'), vectors, sessionId, maxDistance, k);
+  }
+
+  /** Which of these text hashes some stored chunk has (a dry run's count of embeddings, without reading vectors). */
+  storedTextHashes(textHashes: readonly string[]): Promise<Set<string>> {
+    return storedTextHashes(this.chunks, textHashes);
+  }
+
+  /** The text and session of these chunks (those still stored). */
+  chunkTexts(chunkIds: readonly string[]): Promise<Map<string, { sessionId: string; text: string }>> {
+    return chunkTexts(this.chunks, chunkIds);
   }
 
   async chunk(chunkId: string): Promise<ChunkRecord | null> {

@@ -1,0 +1,169 @@
+/**
+ * Near-duplicate review: the same or nearly the same text stored by different sessions is listed as
+ * a cluster, kept up to date by every save, without branches of one conversation, with dismissals
+ * that stay, and healed when a save's check was lost.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionInput } from '../shared/domain.js';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
+import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+
+let embedder: WorkerEmbedder;
+const cleanups: Array<() => void> = [];
+beforeAll(async () => {
+  embedder = await startTestEmbedder();
+});
+afterAll(async () => {
+  await embedder.close();
+  for (const c of cleanups) c();
+});
+
+function fresh(options: { nearDuplicates?: boolean } = {}) {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  return { dir, open: (more: { nearDuplicates?: boolean } = {}) => openEngine(dir, embedder, { ...options, ...more }) };
+}
+
+/** Openings of the excerpts, unlike each other and unlike `conversation()`. */
+const INTROS: Record<string, string[]> = {
+  C: ['Before we start: which film would suit a rainy Friday evening?', 'A slow, warm comedy would fit a long week well.'],
+  D: ['Quick one about my cat: she ignores the new scratching post.', 'Rub some catnip on it and put it beside her favourite sofa corner.'],
+};
+
+/** Messages `from`..`to` of `source` under new ids and another session id (not a branch: it does not start the same way). */
+function excerpt(source: SessionInput, sessionId: string, from: number, to: number, edit: (text: string) => string = (t) => t): SessionInput {
+  return {
+    sessionId,
+    title: `Excerpt ${sessionId}`,
+    messages: [
+      ...INTROS[sessionId]!.map((content, i) => ({ msgId: `${sessionId}-intro-${i}`, role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content })),
+      ...source.messages.slice(from, to).map((m, i) => ({ msgId: `${sessionId}-${i}`, role: m.role, content: edit(m.content) })),
+    ],
+  };
+}
+
+const original = conversation(40, { sessionId: 'A' });
+
+/** A conversation that shares nothing with `conversation()`'s templates. */
+const unrelated = (sessionId: string): SessionInput => ({
+  sessionId,
+  title: `Unrelated ${sessionId}`,
+  messages: [
+    { msgId: `${sessionId}-1`, role: 'user', content: 'My bicycle chain keeps slipping on the smallest rear cog. What usually causes that?' },
+    { msgId: `${sessionId}-2`, role: 'assistant', content: 'A worn chain or cassette is the usual culprit; measure the chain stretch first, then check the derailleur hanger alignment.' },
+    { msgId: `${sessionId}-3`, role: 'user', content: 'The hanger looks bent. Can I straighten it myself without the special tool?' },
+    { msgId: `${sessionId}-4`, role: 'assistant', content: 'Carefully, yes, but an alignment gauge makes it far more precise; a replacement hanger is cheap if it cracks.' },
+  ],
+});
+const sessionsOf = (listing: { clusters: Array<{ chunks: Array<{ sessionId: string }> }> }) => listing.clusters.map((c) => [...new Set(c.chunks.map((x) => x.sessionId))].sort());
+
+describe('near-duplicate review', () => {
+  it('lists copies across sessions, exact and nearly exact, with texts and titles, and each save says how many it made', async () => {
+    const { open } = fresh();
+    const engine = await open();
+    expect((await engine.save(original)).nearDuplicates).toBe(0);
+    // C copies messages 10-19 word for word, D copies 20-29 with a word changed in each.
+    const exact = await engine.save(excerpt(original, 'C', 10, 20));
+    expect(exact.nearDuplicates).toBeGreaterThan(0);
+    const near = await engine.save(excerpt(original, 'D', 20, 30, (t) => t.replace('steady', 'stable')));
+    expect(near.nearDuplicates).toBeGreaterThan(0);
+    // An unrelated conversation makes none.
+    expect((await engine.save(unrelated('E'))).nearDuplicates).toBe(0);
+
+    const listing = await engine.duplicates();
+    expect(listing.threshold).toBe(0.95);
+    expect(listing.total).toBe(listing.clusters.length);
+    expect(sessionsOf(listing).every((s) => s.length === 2 && s[0] === 'A' && (s[1] === 'C' || s[1] === 'D'))).toBe(true);
+    const exactClusters = listing.clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'C'));
+    const nearClusters = listing.clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'D'));
+    expect(exactClusters.length).toBeGreaterThan(0);
+    expect(nearClusters.length).toBeGreaterThan(0);
+    for (const c of exactClusters) {
+      expect(c.similarity).toBe(1);
+      expect(new Set(c.chunks.map((x) => x.text)).size).toBe(1);
+    }
+    for (const c of nearClusters) {
+      expect(c.similarity).toBeGreaterThanOrEqual(0.95);
+      expect(c.similarity).toBeLessThan(1);
+      const [a, d] = [c.chunks.find((x) => x.sessionId === 'A')!, c.chunks.find((x) => x.sessionId === 'D')!];
+      expect(d.text).toContain('stable');
+      expect(a.text).toBe(d.text.replaceAll('stable', 'steady'));
+      expect(d.sessionTitle).toBe('Excerpt D');
+    }
+    // Most similar first; --limit cuts the list, not the total.
+    expect(listing.clusters.map((c) => c.similarity)).toEqual([...listing.clusters.map((c) => c.similarity)].sort((x, y) => y - x));
+    const one = await engine.duplicates({ limit: 1 });
+    expect(one.clusters).toHaveLength(1);
+    expect(one.total).toBe(listing.total);
+    // A threshold at the top keeps only the exact copies.
+    expect(sessionsOf(await engine.duplicates({ threshold: 1 })).every((s) => s[1] === 'C')).toBe(true);
+    await expect(engine.duplicates({ threshold: 0.5 })).rejects.toThrow(/between 0.9 and 1/);
+    await engine.close();
+  });
+
+  it('leaves out the shared history of a branch, but not what a branch copies from elsewhere', async () => {
+    const { open } = fresh();
+    const engine = await open();
+    await engine.save(original);
+    const branch: SessionInput = { sessionId: 'B', title: 'Branch', messages: [...original.messages.slice(0, 30).map(({ role, content }) => ({ role, content })), ...conversation(6, { start: 500 }).messages] };
+    const report = await engine.save(branch);
+    expect(report.sharedMessages).toBe(30);
+    expect(report.nearDuplicates).toBe(0);
+    expect((await engine.duplicates()).total).toBe(0);
+    // A third session copying part of A is listed with A, and the branch's copy of the same text with them.
+    await engine.save(excerpt(original, 'C', 10, 20));
+    const listing = await engine.duplicates();
+    expect(listing.total).toBeGreaterThan(0);
+    for (const c of listing.clusters) expect(c.chunks.some((x) => x.sessionId === 'C')).toBe(true);
+    await engine.close();
+  });
+
+  it('a dismissed cluster stays dismissed across restarts; forgetting or editing a copy removes its clusters', async () => {
+    const { open } = fresh();
+    let engine = await open();
+    await engine.save(original);
+    await engine.save(excerpt(original, 'C', 10, 20));
+    await engine.save(excerpt(original, 'D', 20, 30));
+    const before = await engine.duplicates();
+    const target = before.clusters[0]!;
+    expect(await engine.dismissDuplicates(target.id)).toEqual({ dismissed: target.chunks.length });
+    await expect(engine.dismissDuplicates('no-such-cluster')).rejects.toThrow(/no near-duplicate cluster/);
+    await engine.close();
+    engine = await open();
+    const after = await engine.duplicates();
+    expect(after.total).toBe(before.total - 1);
+    expect(after.dismissed).toBe(1);
+    expect(after.clusters.map((c) => c.id)).not.toContain(target.id);
+    expect((await engine.duplicates({ includeDismissed: true })).clusters.find((c) => c.id === target.id)?.dismissed).toBe(true);
+
+    // Forget D: its clusters go. Overwrite C with other text: its clusters go too.
+    await engine.forget(['D']);
+    expect(sessionsOf(await engine.duplicates()).every((s) => s[1] === 'C')).toBe(true);
+    await engine.save(unrelated('C'), { mode: 'overwrite' });
+    expect((await engine.duplicates()).total).toBe(0);
+    await engine.close();
+  });
+
+  it('a store whose checks were lost (a kill before the list was written, an older version) is checked again when listed', async () => {
+    const { dir, open } = fresh({ nearDuplicates: false });
+    let engine = await open();
+    await engine.save(original);
+    await engine.save(excerpt(original, 'C', 10, 20));
+    await engine.close();
+    engine = await open({ nearDuplicates: true });
+    const progress: number[] = [];
+    const healed = await engine.duplicates({}, (done) => progress.push(done));
+    expect(healed.total).toBeGreaterThan(0);
+    expect(progress).toEqual([1, 2]);
+    // The same clusters come back from a lost file, and from a save after the loss.
+    rmSync(path.join(dir, NEAR_DUPLICATES_FILE));
+    await engine.save(excerpt(original, 'D', 20, 30));
+    const again = await engine.duplicates();
+    expect(again.clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'C')).map((c) => c.id).sort()).toEqual(healed.clusters.map((c) => c.id).sort());
+    expect(again.clusters.some((c) => c.chunks.some((x) => x.sessionId === 'D'))).toBe(true);
+    await engine.close();
+  });
+});
