@@ -3,7 +3,7 @@
  * whose messages form trees, with regenerated answers and edited prompts), streams it through the
  * importer and prints the time taken and the peak resident memory.
  *
- *   npx tsx scripts/bench-import.ts [--size-mb 200] [--keep] [--host]
+ *   npx tsx scripts/bench-import.ts [--size-mb 200] [--keep] [--host [--trace-memory]]
  *
  * With `--host`, the export also goes through the app's host as web mode runs it (a separate
  * process): it is uploaded as a streamed request body, then previewed (every conversation read,
@@ -26,12 +26,16 @@ import { createReadStream } from 'node:fs';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { Readable } from 'node:stream';
+import { build } from 'esbuild';
 import { readTranscripts } from '../electron/importers/index.js';
+import { packagedBundle } from './bundleOptions.mjs';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const sizeMb = Number(option('--size-mb') ?? 200) || 200;
 const keep = args.includes('--keep');
+/** The host prints its memory every 5 s to stderr (RSS, V8 heap, memory outside the heap). */
+const traceMemory = args.includes('--trace-memory');
 
 /** Deterministic, so runs are comparable. */
 function random(seed: number): () => number {
@@ -163,7 +167,11 @@ async function throughHost(file: string, dir: string, expectedSessions: number):
   writeFileSync(seed, JSON.stringify({ session_id: 'seed', messages: [{ role: 'user', content: 'an earlier conversation' }] }));
   const saved = spawnSync(process.execPath, [path.resolve('bin', 'session-memory.mjs'), '--data', dataDir, '--model', 'use-lite-en', 'save', seed], { encoding: 'utf8', env: { ...process.env, SESSION_MEMORY_MODELS_DIR: path.resolve('.cache/models') } });
   if (saved.status !== 0) throw new Error(`seeding the store failed: ${saved.stderr}`);
-  const host = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve-host', dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // The app's host runs bundled (scripts/build-electron.mjs), not through tsx, whose loader thread
+  // and transpiled sources alone take ~50 MB: the host is bundled here the same way and run by node.
+  const bundle = path.resolve('.cache', 'bench-import-host.mjs');
+  await build({ ...packagedBundle, format: 'esm', packages: 'external', entryPoints: [fileURLToPath(import.meta.url)], outfile: bundle });
+  const host = spawn(process.execPath, [bundle, '--serve-host', dataDir, ...(traceMemory ? ['--trace-memory'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let buffered = '';
   host.stdout.setEncoding('utf8');
@@ -234,6 +242,13 @@ async function serveHost(dataDir: string): Promise<void> {
     },
   });
   console.log(JSON.stringify({ port: server.port, token: server.token }));
+  if (traceMemory) {
+    const started = performance.now();
+    setInterval(() => {
+      const m = process.memoryUsage();
+      console.error(`[host ${((performance.now() - started) / 1000).toFixed(0)} s] rss ${megabytes(m.rss)}, heap ${megabytes(m.heapUsed)} of ${megabytes(m.heapTotal)}, external ${megabytes(m.external)} (array buffers ${megabytes(m.arrayBuffers)})`);
+    }, 5000).unref();
+  }
   process.stdin.resume();
   process.stdin.on('end', () => {
     console.log(JSON.stringify({ peakRss: process.resourceUsage().maxRSS * 1024 }));
