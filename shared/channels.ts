@@ -15,6 +15,8 @@ export const CHANNEL_NAMES = [
   'search:query',
   'store:verify',
   'sessions:forget',
+  'duplicates:list',
+  'duplicates:dismiss',
   'settings:get',
   'app:openLogFolder',
   'settings:set',

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { CHANNEL_NAMES, EVENT_NAMES as EVENTS, type ChannelName } from './channels.js';
 import type {
+  DuplicateListing,
   ChunkDetail,
   SaveEvent,
   SaveProgress,
@@ -57,6 +58,15 @@ export const requestSchemas = {
       messageIds: z.array(id).min(1).max(100_000).optional(),
     })
     .strict(),
+  'duplicates:list': z
+    .object({
+      /** Lowest similarity listed, 0.9 to 1 (default 0.95). */
+      threshold: z.number().min(0.9).max(1).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+      includeDismissed: z.boolean().optional(),
+    })
+    .strict(),
+  'duplicates:dismiss': z.object({ clusterId: z.string().regex(/^[0-9a-f]{16}$/), threshold: z.number().min(0.9).max(1).optional() }).strict(),
   'settings:get': z.object({}).strict(),
   'app:openLogFolder': z.object({}).strict(),
   'settings:set': z
@@ -141,6 +151,8 @@ export interface ResponseMap {
   'search:query': SearchHit[];
   'store:verify': VerifyResult;
   'sessions:forget': Array<{ sessionId: string; messagesRemoved: number; chunksRemoved: number }>;
+  'duplicates:list': DuplicateListing;
+  'duplicates:dismiss': { dismissed: number };
   'settings:get': Settings;
   /** `opened` is false where the host cannot open folders (web mode): the path is then shown. */
   'app:openLogFolder': { opened: boolean; path: string };

@@ -20,7 +20,7 @@ async function writeTranscript(dir: string, name: string, body: unknown): Promis
   return file;
 }
 
-const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'sharedMessages', 'redacted', 'durationMs', 'warnings'];
+const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'sharedMessages', 'redacted', 'nearDuplicates', 'durationMs', 'warnings'];
 
 function transcript(count: number, sessionId = 'cli-session') {
   return {
@@ -75,6 +75,45 @@ describe('session-memory CLI', () => {
     const verify = await runCli(['--data', data, 'verify', '--json']);
     expect(verify.status).toBe(0);
     expect(JSON.parse(verify.stdout)).toEqual({ ok: true, sessions: 1, messages: 15, chunks: expect.any(Number), problems: [] });
+  });
+
+  it('duplicates lists what two sessions both hold, as text and as the documented JSON, and a dismissed cluster stays away', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const original = transcript(12, 'original');
+    // The same answers pasted into another conversation, under other ids and after another opening.
+    const copy = {
+      session_id: 'copy',
+      title: 'Pasted notes',
+      messages: [{ msg_id: 'c0', role: 'user', content: 'Which sourdough notes did I keep from last spring? Paste them here.' }, ...original.messages.slice(4, 10).map((m, i) => ({ ...m, msg_id: `c${i + 1}` }))],
+    };
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', original)])).status).toBe(0);
+    const saved = await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', copy)]);
+    expect(saved.stdout).toMatch(/; \d+ already in other sessions, see `duplicates`/);
+
+    const listed = await runCli(['--data', data, 'duplicates', '--json']);
+    expect(listed.status).toBe(0);
+    const listing = JSON.parse(listed.stdout);
+    expect(listing).toMatchObject({ threshold: 0.95, dismissed: 0 });
+    expect(listing.total).toBeGreaterThan(0);
+    const [first] = listing.clusters;
+    expect(Object.keys(first)).toEqual(['id', 'similarity', 'chunks']);
+    expect(Object.keys(first.chunks[0])).toEqual(['chunkId', 'sessionId', 'sessionTitle', 'text']);
+    expect(new Set(first.chunks.map((c: { sessionId: string }) => c.sessionId))).toEqual(new Set(['original', 'copy']));
+
+    const human = await runCli(['--data', data, 'duplicates', '--limit', '1']);
+    expect(human.stdout).toMatch(new RegExp(`^${listing.total} clusters? at similarity 0.95 or above`));
+    expect(human.stdout).toContain(`${first.id}  similarity`);
+    expect(human.stdout).toContain('copy (Pasted notes)');
+
+    expect((await runCli(['--data', data, 'duplicates', '--dismiss', first.id])).stdout).toMatch(new RegExp(`^Dismissed ${first.id}`));
+    const after = JSON.parse((await runCli(['--data', data, 'duplicates', '--json'])).stdout);
+    expect(after.total).toBe(listing.total - 1);
+    expect(after.dismissed).toBe(1);
+
+    const bad = await runCli(['--data', data, 'duplicates', '--threshold', '0.5']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--threshold must be a similarity from 0.9 to 1, not "0.5"/);
   });
 
   it('--session supplies the id, --mode overwrite and --sync-deletes work from the command line', async () => {

@@ -8,6 +8,7 @@ import type { SaveMode } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
 import { readTranscripts } from '../importers/index.js';
+import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR } from '../engine/nearDuplicates.js';
 import { watchTranscripts } from './watch.js';
 import {
   parseInclude,
@@ -25,6 +26,7 @@ import {
   maintainInBackground,
   ExitStatus,
   positiveInt,
+  similarity,
   oneLine,
   type GlobalOptions,
   type IncludedExtra,
@@ -261,6 +263,37 @@ export function buildProgram(io: Io = defaultIo): Command {
         for (const h of hits) {
           const copies = h.alsoIn.length > 0 ? `\n       also in: ${[...new Set(h.alsoIn.map((c) => c.sessionId))].join(', ')}` : '';
           io.out(`${h.score.toFixed(3)}  ${h.sessionId}  ${h.chunkId}\n       ${oneLine(h.text, 160)}${copies}`);
+        }
+      });
+    });
+
+  program
+    .command('duplicates')
+    .description('list chunks that other sessions hold too, the same or nearly (kept up to date by every save)')
+    .option('--threshold <similarity>', `lowest cosine similarity listed, ${NEAR_DUPLICATE_FLOOR} to 1`, (v) => similarity(v), DUPLICATE_THRESHOLD)
+    .option('--limit <n>', 'how many clusters', (v) => positiveInt(v, '--limit'), 20)
+    .option('--dismiss <clusterId>', 'dismiss a cluster: it is not listed again')
+    .option('--all', 'also list dismissed clusters')
+    .option('--json', 'print JSON: {threshold, total, dismissed, clusters: [{id, similarity, chunks: [{chunkId, sessionId, sessionTitle, text}]}]}')
+    .action(async (options: { threshold: number; limit: number; dismiss?: string; all?: boolean; json?: boolean }) => {
+      if (!(await storeExists(dataDirOf(globals())))) {
+        io.out(options.json ? JSON.stringify({ threshold: options.threshold, total: 0, dismissed: 0, clusters: [] }) : 'Nothing stored yet.');
+        return;
+      }
+      await withEngine(globals(), io, async (engine) => {
+        if (options.dismiss) {
+          const { dismissed } = await engine.dismissDuplicates(options.dismiss, options.threshold);
+          return io.out(options.json ? JSON.stringify({ dismissed: options.dismiss, chunks: dismissed }) : `Dismissed ${options.dismiss} (${dismissed} chunks).`);
+        }
+        const listing = await engine.duplicates({ threshold: options.threshold, limit: options.limit, includeDismissed: Boolean(options.all) }, (done, total) => {
+          if (!options.json && done === 1) io.err(`checking ${total} session${total === 1 ? '' : 's'} saved without a near-duplicate check`);
+        });
+        if (options.json) return io.out(JSON.stringify(listing));
+        if (listing.total === 0 && listing.clusters.length === 0) return io.out(`No near duplicates at similarity ${listing.threshold} or above${listing.dismissed > 0 ? ` (${listing.dismissed} dismissed)` : ''}.`);
+        io.out(`${listing.total} cluster${listing.total === 1 ? '' : 's'} at similarity ${listing.threshold} or above${listing.dismissed > 0 ? ` (${listing.dismissed} dismissed)` : ''}${listing.clusters.length < listing.total ? `; the first ${listing.clusters.length}` : ''}:`);
+        for (const cluster of listing.clusters) {
+          io.out(`\n${cluster.id}  similarity ${cluster.similarity.toFixed(3)}, ${cluster.chunks.length} chunks in ${new Set(cluster.chunks.map((c) => c.sessionId)).size} sessions${cluster.dismissed ? ' (dismissed)' : ''}`);
+          for (const c of cluster.chunks) io.out(`  ${c.sessionId}${c.sessionTitle ? ` (${oneLine(c.sessionTitle, 40)})` : ''}  ${c.chunkId}\n    ${oneLine(c.text, 150)}`);
         }
       });
     });

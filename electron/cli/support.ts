@@ -1,5 +1,6 @@
 /** What the CLI's commands share: options, output, the engine's lifetime, reports and exit statuses. */
 import path from 'node:path';
+import { NEAR_DUPLICATE_FLOOR } from '../engine/nearDuplicates.js';
 import { existsSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
@@ -41,8 +42,8 @@ export class UsageError extends Error {}
 
 /** The report fields `save --json` prints, in this order. */
 export function reportJson(report: SaveReport): Record<string, unknown> {
-  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, durationMs, warnings } = report;
-  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, durationMs, warnings };
+  const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, nearDuplicates, durationMs, warnings } = report;
+  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, nearDuplicates, durationMs, warnings };
 }
 
 export function describeReport(report: SaveReport): string {
@@ -52,7 +53,8 @@ export function describeReport(report: SaveReport): string {
   const removed = report.chunksDeleted > 0 ? `, ${report.chunksDeleted} removed` : '';
   const verb = report.dryRun ? 'would write' : '->';
   const redacted = report.redacted > 0 ? `, ${report.redacted} secret${report.redacted === 1 ? '' : 's'} redacted` : '';
-  return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings${redacted}, ${report.durationMs} ms)`;
+  const copies = report.nearDuplicates > 0 ? `; ${report.nearDuplicates} already in other sessions, see \`duplicates\`` : '';
+  return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings${redacted}, ${report.durationMs} ms)${copies}`;
 }
 
 export function engineLogger(io: Io): Logger {
@@ -176,6 +178,13 @@ export class ExitStatus extends Error {
 export function positiveInt(value: string, name: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive whole number, not "${value}"`);
+  return n;
+}
+
+/** A `--threshold`: a cosine similarity from the lowest kept (NEAR_DUPLICATE_FLOOR) to 1. */
+export function similarity(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < NEAR_DUPLICATE_FLOOR || n > 1) throw new UsageError(`--threshold must be a similarity from ${NEAR_DUPLICATE_FLOOR} to 1, not "${value}"`);
   return n;
 }
 

@@ -13,6 +13,7 @@ import { StagingArea, type StagedFile } from './staging.js';
 import { detachedString } from '../engine/normalize.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
+import { DUPLICATE_THRESHOLD } from '../engine/nearDuplicates.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
@@ -165,6 +166,14 @@ export class MemoryHost {
         return [await engine.forgetMessages(sessionIds[0]!, messageIds)];
       }
       return engine.forget(sessionIds);
+    },
+    'duplicates:list': async ({ threshold, limit, includeDismissed }) => {
+      if (!(await this.storeExists())) return { threshold: threshold ?? DUPLICATE_THRESHOLD, total: 0, dismissed: 0, clusters: [] };
+      return (await this.engine()).duplicates({ ...(threshold !== undefined ? { threshold } : {}), ...(limit ? { limit } : {}), includeDismissed: Boolean(includeDismissed) });
+    },
+    'duplicates:dismiss': async ({ clusterId, threshold }) => {
+      if (!(await this.storeExists())) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} in this store`);
+      return (await this.engine()).dismissDuplicates(clusterId, threshold);
     },
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),

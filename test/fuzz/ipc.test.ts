@@ -44,6 +44,8 @@ const ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 type Kind =
   | { type: 'string'; min: number; max: number }
   | { type: 'int'; min: number; max: number }
+  | { type: 'number'; min: number; max: number }
+  | { type: 'hex'; length: number }
   | { type: 'bool' }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'array'; of: Kind; min: number; max: number };
@@ -68,6 +70,10 @@ function conforms(kind: Kind, value: unknown): boolean {
       return typeof value === 'string' && codePoints(value) >= kind.min && codePoints(value) <= kind.max;
     case 'int':
       return typeof value === 'number' && Number.isInteger(value) && value >= kind.min && value <= kind.max;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && value >= kind.min && value <= kind.max;
+    case 'hex':
+      return typeof value === 'string' && value.length === kind.length && /^[0-9a-f]*$/.test(value);
     case 'bool':
       return typeof value === 'boolean';
     case 'enum':
@@ -132,9 +138,9 @@ function hostileValue(rng: Rng): unknown {
   return rng.weighted<() => unknown>([
     [2, () => null],
     [1, () => undefined],
-    [2, () => rng.pick([0, -0, -1, 1, 1.5, 50, 51, 200, 201, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])],
+    [2, () => rng.pick([0, -0, -1, 1, 1.5, 0.89, 0.9, 1.0000001, 50, 51, 200, 201, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])],
     [1, () => rng.chance(0.5)],
-    [3, () => rng.pick(['', ' ', 'x', 'true', '1', 'null', 'tools', 'thinking', 'incremental', 'dark', 'en', '__proto__', 'constructor', '../../etc/passwd', '\u0000'])],
+    [3, () => rng.pick(['', ' ', 'x', '0123456789abcdef', '0123456789ABCDEF', '0123456789abcdeg', 'true', '1', 'null', 'tools', 'thinking', 'incremental', 'dark', 'en', '__proto__', 'constructor', '../../etc/passwd', '\u0000'])],
     [2, () => randomText(rng, rng.pick([1, 10, 255, 256, 511, 512, 513, 2000, 2001, 4096, 4097]))],
     [1, () => 'x'.repeat(rng.pick([100_000, 3_000_000]))],
     [2, () => rng.pick<unknown>([{}, [], [null], [''], ['tools', 'tools', 'tools'], ['x'], [1, 2], { length: 1 }, { 0: 'a', length: 1 }])],
@@ -200,6 +206,19 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
       fields: {
         sessionIds: { kind: { type: 'array', of: ID, min: 1, max: 10_000 }, required: true, valid: (rng) => Array.from({ length: rng.int(1, 3) }, () => id(rng)) },
         messageIds: { kind: { type: 'array', of: ID, min: 1, max: 100_000 }, required: false, valid: (rng) => Array.from({ length: rng.int(1, 3) }, () => id(rng)) },
+      },
+    },
+    'duplicates:list': {
+      fields: {
+        threshold: { kind: { type: 'number', min: 0.9, max: 1 }, required: false, valid: (rng) => rng.pick([0.9, 0.95, 0.975, 1]) },
+        limit: { kind: { type: 'int', min: 1, max: 1000 }, required: false, valid: (rng) => rng.int(1, 1000) },
+        includeDismissed: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) },
+      },
+    },
+    'duplicates:dismiss': {
+      fields: {
+        clusterId: { kind: { type: 'hex', length: 16 }, required: true, valid: (rng) => Array.from({ length: 16 }, () => rng.pick([...'0123456789abcdef'])).join('') },
+        threshold: { kind: { type: 'number', min: 0.9, max: 1 }, required: false, valid: (rng) => rng.pick([0.9, 0.95, 1]) },
       },
     },
     'settings:get': { fields: {} },

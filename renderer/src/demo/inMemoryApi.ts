@@ -4,7 +4,7 @@
  * neural embedding). The component tests run the UI against it, and the `?mock` demo build shows it; the
  * shipping app never loads it.
  */
-import type { Chunk, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import type { Chunk, DuplicateCluster, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
 import { emptySaveReport, FORK_MIN_SHARED, type ForkOf } from '../../../shared/domain.js';
 import { bytesFromBase64, chunkMessages, cosine, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 
@@ -191,6 +191,10 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       history,
     });
     settings.storeModel ??= settings.model;
+    const writtenIds = new Set(written.map((chunk) => chunk.chunkId));
+    report.nearDuplicates = duplicateClusters(0.95)
+      .flatMap((cluster) => cluster.chunks)
+      .filter((chunk) => writtenIds.has(chunk.chunkId)).length;
     return report;
   };
 
@@ -229,6 +233,39 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       if (shared >= FORK_MIN_SHARED && (!best || shared > best.sharedMessages || (shared === best.sharedMessages && other.archivedAt < sessions.get(best.sessionId)!.archivedAt))) best = { sessionId: other.sessionId, sharedMessages: shared };
     }
     return best;
+  };
+
+  /** Dismissed near-duplicate clusters, by id. */
+  const dismissedClusters = new Set<string>();
+  /** Chunks of different sessions (not branches of each other) at `threshold` or above, as the real host clusters them. */
+  const duplicateClusters = (threshold: number): DuplicateCluster[] => {
+    const chunks = allChunks();
+    const related = (a: string, b: string) => forkOf(requireSession(a))?.sessionId === b || forkOf(requireSession(b))?.sessionId === a;
+    const parent = new Map<string, string>();
+    const find = (x: string): string => (parent.get(x) === x ? x : find(parent.get(x)!));
+    const weakest = new Map<string, number>();
+    for (let i = 0; i < chunks.length; i++) {
+      for (let j = i + 1; j < chunks.length; j++) {
+        const [x, y] = [chunks[i]!, chunks[j]!];
+        if (x.chunk.sessionId === y.chunk.sessionId || related(x.chunk.sessionId, y.chunk.sessionId)) continue;
+        const similarity = x.chunk.text === y.chunk.text ? 1 : Math.round(cosine(x.vector, y.vector) * 10_000) / 10_000;
+        if (similarity < threshold) continue;
+        for (const id of [x.chunk.chunkId, y.chunk.chunkId]) if (!parent.has(id)) parent.set(id, id);
+        const [rx, ry] = [find(x.chunk.chunkId), find(y.chunk.chunkId)];
+        const low = Math.min(similarity, weakest.get(rx) ?? 1, weakest.get(ry) ?? 1);
+        parent.set(rx, ry);
+        weakest.set(ry, low);
+      }
+    }
+    const groups = new Map<string, Array<{ chunk: Chunk }>>();
+    for (const c of chunks) if (parent.has(c.chunk.chunkId)) groups.set(find(c.chunk.chunkId), [...(groups.get(find(c.chunk.chunkId)) ?? []), c]);
+    return [...groups.entries()]
+      .map(([root, members]) => ({
+        id: stableHash(members.map((m) => m.chunk.chunkId).sort().join('\n')),
+        similarity: weakest.get(root) ?? 1,
+        chunks: members.map(({ chunk }) => ({ chunkId: chunk.chunkId, sessionId: chunk.sessionId, sessionTitle: requireSession(chunk.sessionId).title, text: chunk.text })),
+      }))
+      .sort((a, b) => b.similarity - a.similarity || b.chunks.length - a.chunks.length);
   };
 
   const handlers: Handlers = {
@@ -395,6 +432,22 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         const report = save({ sessionId, title: session.title, messages: remaining.map(({ msgId, role, content }) => ({ msgId, role, content })) }, { syncDeletes: true });
         return { sessionId, messagesRemoved: report.deleted, chunksRemoved: report.chunksDeleted };
       });
+    },
+    'duplicates:list': async ({ threshold = 0.95, limit = 50, includeDismissed = false }) => {
+      const clusters = duplicateClusters(threshold);
+      const shown = clusters.filter((c) => includeDismissed || !dismissedClusters.has(c.id));
+      return {
+        threshold,
+        total: clusters.filter((c) => !dismissedClusters.has(c.id)).length,
+        dismissed: clusters.filter((c) => dismissedClusters.has(c.id)).length,
+        clusters: shown.slice(0, limit).map((c) => (dismissedClusters.has(c.id) ? { ...c, dismissed: true } : c)),
+      };
+    },
+    'duplicates:dismiss': async ({ clusterId, threshold = 0.95 }) => {
+      const cluster = duplicateClusters(threshold).find((c) => c.id === clusterId);
+      if (!cluster) throw new HostError('not_found', `no near-duplicate cluster ${clusterId} at similarity ${threshold} (list them again: sessions may have changed)`);
+      dismissedClusters.add(clusterId);
+      return { dismissed: cluster.chunks.length };
     },
     'settings:get': async () => ({ ...settings }),
     'app:openLogFolder': async () => ({ opened: settings.nativeDialogs, path: settings.logDir ?? `${settings.dataDir}/logs` }),
