@@ -10,18 +10,20 @@ import { MemoryProvider } from './memory.js';
 import { PreferencesProvider, usePreferences } from './preferences.js';
 import { hrefFor, navigate, useRoute, type Route } from './router.js';
 import { ChunkView } from './views/ChunkView.js';
+import { DuplicatesView } from './views/DuplicatesView.js';
 import { ImportView } from './views/ImportView.js';
 import { SearchView } from './views/SearchView.js';
 import { SessionsView } from './views/SessionsView.js';
 import { SessionView } from './views/SessionView.js';
 import { SettingsView } from './views/SettingsView.js';
 
-type Section = 'sessions' | 'search' | 'import' | 'settings';
+type Section = 'sessions' | 'search' | 'import' | 'duplicates' | 'settings';
 
-const NAV: Array<{ section: Section; label: MessageKey; icon: 'sessions' | 'search' | 'import' | 'settings' }> = [
+const NAV: Array<{ section: Section; label: MessageKey; icon: 'sessions' | 'search' | 'import' | 'duplicates' | 'settings' }> = [
   { section: 'sessions', label: 'nav.sessions', icon: 'sessions' },
   { section: 'search', label: 'nav.search', icon: 'search' },
   { section: 'import', label: 'nav.import', icon: 'import' },
+  { section: 'duplicates', label: 'nav.duplicates', icon: 'duplicates' },
   { section: 'settings', label: 'nav.settings', icon: 'settings' },
 ];
 
@@ -29,6 +31,7 @@ const SECTION_HREF: Record<Section, string> = {
   sessions: hrefFor({ name: 'sessions' }),
   search: hrefFor({ name: 'search', query: '' }),
   import: hrefFor({ name: 'import' }),
+  duplicates: hrefFor({ name: 'duplicates' }),
   settings: hrefFor({ name: 'settings' }),
 };
 
@@ -42,6 +45,8 @@ function sectionOf(route: Route): Section | null {
       return 'search';
     case 'import':
       return 'import';
+    case 'duplicates':
+      return 'duplicates';
     case 'settings':
       return 'settings';
     case 'notFound':
@@ -140,6 +145,8 @@ function CurrentView({ route }: { route: Route }): ReactNode {
       return <SearchView query={route.query} />;
     case 'import':
       return <ImportView />;
+    case 'duplicates':
+      return <DuplicatesView />;
     case 'settings':
       return <SettingsView />;
     case 'notFound':

@@ -26,6 +26,8 @@ export function sourceName(source: string | undefined, t: Translate): string {
 export interface Formatters {
   number(value: number): string;
   percent(fraction: number): string;
+  /** A percentage to one decimal (a similarity of 0.964 is 96.4 %, not 96 %). */
+  percentPrecise(fraction: number): string;
   date(iso: string): string;
   dateTime(iso: string): string;
   shortDate(iso: string): string;
@@ -47,6 +49,7 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 export function createFormatters(language: Language, t: Translate): Formatters {
   const numberFormat = new Intl.NumberFormat(language);
   const percentFormat = new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 0 });
+  const precisePercentFormat = new Intl.NumberFormat(language, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium' });
   const dateTimeFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
   const shortDateFormat = new Intl.DateTimeFormat(language, { month: 'short', day: 'numeric' });
@@ -58,6 +61,8 @@ export function createFormatters(language: Language, t: Translate): Formatters {
   return {
     number: (value) => numberFormat.format(value),
     percent: (fraction) => percentFormat.format(fraction),
+    // Rounded down, so that 0.9996 does not read as the 100 % of identical text.
+    percentPrecise: (fraction) => precisePercentFormat.format(Math.floor(fraction * 1000) / 1000),
     date: (iso) => {
       const date = valid(iso);
       return date ? dateFormat.format(date) : t('common.unknown');

@@ -11,6 +11,7 @@ export type Route =
   | { name: 'chunk'; chunkId: string }
   | { name: 'search'; query: string }
   | { name: 'import' }
+  | { name: 'duplicates' }
   | { name: 'settings' }
   | { name: 'notFound'; path: string };
 
@@ -43,6 +44,7 @@ export function parseHash(hash: string): Route {
   if (head === 'search' && parts.length === 1) return { name: 'search', query: query.get('q') ?? '' };
   if (head === 'import' && parts.length === 1) return { name: 'import' };
   if (head === 'settings' && parts.length === 1) return { name: 'settings' };
+  if (head === 'duplicates' && parts.length === 1) return { name: 'duplicates' };
   return { name: 'notFound', path: raw };
 }
 
@@ -58,6 +60,8 @@ export function hrefFor(route: Route): string {
       return route.query ? `#/search?${new URLSearchParams({ q: route.query }).toString()}` : '#/search';
     case 'import':
       return '#/import';
+    case 'duplicates':
+      return '#/duplicates';
     case 'settings':
       return '#/settings';
     case 'notFound':

@@ -9,6 +9,7 @@ import { Icon, Loading, PageHeader, ProgressBar } from '../components/ui.js';
 import { useFormat } from '../format.js';
 import { errorTitle, useT, type MessageKey } from '../i18n.js';
 import { selectedSessions, sessionKey, useImportFlow, type ImportMode, type StagedFileEntry } from '../importFlow.js';
+import { hrefFor } from '../router.js';
 
 const STATUS_KEYS: Record<StagedFileEntry['status'], MessageKey> = {
   reading: 'import.file.reading',
@@ -315,6 +316,7 @@ function ResultSection({ result }: { result: ImportResult }): ReactNode {
     skipped: 0,
     deleted: 0,
   });
+  const nearDuplicates = reports.reduce((sum, report) => sum + (report.nearDuplicates ?? 0), 0);
   return (
     <section className="card" aria-labelledby="result-title">
       <header className="card__header">
@@ -325,6 +327,11 @@ function ResultSection({ result }: { result: ImportResult }): ReactNode {
           <p role="status" className={result.cancelled ? 'notice' : 'success'}>
             {result.cancelled ? t('import.cancelled') : t('import.doneSummary', { sessions: reports.length, ...totals })}
           </p>
+          {nearDuplicates > 0 && (
+            <p className="notice">
+              {t('import.nearDuplicates', { n: nearDuplicates })} <a href={hrefFor({ name: 'duplicates' })}>{t('import.reviewDuplicates')}</a>
+            </p>
+          )}
         </div>
         <button type="button" className="button button--primary" onClick={flow.reset}>
           {t('import.again')}
