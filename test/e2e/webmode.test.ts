@@ -160,4 +160,32 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
     expect(problems).toEqual([]);
     expect(readFileSync(path.join(SHOTS, '04-session.png')).length).toBeGreaterThan(10_000);
   });
+
+  it('an import that copies another session\'s passages links to the duplicates, which can be dismissed', async () => {
+    // The archived sourdough answers pasted into another conversation (other ids, another opening).
+    const archived = transcript(8, true).messages;
+    const pasted = {
+      session_id: 'baking-notes',
+      title: 'Baking notes',
+      messages: [{ msg_id: 'b0', role: 'user', content: 'Here are my notes on the starter, keep them with the bread plans.' }, ...archived.slice(2).map((m, i) => ({ ...m, msg_id: `b${i + 1}` }))],
+    };
+    await page.getByRole('link', { name: 'Import' }).click();
+    const more = page.getByRole('button', { name: 'Import more files' });
+    if (await more.isVisible()) await more.click();
+    await dropFile(page, 'baking-notes.json', pasted);
+    await page.getByRole('button', { name: 'Import 1 session' }).click();
+    await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60_000 });
+    await page.getByText(/^Already kept by other sessions: \d+ chunks? from this import\./).waitFor();
+    await page.getByRole('link', { name: 'Review duplicates' }).click();
+    const clusters = page.getByRole('list', { name: 'Duplicate clusters' }).locator(':scope > li');
+    await expect.poll(() => clusters.count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const before = await clusters.count();
+    await expect.poll(() => clusters.first().getByRole('link', { name: 'Baking notes' }).isVisible()).toBe(true);
+    await expect.poll(() => clusters.first().getByRole('link', { name: 'Sourdough planning' }).isVisible()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, '08-duplicates.png'), fullPage: true });
+    await clusters.first().getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(() => clusters.count(), { timeout: 20_000 }).toBe(before - 1);
+    await page.getByText(/1 dismissed/).waitFor();
+    expect(problems).toEqual([]);
+  });
 });
