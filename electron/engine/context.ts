@@ -33,6 +33,8 @@ export interface MemoryEngineOptions {
   vectorIndexMinRows?: number;
   /** Look up each save's new chunks in the other sessions for `duplicates` (nearDuplicates.ts). Default true; off only to measure what it costs. */
   nearDuplicates?: boolean;
+  /** Told how long each save's near-duplicate check took (the benchmark's `nearDupOverhead`). */
+  onNearDuplicateCheck?: (ms: number) => void;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */

@@ -190,7 +190,9 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
     // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
     if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
+      const checkStarted = performance.now();
       report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint });
+      ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted);
     }
     record.writesSinceOptimize += writer.commits;
     // A cancelled save holds only part of its input: the next save of it must look again.
