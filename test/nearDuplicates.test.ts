@@ -3,7 +3,7 @@
  * a cluster, kept up to date by every save, without branches of one conversation, with dismissals
  * that stay, and healed when a save's check was lost.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
@@ -122,7 +122,7 @@ describe('near-duplicate review', () => {
   });
 
   it('a dismissed cluster stays dismissed across restarts; forgetting or editing a copy removes its clusters', async () => {
-    const { open } = fresh();
+    const { dir, open } = fresh();
     let engine = await open();
     await engine.save(original);
     await engine.save(excerpt(original, 'C', 10, 20));
@@ -141,6 +141,10 @@ describe('near-duplicate review', () => {
 
     // Forget D: its clusters go. Overwrite C with other text: its clusters go too.
     await engine.forget(['D']);
+    // The file keeps no trace of a forgotten session, even before the list is read again.
+    const kept = JSON.parse(readFileSync(path.join(dir, NEAR_DUPLICATES_FILE), 'utf8')) as { checked: Record<string, string>; pairs: Array<{ as: string; bs: string }> };
+    expect(Object.keys(kept.checked).sort()).toEqual(['A', 'C']);
+    expect(kept.pairs.some((p) => p.as === 'D' || p.bs === 'D')).toBe(false);
     expect(sessionsOf(await engine.duplicates()).every((s) => s[1] === 'C')).toBe(true);
     await engine.save(unrelated('C'), { mode: 'overwrite' });
     expect((await engine.duplicates()).total).toBe(0);

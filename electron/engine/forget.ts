@@ -11,6 +11,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { MessageInput, SaveEvent, SaveReport, SessionInput } from '../../shared/domain.js';
+import { dropSessionsFromNearDuplicates } from './nearDuplicates.js';
 import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
 import { crashPoint } from './crashPoints.js';
@@ -125,6 +126,7 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   record.storeVersion = await ctx.store.version();
   record.writesSinceOptimize = 0;
   await ctx.records.write(record);
+  await dropSessionsFromNearDuplicates(ctx, ids);
   const { events } = await readSaveEvents(ctx.dataDir);
   for (const forgotten of journal.sessions) {
     if (events.some((e) => e.sessionId === forgotten.sessionId && e.forgotten === true && e.at === journal.at)) continue;

@@ -205,6 +205,18 @@ export async function refreshNearDuplicates(ctx: EngineContext, record: ArchiveR
   await writeFile(ctx.dataDir, file);
 }
 
+/** After a forget (under the write lock): the forgotten sessions leave no pair and no mark in the file. */
+export async function dropSessionsFromNearDuplicates(ctx: EngineContext, sessionIds: readonly string[]): Promise<void> {
+  const gone = new Set(sessionIds);
+  const file = await readFile(ctx.dataDir);
+  if (!sessionIds.some((id) => id in file.checked) && !file.pairs.some((p) => gone.has(p.as) || gone.has(p.bs))) return;
+  file.pairs = file.pairs.filter((p) => !gone.has(p.as) && !gone.has(p.bs));
+  const keys = new Set(file.pairs.map(pairKey));
+  file.dismissed = file.dismissed.filter((k) => keys.has(k));
+  for (const id of sessionIds) delete file.checked[id];
+  await writeFile(ctx.dataDir, file);
+}
+
 /** True when the file does not describe the archive record (refreshNearDuplicates has work to do). */
 export async function nearDuplicatesStale(ctx: EngineContext, record: ArchiveRecord): Promise<boolean> {
   const file = await readFile(ctx.dataDir);
