@@ -88,7 +88,11 @@ async function writeFile(dataDir: string, file: NearDuplicateFile): Promise<void
  */
 async function pairsOf(ctx: EngineContext, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>): Promise<Pair[]> {
   const byHash = new Map<string, ChunkRecord[]>();
-  for (const chunk of chunks) byHash.set(chunk.textHash, [...(byHash.get(chunk.textHash) ?? []), chunk]);
+  for (const chunk of chunks) {
+    const same = byHash.get(chunk.textHash);
+    if (same) same.push(chunk);
+    else byHash.set(chunk.textHash, [chunk]);
+  }
   const pairs: Pair[] = [];
   const known = [...byHash.keys()].filter((h) => !freshHashes.has(h));
   const copies = known.length > 0 ? await ctx.store.chunksWithTextHashes(known, sessionId) : [];
@@ -145,34 +149,29 @@ export async function checkSaved(
   if (entry) file.checked[sessionId] = entry.fingerprint;
   else delete file.checked[sessionId];
   await writeFile(ctx.dataDir, file);
-  const relatives = branchRelatives(record, sessionId);
+  const related = branchRelation(record);
   const written = new Set(save.written.map((c) => c.chunkId));
   const reported = new Set<string>();
   for (const pair of found) {
     if (pair.s < DUPLICATE_THRESHOLD) continue;
     const [own, other] = pair.as === sessionId ? [pair.a, pair.bs] : [pair.b, pair.as];
-    if (written.has(own) && !relatives.has(other)) reported.add(own);
+    if (written.has(own) && !related(sessionId, other)) reported.add(own);
   }
   return reported.size;
 }
 
-/** The sessions `sessionId` branched from and those branched from it, at any depth. */
-function branchRelatives(record: ArchiveRecord, sessionId: string): Set<string> {
-  const parentOf = (id: string) => {
-    const fork = record.sessions[id]?.fork_of;
-    return fork && record.sessions[fork.session_id] ? fork.session_id : undefined;
+/** Whether one of two sessions branched from the other, at any depth (see forks.ts). */
+function branchRelation(record: ArchiveRecord): (x: string, y: string) => boolean {
+  const ancestors = new Map<string, Set<string>>();
+  const of = (id: string): Set<string> => {
+    let found = ancestors.get(id);
+    if (found) return found;
+    found = new Set();
+    for (let fork = record.sessions[id]?.fork_of; fork && record.sessions[fork.session_id] && !found.has(fork.session_id) && fork.session_id !== id; fork = record.sessions[fork.session_id]?.fork_of) found.add(fork.session_id);
+    ancestors.set(id, found);
+    return found;
   };
-  const relatives = new Set<string>();
-  for (let p = parentOf(sessionId); p !== undefined && !relatives.has(p) && p !== sessionId; p = parentOf(p)) relatives.add(p);
-  for (const id of Object.keys(record.sessions)) {
-    for (let p = parentOf(id), depth = 0; p !== undefined && depth < 1000; p = parentOf(p), depth++) {
-      if (p === sessionId) {
-        relatives.add(id);
-        break;
-      }
-    }
-  }
-  return relatives;
+  return (x, y) => of(x).has(y) || of(y).has(x);
 }
 
 /**
@@ -253,11 +252,7 @@ function clustersOf(file: NearDuplicateFile, record: ArchiveRecord, threshold: n
     }
     return root;
   };
-  const relativesOf = new Map<string, Set<string>>();
-  const related = (x: string, y: string) => {
-    if (!relativesOf.has(x)) relativesOf.set(x, branchRelatives(record, x));
-    return relativesOf.get(x)!.has(y);
-  };
+  const related = branchRelation(record);
   const listed = file.pairs.filter((p) => p.s >= threshold && p.as !== p.bs && record.sessions[p.as] && record.sessions[p.bs] && !related(p.as, p.bs));
   for (const p of listed) {
     for (const id of [p.a, p.b]) if (!parent.has(id)) parent.set(id, id);
@@ -265,14 +260,19 @@ function clustersOf(file: NearDuplicateFile, record: ArchiveRecord, threshold: n
     if (ra !== rb) parent.set(ra, rb);
   }
   const groups = new Map<string, Pair[]>();
-  for (const p of listed) groups.set(find(p.a), [...(groups.get(find(p.a)) ?? []), p]);
+  for (const p of listed) {
+    const root = find(p.a);
+    const group = groups.get(root);
+    if (group) group.push(p);
+    else groups.set(root, [p]);
+  }
   return [...groups.values()].map((pairs) => {
     const chunkIds = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort();
     return {
       id: createHash('sha256').update(chunkIds.join('\n')).digest('hex').slice(0, 16),
       chunkIds,
       pairs,
-      similarity: Math.min(...pairs.map((p) => p.s)),
+      similarity: pairs.reduce((low, p) => Math.min(low, p.s), 1),
       dismissed: pairs.every((p) => dismissed.has(pairKey(p))),
     };
   });
