@@ -387,7 +387,13 @@ function drawQueries(count: number): string[] {
 // ---------------------------------------------------------------------------------------------
 // Measurements
 
+/** Time spent in saves' near-duplicate checks (nearDuplicates.ts), collected through the engine's hook. */
+let nearDupCheckMs = 0;
+const onNearDuplicateCheck = (ms: number) => (nearDupCheckMs += ms);
+
 interface ProbeResult {
+  /** Each append's near-duplicate check over the rest of that append, median. */
+  nearDupOverhead: number;
   firstSaveMs: number;
   resaveMs: number;
   resaveSamplesMs: number[];
@@ -409,12 +415,15 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
   const resaves: Array<[SaveReport, number]> = [];
   for (let i = 0; i < RESAVES; i++) resaves.push(await timed(() => engine.save(base)));
   const appendSamplesMs: number[] = [];
+  const checkShares: number[] = [];
   let appendChunks = 0;
   let autoOptimizeDuringAppend = false;
   for (let k = 1; k <= APPENDS; k++) {
     const longer = probeSession(id, PROBE_MESSAGES + k * APPEND_MESSAGES, source);
     const before = (await engine.store.stats()).fragments;
+    nearDupCheckMs = 0;
     const [report, ms] = await timed(() => engine.save(longer));
+    checkShares.push(nearDupCheckMs / (ms - nearDupCheckMs));
     // An append only adds fragments; fewer afterwards means the engine's periodic compaction ran inside it.
     if ((await engine.store.stats()).fragments < before) autoOptimizeDuringAppend = true;
     if (report.new !== APPEND_MESSAGES) throw new Error(`append ${k} of ${id}: expected ${APPEND_MESSAGES} new messages, got ${report.new}`);
@@ -422,6 +431,7 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
     appendChunks += report.chunksWritten;
   }
   return {
+    nearDupOverhead: median(checkShares),
     firstSaveMs,
     resaveMs: median(resaves.map(([, ms]) => ms)),
     resaveSamplesMs: resaves.map(([, ms]) => ms),
@@ -494,6 +504,8 @@ interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'me
   syntheticChunks: number;
   sessions: number;
   fillMs: number;
+  /** The near-duplicate check of an append, over the rest of that append (median of the appends). */
+  nearDupOverhead: number;
   resaveMs: number;
   resaveSamplesMs: number[];
   appendMs: number;
@@ -576,7 +588,7 @@ async function main(): Promise<void> {
     const warmEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'warm-up'), embedder });
     await measureProbe(warmEngine, 'probe-warm-up', source);
     await warmEngine.close();
-    const emptyEngine = await MemoryEngine.open({ dataDir: emptyDir, embedder });
+    const emptyEngine = await MemoryEngine.open({ dataDir: emptyDir, embedder, onNearDuplicateCheck });
     flushDisk();
     const empty = await measureProbe(emptyEngine, 'probe-empty', source);
     const emptySearch = await measureSearch(emptyEngine, embedder, queries, queryVectors);
@@ -598,7 +610,7 @@ async function main(): Promise<void> {
       const fill = await filler.fillTo(target);
       log(`  filled ${fill.rows} chunks in ${(fill.ms / 1000).toFixed(1)} s (${filler.written} synthetic in total)`);
 
-      const engine = await MemoryEngine.open({ dataDir: largeDir, embedder });
+      const engine = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck });
       try {
         const beforeOptimize = await engine.store.stats();
         const sizeBefore = await dirBytes(storeDir);
@@ -623,7 +635,7 @@ async function main(): Promise<void> {
         if (!probe.resaveFastPath) log('  warning: a re-save did not take the session-level fast path');
         if (probe.autoOptimizeDuringAppend) log('  note: the engine\'s periodic optimize ran inside one of the timed appends');
         log(`  probe: first save ${fmt(probe.firstSaveMs, 0)} ms, re-save ${fmt(probe.resaveMs)} ms ` +
-          `[${probe.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}] (${fmt(probe.resaveMs / empty.resaveMs, 2)}x empty), append ${fmt(probe.appendMs, 0)} ms [${probe.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${fmt(probe.appendMs / empty.appendMs, 2)}x empty)`);
+          `[${probe.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}] (${fmt(probe.resaveMs / empty.resaveMs, 2)}x empty), append ${fmt(probe.appendMs, 0)} ms [${probe.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${fmt(probe.appendMs / empty.appendMs, 2)}x empty; near-duplicate check ${(probe.nearDupOverhead * 100).toFixed(1)}% of the rest)`);
 
         const atSearch = await inspectTable(storeDir);
         const s = await measureSearch(engine, embedder, queries, queryVectors);
@@ -686,6 +698,7 @@ async function main(): Promise<void> {
           appendSamplesMs: probe.appendSamplesMs.map(Math.round),
           resaveRatio: Math.round((probe.resaveMs / empty.resaveMs) * 100) / 100,
           appendRatio: Math.round((probe.appendMs / empty.appendMs) * 100) / 100,
+          nearDupOverhead: Math.round(probe.nearDupOverhead * 1000) / 1000,
           firstSaveMs: Math.round(probe.firstSaveMs),
           recordRebuildMs: Math.round(recordRebuildMs),
           recordBytes,
