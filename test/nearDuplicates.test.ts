@@ -151,6 +151,21 @@ describe('near-duplicate review', () => {
     await engine.close();
   });
 
+  it('finds near copies through the vector index of a large store, not only by a flat scan', async () => {
+    const { dir } = fresh();
+    // A small threshold stands in for the 10k chunks from which a store gets its IVF-PQ index.
+    const engine = await openEngine(dir, embedder, { vectorIndexMinRows: 300 });
+    await engine.save(original);
+    for (let s = 0; s < 3; s++) await engine.save(conversation(240, { sessionId: `filler-${s}`, start: 2000 + s * 1000 }));
+    expect((await engine.maintain()).vectorIndexBuilt).toBe(true);
+    const near = await engine.save(excerpt(original, 'D', 20, 30, (t) => t.replace('steady', 'stable')));
+    expect(near.nearDuplicates).toBeGreaterThan(0);
+    const withA = (await engine.duplicates({ limit: 1000 })).clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'D') && c.chunks.some((x) => x.sessionId === 'A'));
+    expect(withA.length).toBeGreaterThan(0);
+    for (const c of withA) expect(c.chunks.find((x) => x.sessionId === 'A')!.text).toBe(c.chunks.find((x) => x.sessionId === 'D')!.text.replaceAll('stable', 'steady'));
+    await engine.close();
+  });
+
   it('a store whose checks were lost (a kill before the list was written, an older version) is checked again when listed', async () => {
     const { dir, open } = fresh({ nearDuplicates: false });
     let engine = await open();

@@ -4,7 +4,7 @@
  * an import preview, so they read only the columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { sqlIn, sqlString, type Row } from './storeRows.js';
+import { sqlIn, sqlString, vectorOf, type Row } from './storeRows.js';
 
 export interface ChunkLocation {
   chunkId: string;
@@ -38,26 +38,54 @@ export async function chunksWithTextHashes(chunks: lancedb.Table, textHashes: re
 
 /**
  * For each vector, at most `k` chunks of other sessions than `sessionId` whose cosine distance is at
- * most `maxDistance`, nearest first. Many vectors go into one search (`addQueryVector`). Without a
- * vector index the flat scan skips the session's own rows (a prefilter); with one, the index is
- * searched first and the session's rows are dropped after, since filtering every row before an
- * index search costs several times the search itself (measured at 100k rows).
+ * most `maxDistance`, nearest first, with exact distances.
+ *
+ * With a vector index: one LanceDB search for many vectors (`addQueryVector`), 4 partitions probed
+ * (a near copy lies in its original's partition or the next), the session's own rows dropped after
+ * the search (filtering every row first costs several times the search), and the candidates'
+ * distances computed here from their full vectors (LanceDB's distance range applies to the
+ * index's approximate distances and lost true copies when tried).
+ * Without one (a store under VECTOR_INDEX_MIN_ROWS, or one whose index is not built yet): the other
+ * sessions' vectors are read once, in batches, and compared here. LanceDB's flat search re-reads the
+ * table for every query vector (about 3 µs a row each time, measured), which for a save's hundreds of
+ * new chunks costs far more than reading it once.
  */
 export async function nearestInOtherSessions(chunks: lancedb.Table, indexed: boolean, vectors: readonly Float32Array[], sessionId: string, maxDistance: number, k: number): Promise<Neighbour[][]> {
   const results = vectors.map(() => [] as Neighbour[]);
-  for (let start = 0; start < vectors.length; start += QUERY_BATCH) {
-    const batch = vectors.slice(start, start + QUERY_BATCH);
-    let query = chunks.vectorSearch(Array.from(batch[0]!));
-    for (const vector of batch.slice(1)) query = query.addQueryVector(Array.from(vector));
-    query = query.distanceType('cosine').distanceRange(undefined, maxDistance).where(`session_id != ${sqlString(sessionId)}`).select(['chunk_id', 'session_id', '_distance']);
-    // A near duplicate lies in its copy's partition or the next: a few probes find it, and the
-    // candidates' exact distances are computed again from their full vectors.
-    query = indexed ? query.nprobes(4).refineFactor(2).limit(k + 2).postfilter() : query.limit(k);
-    const rows = (await query.toArray()) as Row[];
-    for (const row of rows) {
-      // A search for one vector has no query_index column.
-      const list = results[start + (batch.length === 1 ? 0 : Number(row.query_index))]!;
-      list.push({ chunkId: String(row.chunk_id), sessionId: String(row.session_id), distance: Number(row._distance) });
+  if (vectors.length === 0) return results;
+  const others = `session_id != ${sqlString(sessionId)}`;
+  if ((await chunks.countRows(others)) === 0) return results;
+  const minSimilarity = 1 - maxDistance;
+  const consider = (list: Neighbour[], chunkId: string, otherSession: string, similarity: number) => {
+    if (similarity >= minSimilarity) list.push({ chunkId, sessionId: otherSession, distance: Math.max(0, 1 - similarity) });
+  };
+  if (indexed) {
+    for (let start = 0; start < vectors.length; start += QUERY_BATCH) {
+      const batch = vectors.slice(start, start + QUERY_BATCH);
+      let query = chunks.vectorSearch(Array.from(batch[0]!));
+      for (const vector of batch.slice(1)) query = query.addQueryVector(Array.from(vector));
+      const rows = (await query.distanceType('cosine').nprobes(4).limit(k + 2).postfilter().where(others).select(['chunk_id', 'session_id', 'vector']).toArray()) as Row[];
+      for (const row of rows) {
+        // A search for one vector has no query_index column.
+        const at = start + (batch.length === 1 ? 0 : Number(row.query_index));
+        consider(results[at]!, String(row.chunk_id), String(row.session_id), cosine(vectors[at]!, vectorOf(row.vector)));
+      }
+    }
+  } else {
+    const norms = vectors.map(norm);
+    for await (const batch of chunks.query().where(others).select(['chunk_id', 'session_id', 'vector'])) {
+      const ids = batch.getChild('chunk_id')!;
+      const sessions = batch.getChild('session_id')!;
+      const column = batch.getChild('vector')!;
+      for (let row = 0; row < batch.numRows; row++) {
+        const stored = vectorOf(column.get(row));
+        const storedNorm = norm(stored);
+        if (storedNorm === 0) continue;
+        for (let q = 0; q < vectors.length; q++) {
+          const similarity = dot(vectors[q]!, stored) / (norms[q]! * storedNorm || 1);
+          if (similarity >= minSimilarity) consider(results[q]!, String(ids.get(row)), String(sessions.get(row)), similarity);
+        }
+      }
     }
   }
   for (const list of results) {
@@ -65,6 +93,30 @@ export async function nearestInOtherSessions(chunks: lancedb.Table, indexed: boo
     list.length = Math.min(list.length, k);
   }
   return results;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum0 = 0;
+  let sum1 = 0;
+  let sum2 = 0;
+  let sum3 = 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    sum0 += a[i]! * b[i]!;
+    sum1 += a[i + 1]! * b[i + 1]!;
+    sum2 += a[i + 2]! * b[i + 2]!;
+    sum3 += a[i + 3]! * b[i + 3]!;
+  }
+  for (; i < n; i++) sum0 += a[i]! * b[i]!;
+  return sum0 + sum1 + sum2 + sum3;
+}
+
+const norm = (v: Float32Array): number => Math.sqrt(dot(v, v));
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  const n = norm(a) * norm(b);
+  return n === 0 ? 0 : dot(a, b) / n;
 }
 
 /** Which of these text hashes some stored chunk has. */
