@@ -155,7 +155,8 @@ export class ChunkStore {
 
   /** For each vector, up to `k` chunks of other sessions within `maxDistance` (cosine), nearest first (storeLookups.ts). */
   async nearestInOtherSessions(vectors: readonly Float32Array[], sessionId: string, maxDistance: number, k: number): Promise<Neighbour[][]> {
-    return nearestInOtherSessions(this.chunks, await this.hasIndex('vector'), vectors, sessionId, maxDistance, k);
+    const index = (await this.hasIndex('vector')) ? ((await this.chunks.listIndices()).find((i) => i.columns.length === 1 && i.columns[0] === 'vector')?.name ?? null) : null;
+    return nearestInOtherSessions(this.chunks, index, vectors, sessionId, maxDistance, k);
   }
 
   /** Which of these text hashes some stored chunk has (a dry run's count of embeddings, without reading vectors). */
