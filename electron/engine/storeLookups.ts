@@ -66,6 +66,8 @@ export async function nearestInOtherSessions(chunks: lancedb.Table, indexed: str
     // Rows added since the index was last updated are not in it: LanceDB would scan them flat for
     // every query vector (12 ms a query with 2.5k such rows in a 100k store, measured). The index is
     // searched alone (`fastSearch`) and those rows, the newest by creation time, are compared here.
+    // Statistics without the index's centroids (LanceDB warns that it includes them unless told).
+    process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ??= 'false';
     const unindexed = (await chunks.indexStats(indexed))?.numUnindexedRows ?? 0;
     for (let start = 0; start < vectors.length; start += QUERY_BATCH) {
       const batch = vectors.slice(start, start + QUERY_BATCH);

@@ -4,9 +4,10 @@
  * neural embedding). The component tests run the UI against it, and the `?mock` demo build shows it; the
  * shipping app never loads it.
  */
-import type { Chunk, DuplicateCluster, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
-import { emptySaveReport, FORK_MIN_SHARED, type ForkOf } from '../../../shared/domain.js';
-import { bytesFromBase64, chunkMessages, cosine, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
+import type { Chunk, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import { emptySaveReport, type ForkOf } from '../../../shared/domain.js';
+import { bytesFromBase64, chunkMessages, cosine, forkAmong, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
+import { ToyDuplicates } from './toyDuplicates.js';
 
 export { EMBEDDING_DIMENSIONS, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 import {
@@ -192,9 +193,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     });
     settings.storeModel ??= settings.model;
     const writtenIds = new Set(written.map((chunk) => chunk.chunkId));
-    report.nearDuplicates = duplicateClusters(0.95)
-      .flatMap((cluster) => cluster.chunks)
-      .filter((chunk) => writtenIds.has(chunk.chunkId)).length;
+    report.nearDuplicates = duplicates.countOf(writtenIds);
     return report;
   };
 
@@ -222,51 +221,13 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     emit('onModelDownload', { file: model, loaded: 1, total: 1, status: 'ready' });
   };
 
-  /** As the engine records it: the other session sharing the longest leading run (at least FORK_MIN_SHARED). */
-  const forkOf = (session: StoredSession): ForkOf | null => {
-    let best: ForkOf | null = null;
-    // Only sessions archived before it (the map keeps the order they were first saved in).
-    for (const other of sessions.values()) {
-      if (other === session) break;
-      let shared = 0;
-      while (shared < session.messages.length && shared < other.messages.length && session.messages[shared]!.role === other.messages[shared]!.role && session.messages[shared]!.content === other.messages[shared]!.content) shared++;
-      if (shared >= FORK_MIN_SHARED && (!best || shared > best.sharedMessages || (shared === best.sharedMessages && other.archivedAt < sessions.get(best.sessionId)!.archivedAt))) best = { sessionId: other.sessionId, sharedMessages: shared };
-    }
-    return best;
-  };
+  const forkOf = (session: StoredSession): ForkOf | null => forkAmong(session, sessions.values());
 
-  /** Dismissed near-duplicate clusters, by id. */
-  const dismissedClusters = new Set<string>();
-  /** Chunks of different sessions (not branches of each other) at `threshold` or above, as the real host clusters them. */
-  const duplicateClusters = (threshold: number): DuplicateCluster[] => {
-    const chunks = allChunks();
-    const related = (a: string, b: string) => forkOf(requireSession(a))?.sessionId === b || forkOf(requireSession(b))?.sessionId === a;
-    const parent = new Map<string, string>();
-    const find = (x: string): string => (parent.get(x) === x ? x : find(parent.get(x)!));
-    const weakest = new Map<string, number>();
-    for (let i = 0; i < chunks.length; i++) {
-      for (let j = i + 1; j < chunks.length; j++) {
-        const [x, y] = [chunks[i]!, chunks[j]!];
-        if (x.chunk.sessionId === y.chunk.sessionId || related(x.chunk.sessionId, y.chunk.sessionId)) continue;
-        const similarity = x.chunk.text === y.chunk.text ? 1 : Math.round(cosine(x.vector, y.vector) * 10_000) / 10_000;
-        if (similarity < threshold) continue;
-        for (const id of [x.chunk.chunkId, y.chunk.chunkId]) if (!parent.has(id)) parent.set(id, id);
-        const [rx, ry] = [find(x.chunk.chunkId), find(y.chunk.chunkId)];
-        const low = Math.min(similarity, weakest.get(rx) ?? 1, weakest.get(ry) ?? 1);
-        parent.set(rx, ry);
-        weakest.set(ry, low);
-      }
-    }
-    const groups = new Map<string, Array<{ chunk: Chunk }>>();
-    for (const c of chunks) if (parent.has(c.chunk.chunkId)) groups.set(find(c.chunk.chunkId), [...(groups.get(find(c.chunk.chunkId)) ?? []), c]);
-    return [...groups.entries()]
-      .map(([root, members]) => ({
-        id: stableHash(members.map((m) => m.chunk.chunkId).sort().join('\n')),
-        similarity: weakest.get(root) ?? 1,
-        chunks: members.map(({ chunk }) => ({ chunkId: chunk.chunkId, sessionId: chunk.sessionId, sessionTitle: requireSession(chunk.sessionId).title, text: chunk.text })),
-      }))
-      .sort((a, b) => b.similarity - a.similarity || b.chunks.length - a.chunks.length);
-  };
+  const duplicates = new ToyDuplicates(
+    () => allChunks().map(({ chunk, vector }) => ({ ...chunk, vector })),
+    (a, b) => forkOf(requireSession(a))?.sessionId === b || forkOf(requireSession(b))?.sessionId === a,
+    (sessionId) => requireSession(sessionId).title,
+  );
 
   const handlers: Handlers = {
     'sessions:list': async () =>
@@ -433,22 +394,8 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         return { sessionId, messagesRemoved: report.deleted, chunksRemoved: report.chunksDeleted };
       });
     },
-    'duplicates:list': async ({ threshold = 0.95, limit = 50, includeDismissed = false }) => {
-      const clusters = duplicateClusters(threshold);
-      const shown = clusters.filter((c) => includeDismissed || !dismissedClusters.has(c.id));
-      return {
-        threshold,
-        total: clusters.filter((c) => !dismissedClusters.has(c.id)).length,
-        dismissed: clusters.filter((c) => dismissedClusters.has(c.id)).length,
-        clusters: shown.slice(0, limit).map((c) => (dismissedClusters.has(c.id) ? { ...c, dismissed: true } : c)),
-      };
-    },
-    'duplicates:dismiss': async ({ clusterId, threshold = 0.95 }) => {
-      const cluster = duplicateClusters(threshold).find((c) => c.id === clusterId);
-      if (!cluster) throw new HostError('not_found', `no near-duplicate cluster ${clusterId} at similarity ${threshold} (list them again: sessions may have changed)`);
-      dismissedClusters.add(clusterId);
-      return { dismissed: cluster.chunks.length };
-    },
+    'duplicates:list': async (request) => duplicates.list(request),
+    'duplicates:dismiss': async ({ clusterId, threshold }) => duplicates.dismiss(clusterId, threshold),
     'settings:get': async () => ({ ...settings }),
     'app:openLogFolder': async () => ({ opened: settings.nativeDialogs, path: settings.logDir ?? `${settings.dataDir}/logs` }),
     'settings:set': async (change) => {

@@ -2,8 +2,8 @@
  * The demo host's toy engine: stable hashes for ids, hashed character n-grams in place of a neural
  * embedding, reading JSON and Markdown transcripts, and chunking messages by length.
  */
-import type { Chunk, Role, SessionInput, StoredMessage } from '../../../shared/domain.js';
-import { ROLES } from '../../../shared/domain.js';
+import type { Chunk, ForkOf, Role, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import { FORK_MIN_SHARED, ROLES } from '../../../shared/domain.js';
 import type { ErrorCode } from '../../../shared/errors.js';
 import type { SkippedPart } from '../../../shared/ipc.js';
 
@@ -153,4 +153,19 @@ export function chunkMessages(sessionId: string, messages: StoredMessage[], crea
     for (const msgId of new Set(chunk.msgIds)) byId.get(msgId)?.chunkIds.push(chunk.chunkId);
   }
   return chunks;
+}
+
+/**
+ * As the engine records it: of the sessions archived before `session` (`inOrder` lists them in the
+ * order they were first saved), the one sharing its longest leading run, at least FORK_MIN_SHARED.
+ */
+export function forkAmong<S extends { sessionId: string; archivedAt: string; messages: Array<{ role: string; content: string }> }>(session: S, inOrder: Iterable<S>): ForkOf | null {
+  let best: { fork: ForkOf; archivedAt: string } | null = null;
+  for (const other of inOrder) {
+    if (other === session) break;
+    let shared = 0;
+    while (shared < session.messages.length && shared < other.messages.length && session.messages[shared]!.role === other.messages[shared]!.role && session.messages[shared]!.content === other.messages[shared]!.content) shared++;
+    if (shared >= FORK_MIN_SHARED && (!best || shared > best.fork.sharedMessages || (shared === best.fork.sharedMessages && other.archivedAt < best.archivedAt))) best = { fork: { sessionId: other.sessionId, sharedMessages: shared }, archivedAt: other.archivedAt };
+  }
+  return best?.fork ?? null;
 }
