@@ -156,6 +156,11 @@ export interface ForkOf {
   sharedMessages: number;
 }
 
+/** Lowest cosine similarity at which two chunks of different sessions are kept as near duplicates. */
+export const NEAR_DUPLICATE_FLOOR = 0.9;
+/** Default similarity from which `duplicates` lists a pair, and from which a save counts one. */
+export const DUPLICATE_THRESHOLD = 0.95;
+
 /** A chunk of a near-duplicate cluster. */
 export interface DuplicateChunk {
   chunkId: string;

@@ -16,7 +16,7 @@ import type {
   SessionSummary,
   VerifyResult,
 } from './domain.js';
-import { SAVE_MODES } from './domain.js';
+import { NEAR_DUPLICATE_FLOOR, SAVE_MODES } from './domain.js';
 import type { ErrorInfo } from './errors.js';
 
 /** Most bytes one staged file may carry (a large ChatGPT export fits). */
@@ -26,6 +26,8 @@ export const MAX_INLINE_STAGED_BYTES = 256 * 1024 * 1024;
 
 const id = z.string().min(1).max(512);
 const include = z.array(z.enum(['tools', 'thinking'])).max(2).optional();
+
+const similarityThreshold = z.number().min(NEAR_DUPLICATE_FLOOR).max(1);
 
 export const requestSchemas = {
   'sessions:list': z.object({}).strict(),
@@ -60,13 +62,13 @@ export const requestSchemas = {
     .strict(),
   'duplicates:list': z
     .object({
-      /** Lowest similarity listed, 0.9 to 1 (default 0.95). */
-      threshold: z.number().min(0.9).max(1).optional(),
+      /** Lowest similarity listed, NEAR_DUPLICATE_FLOOR to 1 (default DUPLICATE_THRESHOLD). */
+      threshold: similarityThreshold.optional(),
       limit: z.number().int().min(1).max(1000).optional(),
       includeDismissed: z.boolean().optional(),
     })
     .strict(),
-  'duplicates:dismiss': z.object({ clusterId: z.string().regex(/^[0-9a-f]{16}$/), threshold: z.number().min(0.9).max(1).optional() }).strict(),
+  'duplicates:dismiss': z.object({ clusterId: z.string().regex(/^[0-9a-f]{16}$/), threshold: similarityThreshold.optional() }).strict(),
   'settings:get': z.object({}).strict(),
   'app:openLogFolder': z.object({}).strict(),
   'settings:set': z

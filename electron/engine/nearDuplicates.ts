@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { DuplicateCluster, DuplicateListing } from '../../shared/domain.js';
+import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, type DuplicateCluster, type DuplicateListing } from '../../shared/domain.js';
 import type { ArchiveRecord } from './archiveRecord.js';
 import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext } from './context.js';
@@ -26,10 +26,9 @@ import { EngineError } from './errors.js';
 import type { ChunkRecord } from './store.js';
 
 export const NEAR_DUPLICATES_FILE = 'near-duplicates.json';
-/** Lowest similarity kept: `duplicates --threshold` can go down to this without a new scan. */
-export const NEAR_DUPLICATE_FLOOR = 0.9;
-/** Default similarity from which `duplicates` lists a pair, and from which a save reports one. */
-export const DUPLICATE_THRESHOLD = 0.95;
+// The lowest similarity kept (`duplicates --threshold` can go down to it without a new scan) and
+// the default one, shared with the IPC contract and the app.
+export { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR } from '../../shared/domain.js';
 /** Nearest chunks of other sessions kept per chunk. */
 const NEIGHBOURS = 4;
 

@@ -4,6 +4,7 @@
  * an import preview, so they read only the columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
+import { cosine } from './collapse.js';
 import { sqlIn, sqlString, vectorOf, type Row } from './storeRows.js';
 
 export interface ChunkLocation {
@@ -136,11 +137,6 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 const norm = (v: Float32Array): number => Math.sqrt(dot(v, v));
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  const n = norm(a) * norm(b);
-  return n === 0 ? 0 : dot(a, b) / n;
-}
 
 /** Which of these text hashes some stored chunk has. */
 export async function storedTextHashes(chunks: lancedb.Table, textHashes: readonly string[]): Promise<Set<string>> {

@@ -2,7 +2,7 @@
  * The demo's near-duplicate review: every pair of chunks of two sessions (not branches of each
  * other) whose toy vectors are close, joined into clusters, as the real host lists them.
  */
-import type { Chunk, DuplicateCluster, DuplicateListing } from '../../../shared/domain.js';
+import { DUPLICATE_THRESHOLD, type Chunk, type DuplicateCluster, type DuplicateListing } from '../../../shared/domain.js';
 import { cosine, HostError, stableHash } from './toyEngine.js';
 
 export class ToyDuplicates {
@@ -43,7 +43,7 @@ export class ToyDuplicates {
       .sort((a, b) => b.similarity - a.similarity || b.chunks.length - a.chunks.length);
   }
 
-  list({ threshold = 0.95, limit = 50, includeDismissed = false }: { threshold?: number; limit?: number; includeDismissed?: boolean }): DuplicateListing {
+  list({ threshold = DUPLICATE_THRESHOLD, limit = 50, includeDismissed = false }: { threshold?: number; limit?: number; includeDismissed?: boolean }): DuplicateListing {
     const clusters = this.clusters(threshold);
     const isDismissed = (c: DuplicateCluster) => this.dismissed.has(c.id);
     return {
@@ -57,7 +57,7 @@ export class ToyDuplicates {
     };
   }
 
-  dismiss(clusterId: string, threshold = 0.95): { dismissed: number } {
+  dismiss(clusterId: string, threshold = DUPLICATE_THRESHOLD): { dismissed: number } {
     const cluster = this.clusters(threshold).find((c) => c.id === clusterId);
     if (!cluster) throw new HostError('not_found', `no near-duplicate cluster ${clusterId} at similarity ${threshold} (list them again: sessions may have changed)`);
     this.dismissed.add(clusterId);
@@ -66,7 +66,7 @@ export class ToyDuplicates {
 
   /** How many of these chunks have a copy in another session (a save report's `nearDuplicates`). */
   countOf(chunkIds: ReadonlySet<string>): number {
-    return this.clusters(0.95)
+    return this.clusters(DUPLICATE_THRESHOLD)
       .flatMap((c) => c.chunks)
       .filter((c) => chunkIds.has(c.chunkId)).length;
   }

@@ -4,7 +4,7 @@
  * opened, dismissed (it stays dismissed), or resolved by deleting a session that holds a copy.
  */
 import { useId, useMemo, useState, type ReactNode } from 'react';
-import type { DuplicateCluster } from '../../../shared/domain.js';
+import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, type DuplicateCluster } from '../../../shared/domain.js';
 import { useReportError } from '../alerts.js';
 import { Icon, Loading, LoadFailed, PageHeader } from '../components/ui.js';
 import { shortId, useFormat } from '../format.js';
@@ -13,12 +13,12 @@ import { useApi, useMemoryQuery } from '../memory.js';
 import { chunkHref, sessionHref } from '../router.js';
 import { ForgetDialog, type ForgetTarget } from './ForgetDialog.js';
 
-const THRESHOLDS = [0.9, 0.95, 0.97, 0.99, 1] as const;
+const THRESHOLDS = [NEAR_DUPLICATE_FLOOR, DUPLICATE_THRESHOLD, 0.97, 0.99, 1] as const;
 
 export function DuplicatesView(): ReactNode {
   const t = useT();
   const thresholdId = useId();
-  const [threshold, setThreshold] = useState<number>(0.95);
+  const [threshold, setThreshold] = useState<number>(DUPLICATE_THRESHOLD);
   const [showDismissed, setShowDismissed] = useState(false);
   const [forget, setForget] = useState<ForgetTarget | null>(null);
   const listing = useMemoryQuery(`duplicates:${threshold}:${showDismissed}`, (api) => api['duplicates:list']({ threshold, limit: 200, includeDismissed: showDismissed }));
