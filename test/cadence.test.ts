@@ -2,26 +2,15 @@
  * Chunks do not depend on how often a session is saved: message by message, two at a time or at once,
  * the session ends with the same chunks, and each save re-embeds at most the one chunk it reopens.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, engineTestBed } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
-const cleanups: Array<() => void> = [];
-beforeAll(async () => {
-  embedder = await startTestEmbedder();
-});
-afterAll(async () => {
-  await embedder.close();
-  for (const c of cleanups) c();
-});
+const bed = engineTestBed();
 
 async function chunksAfter(input: SessionInput, step: number | null): Promise<{ chunkIds: string[]; texts: string[]; embeddings: number; maxPerSave: number }> {
-  const { dir, cleanup } = tempDir();
-  cleanups.push(cleanup);
-  const engine = await openEngine(dir, embedder);
+  const engine = await bed.open(bed.dataDir());
   let embeddings = 0;
   let maxPerSave = 0;
   const sizes = step === null ? [input.messages.length] : Array.from({ length: Math.ceil(input.messages.length / step) }, (_, i) => Math.min(input.messages.length, (i + 1) * step));

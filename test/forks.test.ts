@@ -3,25 +3,14 @@
  * from it, with how many messages they share; each stays whole when the other is overwritten or
  * forgotten.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, engineTestBed } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
-const cleanups: Array<() => void> = [];
-beforeAll(async () => {
-  embedder = await startTestEmbedder();
-});
-afterAll(async () => {
-  await embedder.close();
-  for (const c of cleanups) c();
-});
+const bed = engineTestBed();
 
 async function fresh() {
-  const { dir, cleanup } = tempDir();
-  cleanups.push(cleanup);
-  return openEngine(dir, embedder);
+  return bed.open(bed.dataDir());
 }
 
 const idless = (s: SessionInput): SessionInput => ({ ...s, messages: s.messages.map(({ role, content }): MessageInput => ({ role, content })) });

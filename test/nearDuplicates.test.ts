@@ -5,26 +5,16 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, engineTestBed } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
-const cleanups: Array<() => void> = [];
-beforeAll(async () => {
-  embedder = await startTestEmbedder();
-});
-afterAll(async () => {
-  await embedder.close();
-  for (const c of cleanups) c();
-});
+const bed = engineTestBed();
 
 function fresh(options: { nearDuplicates?: boolean } = {}) {
-  const { dir, cleanup } = tempDir();
-  cleanups.push(cleanup);
-  return { dir, open: (more: { nearDuplicates?: boolean } = {}) => openEngine(dir, embedder, { ...options, ...more }) };
+  const dir = bed.dataDir();
+  return { dir, open: (more: { nearDuplicates?: boolean } = {}) => bed.open(dir, { ...options, ...more }) };
 }
 
 /** Openings of the excerpts, unlike each other and unlike `conversation()`. */
@@ -154,7 +144,7 @@ describe('near-duplicate review', () => {
   it('finds near copies through the vector index of a large store, not only by a flat scan', async () => {
     const { dir } = fresh();
     // A small threshold stands in for the 10k chunks from which a store gets its IVF-PQ index.
-    const engine = await openEngine(dir, embedder, { vectorIndexMinRows: 300, optimizeEvery: 10_000 });
+    const engine = await bed.open(dir, { vectorIndexMinRows: 300, optimizeEvery: 10_000 });
     await engine.save(original);
     for (let s = 0; s < 3; s++) await engine.save(conversation(240, { sessionId: `filler-${s}`, start: 2000 + s * 1000 }));
     expect((await engine.maintain()).vectorIndexBuilt).toBe(true);

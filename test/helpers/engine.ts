@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
@@ -9,6 +10,31 @@ import { TEST_MODELS_DIR } from './model.js';
 export function tempDir(prefix = 'sm-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * What most engine tests of a file share: the real offline model, started once, and data folders
+ * removed after the file's tests. Call at the top level of a test file.
+ */
+export function engineTestBed(): { embedder: () => WorkerEmbedder; dataDir: () => string; open: (dataDir: string, extra?: Partial<MemoryEngineOptions>) => Promise<MemoryEngine> } {
+  let embedder: WorkerEmbedder | undefined;
+  const cleanups: Array<() => void> = [];
+  beforeAll(async () => {
+    embedder = await startTestEmbedder();
+  });
+  afterAll(async () => {
+    await embedder?.close();
+    for (const cleanup of cleanups) cleanup();
+  });
+  return {
+    embedder: () => embedder!,
+    dataDir: () => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      return dir;
+    },
+    open: (dataDir, extra = {}) => openEngine(dataDir, embedder!, extra),
+  };
 }
 
 /** The real offline model in a worker thread, shared by the tests of one file. */
