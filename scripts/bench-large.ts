@@ -625,10 +625,10 @@ async function main(): Promise<void> {
           `size ${mb(sizeBefore)} -> ${mb(sizeAfter)} MB on disk, live ${mb(live.dataBytes)} MB data + ${mb(live.indexBytes)} MB indexes ` +
           `(${live.indexes.map((i) => `${i.name} ${mb(i.bytes)}`).join(', ')}); fragments ${beforeOptimize.fragments} -> ${afterOptimize.fragments}, version ${afterOptimize.version}`);
 
-        // The store moved on behind the engine's back (fill, optimize): the first save rebuilds the archive record from it.
+        // The store moved on behind the engine's back (fill, optimize): the first save rebuilds the archive record from it, and its near-duplicate check reads the new sessions' vectors into the sketch.
         const [, recordRebuildMs] = await timed(() => engine.save({ sessionId: `warm-up-${target}`, messages: [{ role: 'user', content: 'warm-up' }] }));
         const recordBytes = (await fs.stat(path.join(largeDir, '.archived_sessions.json'))).size;
-        log(`  warm-up save (rebuilds the archive record): ${fmt(recordRebuildMs, 0)} ms; record file ${mb(recordBytes)} MB`);
+        log(`  warm-up save (rebuilds the archive record, adds the new sessions to the vector sketch): ${fmt(recordRebuildMs, 0)} ms; record file ${mb(recordBytes)} MB`);
 
         flushDisk();
         const probe = await measureProbe(engine, `probe-${target}`, source);

@@ -1,13 +1,14 @@
 /**
  * Near-duplicate review: the same or nearly the same text stored by different sessions is listed as
- * a cluster, kept up to date by every save, without branches of one conversation, with dismissals
- * that stay, and healed when a save's check was lost.
+ * a cluster, kept up to date by every save (of this process or another), without branches of one
+ * conversation, with dismissals that stay, and healed when a save's check or the sketch was lost.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
 import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
+import { SKETCH_FILE } from '../electron/engine/vectorSketch.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
@@ -141,25 +142,36 @@ describe('near-duplicate review', () => {
     await engine.close();
   });
 
-  it('finds near copies through the vector index of a large store, not only by a flat scan', async () => {
+  it('finds copies of what another process saved, in a store with a vector index, and after the sketch file is lost or cut short', async () => {
     const { dir } = fresh();
-    // A small threshold stands in for the 10k chunks from which a store gets its IVF-PQ index.
-    const engine = await bed.open(dir, { vectorIndexMinRows: 300, optimizeEvery: 10_000 });
-    await engine.save(original);
-    for (let s = 0; s < 3; s++) await engine.save(conversation(240, { sessionId: `filler-${s}`, start: 2000 + s * 1000 }));
-    expect((await engine.maintain()).vectorIndexBuilt).toBe(true);
-    const near = await engine.save(excerpt(original, 'D', 20, 30, (t) => t.replace('steady', 'stable')));
+    // Two engines on one folder stand for two processes (the app and the CLI); a small threshold
+    // stands in for the 10k chunks from which a store gets its vector index.
+    const first = await bed.open(dir, { vectorIndexMinRows: 300, optimizeEvery: 10_000 });
+    const second = await bed.open(dir, { vectorIndexMinRows: 300, optimizeEvery: 10_000 });
+    await first.save(original);
+    for (let s = 0; s < 3; s++) await first.save(conversation(240, { sessionId: `filler-${s}`, start: 2000 + s * 1000 }));
+    expect((await first.maintain()).vectorIndexBuilt).toBe(true);
+    const near = await second.save(excerpt(original, 'D', 20, 30, (t) => t.replace('steady', 'stable')));
     expect(near.nearDuplicates).toBeGreaterThan(0);
-    const withA = (await engine.duplicates({ limit: 1000 })).clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'D') && c.chunks.some((x) => x.sessionId === 'A'));
+    const withA = (await second.duplicates({ limit: 1000 })).clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'D') && c.chunks.some((x) => x.sessionId === 'A'));
     expect(withA.length).toBeGreaterThan(0);
     for (const c of withA) expect(c.chunks.find((x) => x.sessionId === 'A')!.text).toBe(c.chunks.find((x) => x.sessionId === 'D')!.text.replaceAll('stable', 'steady'));
-    // Rows written since the index was built are not in it yet: a near copy of one is found too.
-    await engine.save(unrelated('T'));
-    const copy = unrelated('U');
-    const edited = { ...copy, messages: copy.messages.map((m) => ({ ...m, content: m.content.replace('bicycle', 'bike') })) };
-    expect((await engine.save(edited)).nearDuplicates).toBeGreaterThan(0);
-    expect((await engine.duplicates({ limit: 1000 })).clusters.some((c) => c.chunks.some((x) => x.sessionId === 'T') && c.chunks.some((x) => x.sessionId === 'U'))).toBe(true);
-    await engine.close();
+    // Each engine finds what the other saved since its own last save.
+    await second.save(unrelated('T'));
+    const bike = (sessionId: string) => {
+      const copy = unrelated(sessionId);
+      return { ...copy, messages: copy.messages.map((m) => ({ ...m, content: m.content.replace('bicycle', 'bike') })) };
+    };
+    expect((await first.save(bike('U'))).nearDuplicates).toBeGreaterThan(0);
+    // The sketch file lost, then cut short: it is built again from the store.
+    rmSync(path.join(dir, SKETCH_FILE));
+    expect((await second.save(bike('V'))).nearDuplicates).toBeGreaterThan(0);
+    truncateSync(path.join(dir, SKETCH_FILE), statSync(path.join(dir, SKETCH_FILE)).size - 100);
+    expect((await first.save(bike('W'))).nearDuplicates).toBeGreaterThan(0);
+    const bikes = (await first.duplicates({ limit: 1000 })).clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'T'));
+    expect(new Set(bikes.flatMap((c) => c.chunks.map((x) => x.sessionId)))).toEqual(new Set(['T', 'U', 'V', 'W']));
+    await first.close();
+    await second.close();
   });
 
   it('a store whose checks were lost (a kill before the list was written, an older version) is checked again when listed', async () => {

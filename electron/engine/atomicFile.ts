@@ -6,12 +6,12 @@ import { crashPoint } from './crashPoints.js';
  * Replaces a file so that a reader sees the old content or the new, never a mix or nothing:
  * write a temporary file beside it, fsync it, rename it over the target, fsync the directory.
  */
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const handle = await fs.open(temp, 'w', 0o644);
   try {
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);
     await handle.sync();
   } finally {
     await handle.close();

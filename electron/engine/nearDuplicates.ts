@@ -4,12 +4,12 @@
  * `near-duplicates.json` so that `duplicates` lists them at once whatever the store's size.
  *
  * The list is kept up to date by every save: the chunks it wrote are looked up against the other
- * sessions' chunks (a text another session holds, by hash; a text new to the store, by one batched
- * vector search), and pairs of chunks it removed are dropped. The file also records, per session,
- * the fingerprint of the content that was checked: a session whose archive entry says otherwise
- * (a save that died before writing this file, a store from before this file existed, a file lost)
- * is checked again in full when the list is next read. The file is derived data and is only ever
- * written under the write lock.
+ * sessions' chunks (a text another session holds, by hash; a text new to the store, by the codes
+ * of the vector sketch and then exactly: nearestChunks.ts), and pairs of chunks it removed are
+ * dropped. The file also records, per session, the fingerprint of the content that was checked: a
+ * session whose archive entry says otherwise (a save that died before writing this file, a store
+ * from before this file existed, a file lost) is checked again in full when the list is next read.
+ * The file is derived data and is only ever written under the write lock.
  *
  * Pairs between a session and the sessions it branched from (or that branched from it) are not
  * listed: those copies are the shared history of a branch, shown as such in the session view.
@@ -23,7 +23,9 @@ import type { ArchiveRecord } from './archiveRecord.js';
 import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
+import { nearestInOtherSessions, recordSaved, syncedSketch } from './nearestChunks.js';
 import type { ChunkRecord } from './store.js';
+import type { VectorSketch } from './vectorSketch.js';
 
 export const NEAR_DUPLICATES_FILE = 'near-duplicates.json';
 // The lowest similarity kept (`duplicates --threshold` can go down to it without a new scan) and
@@ -85,7 +87,7 @@ async function writeFile(dataDir: string, file: NearDuplicateFile): Promise<void
  * texts embedded by this save, which no other chunk can hold; every other text is looked up by hash
  * first (the same text is similarity 1), and only texts without a copy are searched by vector.
  */
-async function pairsOf(ctx: EngineContext, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>): Promise<Pair[]> {
+async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>): Promise<Pair[]> {
   const byHash = new Map<string, ChunkRecord[]>();
   for (const chunk of chunks) {
     const same = byHash.get(chunk.textHash);
@@ -101,14 +103,16 @@ async function pairsOf(ctx: EngineContext, sessionId: string, chunks: readonly C
     for (const own of byHash.get(copy.textHash)!) pairs.push(makePair(own, copy, 1));
   }
   const searched = [...byHash.entries()].filter(([hash, own]) => !copied.has(hash) && own[0]!.vector.length > 0);
-  const neighbours = await ctx.store.nearestInOtherSessions(
+  const neighbours = await nearestInOtherSessions(
+    ctx,
+    sketch,
     searched.map(([, own]) => own[0]!.vector),
     sessionId,
-    1 - NEAR_DUPLICATE_FLOOR,
+    NEAR_DUPLICATE_FLOOR,
     NEIGHBOURS,
   );
   searched.forEach(([, own], i) => {
-    for (const near of neighbours[i]!) for (const chunk of own) pairs.push(makePair(chunk, near, 1 - near.distance));
+    for (const near of neighbours[i]!) for (const chunk of own) pairs.push(makePair(chunk, near, near.similarity));
   });
   return pairs;
 }
@@ -128,6 +132,7 @@ export async function checkSaved(
   const file = await readFile(ctx.dataDir);
   const { sessionId } = save;
   const entry = record.sessions[sessionId];
+  const sketch = await syncedSketch(ctx, record, sessionId);
   const complete = save.previousFingerprint === undefined || file.checked[sessionId] === save.previousFingerprint;
   let chunks = save.written;
   let removed = save.removed;
@@ -135,7 +140,8 @@ export async function checkSaved(
     chunks = await ctx.store.sessionChunks(sessionId, true);
     removed = new Set(file.pairs.filter((p) => p.as === sessionId || p.bs === sessionId).flatMap((p) => [p.a, p.b]));
   }
-  const found = await pairsOf(ctx, sessionId, chunks, complete ? save.freshHashes : new Set());
+  const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? save.freshHashes : new Set());
+  await recordSaved(ctx, sketch, { sessionId, previous: save.previousFingerprint, fingerprint: entry?.fingerprint, removed: save.removed, written: save.written });
   const kept = file.pairs.filter((p) => !removed.has(p.a) && !removed.has(p.b));
   const keys = new Set(kept.map(pairKey));
   for (const pair of found) {
@@ -188,9 +194,10 @@ export async function refreshNearDuplicates(ctx: EngineContext, record: ArchiveR
   for (const p of file.pairs) keys.add(pairKey(p));
   for (const id of gone) delete file.checked[id];
   let done = 0;
+  const sketch = stale.length > 0 ? await syncedSketch(ctx, record) : null;
   for (const entry of stale) {
     const chunks = await ctx.store.sessionChunks(entry.session_id, true);
-    for (const pair of await pairsOf(ctx, entry.session_id, chunks, new Set())) {
+    for (const pair of await pairsOf(ctx, sketch!, entry.session_id, chunks, new Set())) {
       if (keys.has(pairKey(pair))) continue;
       keys.add(pairKey(pair));
       file.pairs.push(pair);

@@ -19,13 +19,13 @@ import { isTableCommitted, openStoreTables } from './storeCreation.js';
 import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
 import { upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, nearestInOtherSessions, storedTextHashes, type ChunkLocation, type Neighbour } from './storeLookups.js';
+import { chunksWithTextHashes, chunkTexts, sessionVectors, storedTextHashes, type ChunkLocation } from './storeLookups.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { bySeqThenId, sqlString } from './storeRows.js';
 export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
 export { CHUNKS_TABLE } from './storeSchema.js';
-export type { ChunkLocation, Neighbour } from './storeLookups.js';
+export type { ChunkLocation } from './storeLookups.js';
 
 export interface StoreOpenOptions {
   vectorIndexMinRows?: number;
@@ -153,10 +153,9 @@ export class ChunkStore {
     return chunksWithTextHashes(this.chunks, textHashes, sessionId);
   }
 
-  /** For each vector, up to `k` chunks of other sessions within `maxDistance` (cosine), nearest first (storeLookups.ts). */
-  async nearestInOtherSessions(vectors: readonly Float32Array[], sessionId: string, maxDistance: number, k: number): Promise<Neighbour[][]> {
-    const index = (await this.hasIndex('vector')) ? ((await this.chunks.listIndices()).find((i) => i.columns.length === 1 && i.columns[0] === 'vector')?.name ?? null) : null;
-    return nearestInOtherSessions(this.chunks, index, vectors, sessionId, maxDistance, k);
+  /** The vectors of these sessions' chunks, or of all chunks when `sessionIds` is null, streamed (storeLookups.ts). */
+  sessionVectors(sessionIds: readonly string[] | null): AsyncGenerator<{ chunkId: string; sessionId: string; vector: Float32Array }> {
+    return sessionVectors(this.chunks, sessionIds);
   }
 
   /** Which of these text hashes some stored chunk has (a dry run's count of embeddings, without reading vectors). */

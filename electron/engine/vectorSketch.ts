@@ -1,0 +1,446 @@
+/**
+ * The vector sketch: a binary code (vectorCodes.ts) of every stored chunk, kept in memory and in
+ * `vector-sketch.bin`, so that a save's near-duplicate check picks the few stored chunks that can lie
+ * within NEAR_DUPLICATE_FLOOR of its new ones by comparing codes (a few nanoseconds a chunk) instead
+ * of searching the store once per new chunk (about a millisecond each with the vector index,
+ * measured). Only those candidates' vectors are then read, and compared exactly.
+ *
+ * The file is a journal: a header, then one record per change of a session (its chunks removed and
+ * added, and the fingerprint of its content afterwards), appended under the write lock. Each record
+ * carries a checksum and the fingerprint it follows from, so a record cut short by a crash is cut off,
+ * and a session whose records do not chain (or whose fingerprint differs from the archive record's:
+ * a save that died after its commit, a store from before this file) is read again from the store.
+ * Another process's appends are read on the next use; when the journal has grown to several times what
+ * it describes, it is rewritten whole (atomically, with a new generation that tells other processes to
+ * read it again). The file is derived data: deleting it costs one pass over the store's vectors.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { writeFileAtomic } from './atomicFile.js';
+import { crashPoint } from './crashPoints.js';
+import { CodeEncoder, maxDifferingBits, popcount } from './vectorCodes.js';
+
+export const SKETCH_FILE = 'vector-sketch.bin';
+const MAGIC = 0x534d5653; // "SMVS"
+const FORMAT = 1;
+/** Bits compared first: a pair that differs in too many of them is not looked at further. */
+const FIRST_BITS = 64;
+
+/** One session's change, as appended to the journal. */
+export interface SketchChange {
+  sessionId: string;
+  /** The fingerprint the session had in the sketch before (ignored when `replace`). */
+  previous: string;
+  /** Its fingerprint after ('' with `replace` and nothing added: the session is gone). */
+  fingerprint: string;
+  /** Drop all of the session's entries first. */
+  replace: boolean;
+  removed: readonly string[];
+  /** Chunks and their codes (`encode`). */
+  added: ReadonlyArray<{ chunkId: string; code: Uint32Array }>;
+}
+
+interface SessionState {
+  fingerprint: string;
+  /** Its live entries. */
+  entries: number[];
+}
+
+/** Set bits of every 16-bit number (a table lookup beats bit arithmetic in the hot loop, measured). */
+const BITS_OF_HALF_WORD = (() => {
+  const table = new Uint8Array(65536);
+  for (let i = 1; i < table.length; i++) table[i] = (i & 1) + table[i >>> 1]!;
+  return table;
+})();
+
+/** A fingerprint no archive entry has: the session must be read again. */
+const BROKEN = '!';
+
+export class VectorSketch {
+  private readonly encoder: CodeEncoder;
+  private readonly words: number;
+  private codes = new Uint32Array(0);
+  private owners = new Int32Array(0);
+  /** Where each entry's chunk id lies (decoded only when asked for): a buffer of `idSources`, offset, length. */
+  private idSource = new Int32Array(0);
+  private idAt = new Int32Array(0);
+  private idLength = new Int32Array(0);
+  private idSources: Buffer[] = [];
+  private count = 0;
+  private dead = 0;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly sessionIndex = new Map<string, number>();
+  private readonly sessionNames: string[] = [];
+  /** Journal position: the file's generation and the end of its last whole record. */
+  private generation: Buffer | null = null;
+  private end = 0;
+  private readonly file: string;
+
+  constructor(
+    dataDir: string,
+    private readonly model: { model: string; dim: number },
+  ) {
+    this.encoder = new CodeEncoder(model.dim);
+    this.words = this.encoder.words;
+    this.file = path.join(dataDir, SKETCH_FILE);
+  }
+
+  /** The code of a vector, for a change's additions. */
+  encode(vector: Float32Array): Uint32Array {
+    return this.encoder.encode(vector);
+  }
+
+  /** The sessions the sketch describes, with the fingerprint of what it holds of each. */
+  fingerprints(): Map<string, string> {
+    return new Map([...this.sessions].map(([id, s]) => [id, s.fingerprint]));
+  }
+
+  get size(): number {
+    return this.count - this.dead;
+  }
+
+  /** Reads what was appended since the last call (by this process or another); starts the file when missing or unusable. */
+  async refresh(): Promise<void> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await this.startOver();
+      return;
+    }
+    let data: Buffer;
+    let from: number;
+    try {
+      const size = (await handle.stat()).size;
+      const head = Buffer.alloc(Math.min(size, 24 + 4096));
+      await handle.read(head, 0, head.length, 0);
+      const header = this.parseHeader(head);
+      if (!header) {
+        await handle.close();
+        await this.startOver();
+        return;
+      }
+      if (!this.generation || !header.generation.equals(this.generation) || size < this.end) {
+        this.clear();
+        this.generation = header.generation;
+        this.end = header.length;
+      }
+      from = this.end;
+      data = Buffer.alloc(size - from);
+      if (data.length > 0) await handle.read(data, 0, data.length, from);
+    } finally {
+      await handle.close().catch(() => {});
+    }
+    let at = 0;
+    while (at + 8 <= data.length) {
+      const length = data.readUInt32LE(at);
+      const sum = data.readUInt32LE(at + 4);
+      if (at + 8 + length > data.length) break;
+      const payload = data.subarray(at + 8, at + 8 + length);
+      if (crc32(payload) !== sum) break;
+      this.applyRecord(payload);
+      at += 8 + length;
+    }
+    this.end = from + at;
+    // A record cut short (a process killed while appending): cut it off before anything follows it.
+    if (at < data.length) await fs.truncate(this.file, this.end);
+  }
+
+  /** Appends changes to the journal and applies them (the caller holds the write lock and has refreshed). */
+  async append(changes: readonly SketchChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const records = changes.map((c) => this.encodeRecord(c));
+    const handle = await fs.open(this.file, 'r+');
+    try {
+      let at = this.end;
+      for (const record of records) {
+        await handle.write(record, 0, record.length, at);
+        at += record.length;
+        crashPoint('sketch');
+      }
+    } finally {
+      await handle.close();
+    }
+    for (const record of records) {
+      this.applyRecord(record.subarray(8));
+      this.end += record.length;
+    }
+    if (this.end > 4 * 1024 * 1024 && this.end > 3 * this.liveBytes()) await this.rewrite();
+  }
+
+  /**
+   * For each vector, the stored chunks of sessions other than `sessionId` whose codes are close
+   * enough to lie within cosine `similarity` of it (about one in a million missed: vectorCodes.ts).
+   */
+  candidates(vectors: readonly Float32Array[], sessionId: string, similarity: number): number[][] {
+    const words = this.words;
+    const found = vectors.map(() => [] as number[]);
+    if (vectors.length === 0 || this.size === 0) return found;
+    const queries = new Uint32Array(vectors.length * words);
+    vectors.forEach((v, i) => this.encoder.encodeInto(v, queries, i * words));
+    const firstLimit = maxDifferingBits(FIRST_BITS, similarity);
+    const limit = maxDifferingBits(words * 32, similarity);
+    const own = this.sessionIndex.get(sessionId) ?? -2;
+    const codes = this.codes;
+    const owners = this.owners;
+    // The first two words of every query side by side: the loop below runs once per stored chunk and query.
+    const heads = new Uint32Array(vectors.length * 2);
+    for (let q = 0; q < vectors.length; q++) {
+      heads[q * 2] = queries[q * words]!;
+      heads[q * 2 + 1] = queries[q * words + 1]!;
+    }
+    const bits = BITS_OF_HALF_WORD;
+    const end = heads.length;
+    for (let e = 0; e < this.count; e++) {
+      const owner = owners[e]!;
+      if (owner < 0 || owner === own) continue;
+      const o = e * words;
+      const c0 = codes[o]!;
+      const c1 = codes[o + 1]!;
+      for (let h = 0; h < end; h += 2) {
+        const x = heads[h]! ^ c0;
+        const y = heads[h + 1]! ^ c1;
+        let d = bits[x & 0xffff]! + bits[x >>> 16]! + bits[y & 0xffff]! + bits[y >>> 16]!;
+        if (d > firstLimit) continue;
+        const p = (h >> 1) * words;
+        for (let w = 2; w < words && d <= limit; w++) d += popcount(queries[p + w]! ^ codes[o + w]!);
+        if (d <= limit) found[h >> 1]!.push(e);
+      }
+    }
+    return found;
+  }
+
+  /** The chunk and session of an entry `candidates` returned. */
+  entry(index: number): { chunkId: string; sessionId: string } {
+    return { chunkId: this.chunkId(index), sessionId: this.sessionNames[this.owners[index]!]! };
+  }
+
+  private chunkId(e: number): string {
+    const at = this.idAt[e]!;
+    return this.idSources[this.idSource[e]!]!.toString('utf8', at, at + this.idLength[e]!);
+  }
+
+  // --- the journal's layout -------------------------------------------------------------------
+
+  // Every field starts at a multiple of 4 bytes (strings are padded), so that codes can be copied
+  // word by word out of a record.
+
+  private headerBytes(generation: Buffer): Buffer {
+    const model = Buffer.from(this.model.model, 'utf8');
+    const header = Buffer.alloc(24 + padded(model.length));
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(FORMAT, 4);
+    header.writeUInt32LE(this.encoder.bits, 8);
+    generation.copy(header, 12);
+    header.writeUInt32LE(model.length, 20);
+    model.copy(header, 24);
+    return header;
+  }
+
+  private parseHeader(data: Buffer): { generation: Buffer; length: number } | null {
+    if (data.length < 24 || data.readUInt32LE(0) !== MAGIC || data.readUInt32LE(4) !== FORMAT || data.readUInt32LE(8) !== this.encoder.bits) return null;
+    const modelLength = data.readUInt32LE(20);
+    if (data.length < 24 + modelLength || data.toString('utf8', 24, 24 + modelLength) !== this.model.model) return null;
+    return { generation: Buffer.from(data.subarray(12, 20)), length: 24 + padded(modelLength) };
+  }
+
+  /** A record: its payload's length and checksum, then the payload. */
+  private encodeRecord(change: SketchChange): Buffer {
+    const strings = [change.sessionId, change.previous, change.fingerprint, ...change.removed].map((s) => Buffer.from(s, 'utf8'));
+    const ids = change.added.map((a) => Buffer.from(a.chunkId, 'utf8'));
+    const size = 12 + strings.reduce((n, s) => n + 4 + padded(s.length), 0) + ids.reduce((n, s) => n + 4 + padded(s.length) + this.words * 4, 0);
+    const record = Buffer.alloc(8 + size);
+    let at = 8;
+    const putNumber = (n: number) => {
+      record.writeUInt32LE(n, at);
+      at += 4;
+    };
+    const putString = (s: Buffer) => {
+      putNumber(s.length);
+      s.copy(record, at);
+      at += padded(s.length);
+    };
+    putNumber(change.replace ? 1 : 0);
+    strings.slice(0, 3).forEach(putString);
+    putNumber(change.removed.length);
+    strings.slice(3).forEach(putString);
+    putNumber(change.added.length);
+    change.added.forEach((a, i) => {
+      putString(ids[i]!);
+      for (let w = 0; w < this.words; w++) putNumber(a.code[w]!);
+    });
+    record.writeUInt32LE(size, 0);
+    record.writeUInt32LE(crc32(record.subarray(8)), 4);
+    return record;
+  }
+
+  private applyRecord(payload: Buffer): void {
+    // Codes are little-endian in the file, as in memory on every platform the app ships for.
+    if (payload.byteOffset % 4 !== 0) payload = Buffer.from(payload);
+    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >> 2);
+    let at = 0; // in words
+    const getString = () => {
+      const length = words[at]!;
+      const s = payload.toString('utf8', at * 4 + 4, at * 4 + 4 + length);
+      at += 1 + (padded(length) >> 2);
+      return s;
+    };
+    const replace = words[at++] === 1;
+    const sessionId = getString();
+    const previous = getString();
+    const fingerprint = getString();
+    let state = this.sessions.get(sessionId);
+    const chained = replace || (state?.fingerprint ?? '') === previous;
+    if (!state) {
+      state = { fingerprint: '', entries: [] };
+      this.sessions.set(sessionId, state);
+    }
+    if (replace) {
+      for (const e of state.entries) this.kill(e);
+      state.entries = [];
+    }
+    const removedIds = Array.from({ length: words[at++]! }, getString);
+    const added = words[at++]!;
+    const step = this.words;
+    // A change to part of a session: the chunks it removed, and those it wrote again under the same
+    // id (an edited message keeps its chunk's id), leave; ids are decoded for this session only.
+    if (!replace && state.entries.length > 0 && (removedIds.length > 0 || added > 0)) {
+      const byId = new Map(state.entries.map((e) => [this.chunkId(e), e] as const));
+      const leaving = new Set<number>();
+      for (const id of removedIds) if (byId.has(id)) leaving.add(byId.get(id)!);
+      for (let i = 0, p = at; i < added; i++) {
+        const length = words[p]!;
+        const e = byId.get(payload.toString('utf8', p * 4 + 4, p * 4 + 4 + length));
+        if (e !== undefined) leaving.add(e);
+        p += 1 + (padded(length) >> 2) + step;
+      }
+      if (leaving.size > 0) {
+        for (const e of leaving) this.kill(e);
+        state.entries = state.entries.filter((e) => !leaving.has(e));
+      }
+    }
+    const owner = this.ownerIndex(sessionId);
+    const source = this.idSources.push(payload) - 1;
+    for (let i = 0; i < added; i++) {
+      const length = words[at]!;
+      const e = this.grow();
+      this.idSource[e] = source;
+      this.idAt[e] = at * 4 + 4;
+      this.idLength[e] = length;
+      at += 1 + (padded(length) >> 2);
+      const codes = this.codes;
+      for (let w = 0, o = e * step; w < step; w++) codes[o + w] = words[at + w]!;
+      at += step;
+      this.owners[e] = owner;
+      state.entries.push(e);
+    }
+    if (replace && fingerprint === '' && state.entries.length === 0) this.sessions.delete(sessionId);
+    else state.fingerprint = chained ? fingerprint : BROKEN;
+    if (this.dead > 1024 && this.dead > this.count / 2) this.pack();
+  }
+
+  private ownerIndex(sessionId: string): number {
+    let index = this.sessionIndex.get(sessionId);
+    if (index === undefined) {
+      index = this.sessionNames.length;
+      this.sessionNames.push(sessionId);
+      this.sessionIndex.set(sessionId, index);
+    }
+    return index;
+  }
+
+  private kill(e: number): void {
+    if (this.owners[e]! < 0) return;
+    this.owners[e] = -1;
+    this.dead++;
+  }
+
+  private grow(): number {
+    if (this.count === this.owners.length) {
+      const capacity = Math.max(1024, this.owners.length * 2);
+      const codes = new Uint32Array(capacity * this.words);
+      codes.set(this.codes);
+      const owners = new Int32Array(capacity).fill(-1);
+      owners.set(this.owners);
+      this.codes = codes;
+      this.owners = owners;
+      const wider = (from: Int32Array) => {
+        const to = new Int32Array(capacity);
+        to.set(from);
+        return to;
+      };
+      this.idSource = wider(this.idSource);
+      this.idAt = wider(this.idAt);
+      this.idLength = wider(this.idLength);
+    }
+    return this.count++;
+  }
+
+  /** Drops removed entries from the arrays (indices change: only between calls). */
+  private pack(): void {
+    let to = 0;
+    const moved = new Int32Array(this.count);
+    for (let e = 0; e < this.count; e++) {
+      if (this.owners[e]! < 0) continue;
+      if (to !== e) {
+        this.codes.copyWithin(to * this.words, e * this.words, (e + 1) * this.words);
+        this.owners[to] = this.owners[e]!;
+        this.idSource[to] = this.idSource[e]!;
+        this.idAt[to] = this.idAt[e]!;
+        this.idLength[to] = this.idLength[e]!;
+      }
+      moved[e] = to++;
+    }
+    this.owners.fill(-1, to, this.count);
+    this.count = to;
+    this.dead = 0;
+    for (const state of this.sessions.values()) state.entries = state.entries.map((e) => moved[e]!);
+  }
+
+  private clear(): void {
+    this.codes = new Uint32Array(0);
+    this.owners = new Int32Array(0);
+    this.idSource = new Int32Array(0);
+    this.idAt = new Int32Array(0);
+    this.idLength = new Int32Array(0);
+    this.idSources = [];
+    this.count = 0;
+    this.dead = 0;
+    this.sessions.clear();
+    this.sessionIndex.clear();
+    this.sessionNames.length = 0;
+  }
+
+  /** An empty journal (missing, unreadable, or from another model): every session is read again. */
+  private async startOver(): Promise<void> {
+    this.clear();
+    this.generation = randomBytes(8);
+    const header = this.headerBytes(this.generation);
+    await writeFileAtomic(this.file, header);
+    this.end = header.length;
+  }
+
+  private liveBytes(): number {
+    return this.size * (this.words * 4 + 40) + this.sessions.size * 100;
+  }
+
+  /** Rewrites the journal as one record per session, under a new generation. */
+  private async rewrite(): Promise<void> {
+    const generation = randomBytes(8);
+    const parts = [this.headerBytes(generation)];
+    for (const [sessionId, state] of this.sessions) {
+      const added = state.entries.map((e) => ({ chunkId: this.chunkId(e), code: this.codes.subarray(e * this.words, (e + 1) * this.words) }));
+      parts.push(this.encodeRecord({ sessionId, previous: '', fingerprint: state.fingerprint, replace: true, removed: [], added }));
+    }
+    const data = Buffer.concat(parts);
+    await writeFileAtomic(this.file, data);
+    this.generation = generation;
+    this.end = data.length;
+  }
+}
+
+/** A length rounded up to a multiple of 4. */
+const padded = (length: number): number => (length + 3) & ~3;

@@ -1,0 +1,189 @@
+/**
+ * The vector sketch behind the near-duplicate check: its codes pick every stored vector within the
+ * similarity floor and few others, and its journal is shared by processes, survives a record cut
+ * short, and tells a session that must be read again.
+ */
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
+import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/vectorCodes.js';
+import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/vectorSketch.js';
+import { seededRandom } from '../scripts/transcriptGenerator.js';
+import { tempDir } from './helpers/engine.js';
+
+const random = seededRandom(7);
+const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+const unit = (v: Float32Array) => {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+};
+const randomVector = (dim: number) => unit(Float32Array.from({ length: dim }, gaussian));
+/** A unit vector at exactly cosine `similarity` from unit vector `v`. */
+function at(v: Float32Array, similarity: number): Float32Array {
+  const r = randomVector(v.length);
+  const along = r.reduce((s, x, i) => s + x * v[i]!, 0);
+  const orthogonal = unit(r.map((x, i) => x - along * v[i]!));
+  return v.map((x, i) => similarity * x + Math.sqrt(1 - similarity * similarity) * orthogonal[i]!);
+}
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+const dirs: Array<() => void> = [];
+afterAll(() => dirs.forEach((cleanup) => cleanup()));
+function dataDir(): string {
+  const { dir, cleanup } = tempDir('sm-sketch-');
+  dirs.push(cleanup);
+  return dir;
+}
+const MODEL = { model: 'test-model', dim: 384 };
+
+describe('vector codes', () => {
+  it('round the dimension up to a power of two, and bound the differing bits from the similarity', () => {
+    expect([codeBits(384), codeBits(512), codeBits(768), codeBits(10)]).toEqual([512, 512, 1024, 64]);
+    // A cosine of 0.9 is an angle of 25.8 degrees: 14% of bits differ on average, never the half of unrelated vectors.
+    const limit = maxDifferingBits(512, NEAR_DUPLICATE_FLOOR);
+    expect(limit).toBeGreaterThan(512 * 0.143);
+    expect(limit).toBeLessThan(512 * 0.25);
+    expect(maxDifferingBits(512, 1)).toBe(0);
+  });
+
+  it('let through every stored vector at the similarity floor or above, and few unrelated ones', async () => {
+    const dir = dataDir();
+    const sketch = new VectorSketch(dir, MODEL);
+    await sketch.refresh();
+    const queries = Array.from({ length: 40 }, () => randomVector(MODEL.dim));
+    // For each query: copies at similarities from 0.90 to 1, and 200 unrelated vectors (cosine about 0).
+    const stored: Array<{ chunkId: string; vector: Float32Array }> = [];
+    queries.forEach((q, i) => {
+      for (const s of [1, 0.99, 0.97, 0.95, 0.93, 0.91, 0.9]) stored.push({ chunkId: `near-${i}-${s}`, vector: at(q, s) });
+      stored.push({ chunkId: `far-${i}`, vector: at(q, 0.6) });
+    });
+    for (let i = 0; i < 8000; i++) stored.push({ chunkId: `other-${i}`, vector: randomVector(MODEL.dim) });
+    await sketch.append([{ sessionId: 'S', previous: '', fingerprint: 'f1', replace: true, removed: [], added: stored.map((x) => ({ chunkId: x.chunkId, code: sketch.encode(x.vector) })) }]);
+    const found = sketch.candidates(queries, 'Q', NEAR_DUPLICATE_FLOOR).map((list) => list.map((e) => sketch.entry(e).chunkId));
+    queries.forEach((q, i) => {
+      const near = stored.filter((x) => cosine(q, x.vector) >= NEAR_DUPLICATE_FLOOR - 1e-6).map((x) => x.chunkId);
+      expect(near).toHaveLength(7);
+      expect(found[i]).toEqual(expect.arrayContaining(near));
+      expect(found[i]).not.toContain(`far-${i}`);
+      expect(found[i]!.filter((id) => id.startsWith('other-'))).toEqual([]);
+    });
+    // A session's own chunks are never its candidates.
+    expect(sketch.candidates(queries, 'S', NEAR_DUPLICATE_FLOOR).every((list) => list.length === 0)).toBe(true);
+  });
+
+  it('pad a dimension that is not a power of two, and give the same code in every process', () => {
+    const v = randomVector(384);
+    const a = new CodeEncoder(384).encode(v);
+    expect(a).toHaveLength(16);
+    expect(new CodeEncoder(384).encode(v)).toEqual(a);
+    // The code of a scaled vector is the same: only the direction counts.
+    expect(new CodeEncoder(384).encode(v.map((x) => x * 3))).toEqual(a);
+  });
+});
+
+const change = (sketch: VectorSketch, sessionId: string, previous: string, fingerprint: string, ids: string[], more: Partial<SketchChange> = {}): SketchChange => ({
+  sessionId,
+  previous,
+  fingerprint,
+  replace: false,
+  removed: [],
+  added: ids.map((chunkId) => ({ chunkId, code: sketch.encode(randomVector(MODEL.dim)) })),
+  ...more,
+});
+const idsOf = (sketch: VectorSketch, sessionId: string) =>
+  sketch
+    .candidates([randomVector(MODEL.dim)], 'nobody', -1)[0]!
+    .map((e) => sketch.entry(e))
+    .filter((x) => x.sessionId === sessionId)
+    .map((x) => x.chunkId)
+    .sort();
+
+describe('the sketch journal', () => {
+  it('is shared by processes: each reads what the other appended, and a rewrite under a new generation', async () => {
+    const dir = dataDir();
+    const a = new VectorSketch(dir, MODEL);
+    const b = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1', 'c2', 'c3'])]);
+    await b.refresh();
+    expect(b.fingerprints()).toEqual(new Map([['S', 'f1']]));
+    expect(idsOf(b, 'S')).toEqual(['c1', 'c2', 'c3']);
+    // b removes one chunk and rewrites another under the same id (an edited message); a adds a session.
+    await b.append([change(b, 'S', 'f1', 'f2', ['c3', 'c4'], { removed: ['c1'] })]);
+    await a.refresh();
+    await a.append([change(a, 'T', '', 't1', ['d1'])]);
+    await b.refresh();
+    for (const sketch of [a, b]) {
+      expect(idsOf(sketch, 'S')).toEqual(['c2', 'c3', 'c4']);
+      expect(sketch.fingerprints()).toEqual(new Map([['S', 'f2'], ['T', 't1']]));
+    }
+    // A session gone: dropped everywhere.
+    await b.append([{ sessionId: 'T', previous: 't1', fingerprint: '', replace: true, removed: [], added: [] }]);
+    await a.refresh();
+    expect(a.fingerprints()).toEqual(new Map([['S', 'f2']]));
+    expect(a.size).toBe(3);
+  });
+
+  it('rewrites itself when it has grown to several times what it holds, and other processes read it again', async () => {
+    const dir = dataDir();
+    const a = new VectorSketch(dir, MODEL);
+    const b = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await b.refresh();
+    const ids = Array.from({ length: 1000 }, (_, i) => `chunk-${i}`);
+    const added = ids.map((chunkId) => ({ chunkId, code: a.encode(randomVector(MODEL.dim)) }));
+    let fingerprint = '';
+    // The same session replaced again and again: the journal grows, what it holds does not.
+    for (let round = 0; round < 80; round++) {
+      await a.append([change(a, 'S', fingerprint, `f${round}`, [], { replace: true, added })]);
+      fingerprint = `f${round}`;
+    }
+    expect(statSync(path.join(dir, SKETCH_FILE)).size).toBeLessThan(4 * 1024 * 1024 + 200_000);
+    await b.refresh();
+    expect(b.fingerprints()).toEqual(new Map([['S', 'f79']]));
+    expect(b.size).toBe(1000);
+    expect(idsOf(b, 'S')).toEqual([...ids].sort());
+  });
+
+  it('cuts off a record cut short by a crash, and marks a session whose records do not follow each other', async () => {
+    const dir = dataDir();
+    const file = path.join(dir, SKETCH_FILE);
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1'])]);
+    const whole = statSync(file).size;
+    await a.append([change(a, 'S', 'f1', 'f2', ['c2'])]);
+    truncateSync(file, statSync(file).size - 10);
+    const b = new VectorSketch(dir, MODEL);
+    await b.refresh();
+    expect(b.fingerprints()).toEqual(new Map([['S', 'f1']]));
+    expect(statSync(file).size).toBe(whole);
+    // Garbage after the last record is cut off the same way; appending goes on after the last whole record.
+    appendFileSync(file, Buffer.from('not a record at all'));
+    await b.refresh();
+    await b.append([change(b, 'T', '', 't1', ['d1'])]);
+    const c = new VectorSketch(dir, MODEL);
+    await c.refresh();
+    expect(c.fingerprints()).toEqual(new Map([['S', 'f1'], ['T', 't1']]));
+    // A change that does not follow from what the journal holds: the session is to be read again.
+    await c.append([change(c, 'S', 'f7', 'f8', ['c9'])]);
+    expect(c.fingerprints().get('S')).not.toBe('f8');
+    expect(c.fingerprints().get('S')).not.toBe('f1');
+  });
+
+  it('starts over when the file belongs to another model or is not a sketch', async () => {
+    const dir = dataDir();
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1'])]);
+    const other = new VectorSketch(dir, { model: 'another-model', dim: 384 });
+    await other.refresh();
+    expect(other.fingerprints().size).toBe(0);
+    expect(readFileSync(path.join(dir, SKETCH_FILE)).includes(Buffer.from('another-model'))).toBe(true);
+    writeFileSync(path.join(dir, SKETCH_FILE), 'not a sketch');
+    const again = new VectorSketch(dir, MODEL);
+    await again.refresh();
+    expect(again.fingerprints().size).toBe(0);
+  });
+});
