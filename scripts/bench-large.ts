@@ -389,7 +389,7 @@ function drawQueries(count: number): string[] {
 
 /** Time spent in saves' near-duplicate checks (nearDuplicates.ts), collected through the engine's hook. */
 let nearDupCheckMs = 0;
-const onNearDuplicateCheck = (ms: number) => (nearDupCheckMs += ms);
+const onNearDuplicateCheck = (ms: number, duringEmbeddingMs: number) => (nearDupCheckMs += ms + duringEmbeddingMs);
 
 interface ProbeResult {
   /** Each append's near-duplicate check over the rest of that append, median. */

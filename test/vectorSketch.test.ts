@@ -68,6 +68,8 @@ describe('vector codes', () => {
       expect(found[i]).not.toContain(`far-${i}`);
       expect(found[i]!.filter((id) => id.startsWith('other-'))).toEqual([]);
     });
+    // Asked for the closest only, each query gets its exact copy.
+    expect(sketch.candidates(queries, 'Q', NEAR_DUPLICATE_FLOOR, 1).map((list) => list.map((e) => sketch.entry(e).chunkId))).toEqual(queries.map((_, i) => [`near-${i}-1`]));
     // A session's own chunks are never its candidates.
     expect(sketch.candidates(queries, 'S', NEAR_DUPLICATE_FLOOR).every((list) => list.length === 0)).toBe(true);
   });

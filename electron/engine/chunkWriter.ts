@@ -22,6 +22,8 @@ export class ChunkWriter {
   readonly freshHashes = new Set<string>();
   commits = 0;
   cancelled = false;
+  /** Told of each batch of texts embedded while later batches are still in the worker (the near-duplicate precheck). */
+  onEmbedded: ((hashes: readonly string[], vectors: readonly Float32Array[]) => void) | null = null;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -112,6 +114,7 @@ export class ChunkWriter {
           vectors.set(hash, result[i]!);
           this.freshHashes.add(hash);
         });
+        this.onEmbedded?.(batches[b]!, result);
         if (!(await drain())) return;
       }
       await flush();

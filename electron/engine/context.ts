@@ -34,8 +34,11 @@ export interface MemoryEngineOptions {
   vectorIndexMinRows?: number;
   /** Look up each save's new chunks in the other sessions for `duplicates` (nearDuplicates.ts). Default true; off only to measure what it costs. */
   nearDuplicates?: boolean;
-  /** Told how long each save's near-duplicate check took (the benchmark's `nearDupOverhead`). */
-  onNearDuplicateCheck?: (ms: number) => void;
+  /**
+   * Told how long each save's near-duplicate check took after its commit, and how long its code
+   * comparisons took while the chunks were still being embedded (the benchmark's `nearDupOverhead`).
+   */
+  onNearDuplicateCheck?: (ms: number, duringEmbeddingMs: number) => void;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */

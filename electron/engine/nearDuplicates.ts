@@ -23,7 +23,7 @@ import type { ArchiveRecord } from './archiveRecord.js';
 import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
-import { nearestInOtherSessions, recordSaved, syncedSketch } from './nearestChunks.js';
+import { nearestInOtherSessions, recordSaved, syncedSketch, type Precheck } from './nearestChunks.js';
 import type { ChunkRecord } from './store.js';
 import type { VectorSketch } from './vectorSketch.js';
 
@@ -87,7 +87,7 @@ async function writeFile(dataDir: string, file: NearDuplicateFile): Promise<void
  * texts embedded by this save, which no other chunk can hold; every other text is looked up by hash
  * first (the same text is similarity 1), and only texts without a copy are searched by vector.
  */
-async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>): Promise<Pair[]> {
+async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>, precheck?: Precheck): Promise<Pair[]> {
   const byHash = new Map<string, ChunkRecord[]>();
   for (const chunk of chunks) {
     const same = byHash.get(chunk.textHash);
@@ -108,8 +108,8 @@ async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: stri
     sketch,
     searched.map(([, own]) => own[0]!.vector),
     sessionId,
-    NEAR_DUPLICATE_FLOOR,
     NEIGHBOURS,
+    searched.map(([hash]) => precheck?.found.get(hash)),
   );
   searched.forEach(([, own], i) => {
     for (const near of neighbours[i]!) for (const chunk of own) pairs.push(makePair(chunk, near, near.similarity));
@@ -127,12 +127,12 @@ async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: stri
 export async function checkSaved(
   ctx: EngineContext,
   record: ArchiveRecord,
-  save: { sessionId: string; written: readonly ChunkRecord[]; removed: ReadonlySet<string>; freshHashes: ReadonlySet<string>; previousFingerprint: string | undefined },
+  save: { sessionId: string; written: readonly ChunkRecord[]; removed: ReadonlySet<string>; freshHashes: ReadonlySet<string>; previousFingerprint: string | undefined; precheck?: Precheck | undefined },
 ): Promise<number> {
   const file = await readFile(ctx.dataDir);
   const { sessionId } = save;
   const entry = record.sessions[sessionId];
-  const sketch = await syncedSketch(ctx, record, sessionId);
+  const sketch = save.precheck?.sketch ?? (await syncedSketch(ctx, record, sessionId));
   const complete = save.previousFingerprint === undefined || file.checked[sessionId] === save.previousFingerprint;
   let chunks = save.written;
   let removed = save.removed;
@@ -140,7 +140,7 @@ export async function checkSaved(
     chunks = await ctx.store.sessionChunks(sessionId, true);
     removed = new Set(file.pairs.filter((p) => p.as === sessionId || p.bs === sessionId).flatMap((p) => [p.a, p.b]));
   }
-  const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? save.freshHashes : new Set());
+  const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? save.freshHashes : new Set(), complete ? save.precheck : undefined);
   await recordSaved(ctx, sketch, { sessionId, previous: save.previousFingerprint, fingerprint: entry?.fingerprint, removed: save.removed, written: save.written });
   const kept = file.pairs.filter((p) => !removed.has(p.a) && !removed.has(p.b));
   const keys = new Set(kept.map(pairKey));

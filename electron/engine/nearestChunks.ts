@@ -3,6 +3,7 @@
  * their codes in the vector sketch (vectorSketch.ts), then their stored vectors compared exactly.
  * Also keeps the sketch in line with the archive record, under the write lock.
  */
+import { NEAR_DUPLICATE_FLOOR } from '../../shared/domain.js';
 import type { ArchiveRecord } from './archiveRecord.js';
 import { cosine } from './collapse.js';
 import type { EngineContext } from './context.js';
@@ -15,6 +16,13 @@ export interface Neighbour {
   /** Cosine similarity. */
   similarity: number;
 }
+
+/**
+ * Candidates read per new chunk at most, the closest by their codes: when a text has many near
+ * copies, the few nearest are what is kept (nearDuplicates.ts keeps 4), and reading them all would
+ * cost a store query per 500.
+ */
+const CANDIDATES_PER_CHUNK = 16;
 
 /** Above this many sessions to read again, the whole store is read once instead of session by session. */
 const SCAN_ALL_FROM = 64;
@@ -77,25 +85,69 @@ export async function recordSaved(ctx: EngineContext, sketch: VectorSketch, save
   await sketch.append([{ sessionId, previous: '', fingerprint: save.fingerprint, replace: true, removed: [], added }]);
 }
 
+type Candidate = { chunkId: string; sessionId: string };
+
+/** The sketch's candidates for these vectors, by chunk (indices into the sketch do not outlive a call). */
+function candidatesOf(sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string): Candidate[][] {
+  return sketch.candidates(vectors, sessionId, NEAR_DUPLICATE_FLOOR, CANDIDATES_PER_CHUNK).map((list) => list.map((e) => sketch.entry(e)));
+}
+
 /**
- * For each vector, at most `k` chunks of sessions other than `sessionId` at cosine `minSimilarity`
- * or more, nearest first. Only the candidates the sketch picks are read from the store.
+ * A save's code comparisons, run batch by batch as its new chunks are embedded: the model works in
+ * its worker on one core, and these run meanwhile on the engine's thread. Under the write lock.
  */
-export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, minSimilarity: number, k: number): Promise<Neighbour[][]> {
-  const candidates = sketch.candidates(vectors, sessionId, minSimilarity);
-  const wanted = new Set<number>();
-  for (const list of candidates) for (const e of list) wanted.add(e);
+export interface Precheck {
+  add(hashes: readonly string[], vectors: readonly Float32Array[]): void;
+  /** Candidates by text hash, for the texts added. */
+  readonly found: ReadonlyMap<string, Candidate[]>;
+  readonly sketch: VectorSketch;
+  /** Time spent comparing codes. */
+  readonly ms: number;
+}
+
+export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, sessionId: string): Promise<Precheck> {
+  const sketch = await syncedSketch(ctx, record, sessionId);
+  const found = new Map<string, Candidate[]>();
+  let ms = 0;
+  return {
+    sketch,
+    found,
+    get ms() {
+      return ms;
+    },
+    add(hashes, vectors) {
+      const started = performance.now();
+      candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
+      ms += performance.now() - started;
+    },
+  };
+}
+
+/**
+ * For each vector, at most `k` chunks of sessions other than `sessionId` at cosine
+ * NEAR_DUPLICATE_FLOOR or more, nearest first. Only the candidates the sketch picks (or `known`
+ * picked during embedding) are read from the store.
+ */
+export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, k: number, known: ReadonlyArray<Candidate[] | undefined> = []): Promise<Neighbour[][]> {
+  const unknown = vectors.map((_, i) => i).filter((i) => !known[i]);
+  const computed = candidatesOf(
+    sketch,
+    unknown.map((i) => vectors[i]!),
+    sessionId,
+  );
+  const candidates = vectors.map((_, i) => known[i] ?? []);
+  unknown.forEach((i, j) => (candidates[i] = computed[j]!));
+  const wanted = new Set<string>();
+  for (const list of candidates) for (const c of list) wanted.add(c.chunkId);
   if (wanted.size === 0) return vectors.map(() => []);
-  const entries = new Map([...wanted].map((e) => [e, sketch.entry(e)] as const));
-  const stored = await ctx.store.vectorsByChunkId([...new Set([...entries.values()].map((x) => x.chunkId))]);
+  const stored = await ctx.store.vectorsByChunkId([...wanted]);
   return candidates.map((list, q) => {
     const near: Neighbour[] = [];
-    for (const e of list) {
-      const { chunkId, sessionId: other } = entries.get(e)!;
+    for (const { chunkId, sessionId: other } of list) {
       const vector = stored.get(chunkId);
       if (!vector) continue; // removed by another process since the sketch was read
       const similarity = cosine(vectors[q]!, vector);
-      if (similarity >= minSimilarity) near.push({ chunkId, sessionId: other, similarity });
+      if (similarity >= NEAR_DUPLICATE_FLOOR) near.push({ chunkId, sessionId: other, similarity });
     }
     return near.sort((a, b) => b.similarity - a.similarity).slice(0, k);
   });

@@ -26,6 +26,7 @@ import { archiveEntry } from './recordCache.js';
 import { planAppend } from './reopen.js';
 import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
 import { checkSaved } from './nearDuplicates.js';
+import { startPrecheck, type Precheck } from './nearestChunks.js';
 import type { OwnedMessage } from './store.js';
 
 /**
@@ -131,6 +132,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     report.deleted = mode === 'overwrite' || syncDeletes ? removedMessages.length : 0;
 
     const writer = new ChunkWriter(ctx, sessionId, options, report, progress);
+    let precheck: Precheck | undefined;
     if (mode === 'overwrite') {
       const ordered = inOrder(session.messages, placeMessages([], session.messages).seqs);
       const plan = await chunkDialogueAsync(sessionId, ordered, { maxTokens: await maxTokens() });
@@ -169,6 +171,13 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
           if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds });
           plan.push(...reopened.plan.filter((c) => !holdsStored(c)));
         }
+        // The near-duplicate check compares each batch's codes while the model embeds the next ones
+        // (on a core the model leaves idle); what is left after the commit is reading candidates.
+        if (ctx.options.nearDuplicates !== false && plan.length > 0) {
+          const check = await startPrecheck(ctx, record, sessionId);
+          writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
+          precheck = check;
+        }
         await writer.writeStreaming(plan, freshOwned);
       }
     }
@@ -191,8 +200,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
     if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
       const checkStarted = performance.now();
-      report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint });
-      ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted);
+      report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint, precheck });
+      ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted, precheck?.ms ?? 0);
     }
     record.writesSinceOptimize += writer.commits;
     // A cancelled save holds only part of its input: the next save of it must look again.

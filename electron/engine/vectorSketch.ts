@@ -173,16 +173,20 @@ export class VectorSketch {
 
   /**
    * For each vector, the stored chunks of sessions other than `sessionId` whose codes are close
-   * enough to lie within cosine `similarity` of it (about one in a million missed: vectorCodes.ts).
+   * enough to lie within cosine `similarity` of it (about one in a million missed: vectorCodes.ts),
+   * the `most` closest of them (by their codes; all when not given).
    */
-  candidates(vectors: readonly Float32Array[], sessionId: string, similarity: number): number[][] {
+  candidates(vectors: readonly Float32Array[], sessionId: string, similarity: number, most = Infinity): number[][] {
     const words = this.words;
     const found = vectors.map(() => [] as number[]);
+    const distances = vectors.map(() => [] as number[]);
     if (vectors.length === 0 || this.size === 0) return found;
     const queries = new Uint32Array(vectors.length * words);
     vectors.forEach((v, i) => this.encoder.encodeInto(v, queries, i * words));
     const firstLimit = maxDifferingBits(FIRST_BITS, similarity);
-    const limit = maxDifferingBits(words * 32, similarity);
+    // The most bits the first w + 1 words may differ in: a pair over it at any word is left there
+    // (most pairs of related but distinct texts are, after a few words; a near copy never is).
+    const limits = Int32Array.from({ length: words }, (_, w) => maxDifferingBits((w + 1) * 32, similarity));
     const own = this.sessionIndex.get(sessionId) ?? -2;
     const codes = this.codes;
     const owners = this.owners;
@@ -206,11 +210,26 @@ export class VectorSketch {
         let d = bits[x & 0xffff]! + bits[x >>> 16]! + bits[y & 0xffff]! + bits[y >>> 16]!;
         if (d > firstLimit) continue;
         const p = (h >> 1) * words;
-        for (let w = 2; w < words && d <= limit; w++) d += popcount(queries[p + w]! ^ codes[o + w]!);
-        if (d <= limit) found[h >> 1]!.push(e);
+        let w = 2;
+        for (; w < words; w++) {
+          d += popcount(queries[p + w]! ^ codes[o + w]!);
+          if (d > limits[w]!) break;
+        }
+        if (w === words) {
+          found[h >> 1]!.push(e);
+          distances[h >> 1]!.push(d);
+        }
       }
     }
-    return found;
+    return found.map((list, q) => {
+      if (list.length <= most) return list;
+      const d = distances[q]!;
+      return list
+        .map((e, i) => i)
+        .sort((a, b) => d[a]! - d[b]!)
+        .slice(0, most)
+        .map((i) => list[i]!);
+    });
   }
 
   /** The chunk and session of an entry `candidates` returned. */
