@@ -3,7 +3,7 @@
  * a cluster, kept up to date by every save (of this process or another), without branches of one
  * conversation, with dismissals that stay, and healed when a save's check or the sketch was lost.
  */
-import { readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
@@ -172,6 +172,23 @@ describe('near-duplicate review', () => {
     expect(new Set(bikes.flatMap((c) => c.chunks.map((x) => x.sessionId)))).toEqual(new Set(['T', 'U', 'V', 'W']));
     await first.close();
     await second.close();
+  });
+
+  it('a save whose check for copies fails is still saved, says so, and the copies are found later', async () => {
+    const { dir, open } = fresh();
+    const engine = await open();
+    await engine.save(original);
+    // Something in the way of the sketch file (here a folder by its name): the check cannot run.
+    const sketch = path.join(dir, SKETCH_FILE);
+    rmSync(sketch);
+    mkdirSync(sketch);
+    const report = await engine.save(excerpt(original, 'C', 10, 20));
+    expect(report.chunksWritten).toBeGreaterThan(0);
+    expect(report.warnings.join('\n')).toMatch(/check for copies .* did not finish/);
+    expect((await engine.showSession('C')).chunks).toHaveLength(report.chunksWritten);
+    rmSync(sketch, { recursive: true });
+    expect((await engine.duplicates()).clusters.some((c) => c.chunks.some((x) => x.sessionId === 'C') && c.chunks.some((x) => x.sessionId === 'A'))).toBe(true);
+    await engine.close();
   });
 
   it('a store whose checks were lost (a kill before the list was written, an older version) is checked again when listed', async () => {

@@ -117,7 +117,8 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
     },
     add(hashes, vectors) {
       const started = performance.now();
-      candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
+      // Texts without candidates here are looked up again after the commit.
+      if (vectors.every((v) => v.length === sketch.dim)) candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
       ms += performance.now() - started;
     },
   };

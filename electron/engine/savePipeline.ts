@@ -174,9 +174,14 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         // The near-duplicate check compares each batch's codes while the model embeds the next ones
         // (on a core the model leaves idle); what is left after the commit is reading candidates.
         if (ctx.options.nearDuplicates !== false && plan.length > 0) {
-          const check = await startPrecheck(ctx, record, sessionId);
-          writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
-          precheck = check;
+          try {
+            const check = await startPrecheck(ctx, record, sessionId);
+            writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
+            precheck = check;
+          } catch (error) {
+            // Derived data: the check after the commit tries again, and a save never fails for it.
+            ctx.logger.warn(`near-duplicate precheck of ${sessionId} skipped: ${error instanceof Error ? error.message : String(error)}`);
+          }
         }
         await writer.writeStreaming(plan, freshOwned);
       }
@@ -200,7 +205,13 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
     if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
       const checkStarted = performance.now();
-      report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint, precheck });
+      try {
+        report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint, precheck });
+      } catch (error) {
+        // What was saved is saved: the list of copies is derived data, and `duplicates` checks this
+        // session again the next time it is read (its fingerprint there is the old one).
+        report.warnings.push(`the check for copies of this session in other sessions did not finish (${error instanceof Error ? error.message : String(error)}); \`duplicates\` checks it again`);
+      }
       ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted, precheck?.ms ?? 0);
     }
     record.writesSinceOptimize += writer.commits;

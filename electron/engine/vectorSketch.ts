@@ -87,6 +87,11 @@ export class VectorSketch {
     this.file = path.join(dataDir, SKETCH_FILE);
   }
 
+  /** The dimension of the vectors it encodes. */
+  get dim(): number {
+    return this.model.dim;
+  }
+
   /** The code of a vector, for a change's additions. */
   encode(vector: Float32Array): Uint32Array {
     return this.encoder.encode(vector);
