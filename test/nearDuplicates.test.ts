@@ -131,11 +131,17 @@ describe('near-duplicate review', () => {
     expect((await engine.duplicates({ includeDismissed: true })).clusters.find((c) => c.id === target.id)?.dismissed).toBe(true);
 
     // Forget D: its clusters go. Overwrite C with other text: its clusters go too.
+    const forgotten = (await engine.showSession('D')).chunks.map((c) => c.chunkId);
+    expect(forgotten.some((id) => readFileSync(path.join(dir, SKETCH_FILE)).includes(Buffer.from(id)))).toBe(true);
     await engine.forget(['D']);
-    // The file keeps no trace of a forgotten session, even before the list is read again.
-    const kept = JSON.parse(readFileSync(path.join(dir, NEAR_DUPLICATES_FILE), 'utf8')) as { checked: Record<string, string>; pairs: Array<{ as: string; bs: string }> };
+    // The files keep no trace of a forgotten session, not even in their history, before the list is read again.
+    const lines = readFileSync(path.join(dir, NEAR_DUPLICATES_FILE), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const kept = JSON.parse(lines[0]!) as { checked: Record<string, string>; pairs: Array<{ as: string; bs: string }> };
     expect(Object.keys(kept.checked).sort()).toEqual(['A', 'C']);
     expect(kept.pairs.some((p) => p.as === 'D' || p.bs === 'D')).toBe(false);
+    const sketch = readFileSync(path.join(dir, SKETCH_FILE));
+    expect(forgotten.filter((id) => sketch.includes(Buffer.from(id)) || lines[0]!.includes(id))).toEqual([]);
     expect(sessionsOf(await engine.duplicates()).every((s) => s[1] === 'C')).toBe(true);
     await engine.save(unrelated('C'), { mode: 'overwrite' });
     expect((await engine.duplicates()).total).toBe(0);

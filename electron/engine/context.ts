@@ -7,6 +7,7 @@ import type { DownloadProgress, Embedder } from '../embedding/embedder.js';
 import type { Logger } from './logger.js';
 import type { RecordCache } from './recordCache.js';
 import type { ChunkStore } from './store.js';
+import type { PairJournal } from './pairJournal.js';
 import type { VectorSketch } from './vectorSketch.js';
 
 
@@ -60,6 +61,8 @@ export interface EngineContext {
   readonly records: RecordCache;
   /** Codes of the stored vectors for the near-duplicate check, read on first use (vectorSketch.ts). */
   readonly sketch: VectorSketch;
+  /** The near-duplicate pairs, read on first use (pairJournal.ts). */
+  readonly pairs: PairJournal;
   /** The embedder, started on first use. */
   embedder(): Promise<Embedder>;
   /** Takes the data directory's write lock (waiting up to `lockWaitMs`); resolves to its release. */

@@ -13,6 +13,7 @@ import type { ChunkDetail, DuplicateListing, MaintenanceReport, SaveEvent, SaveR
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
 import type { ArchiveRecord } from './archiveRecord.js';
+import { PairJournal } from './pairJournal.js';
 import { VectorSketch } from './vectorSketch.js';
 import { WRITE_BATCH_CHUNKS, type EngineContext, type MemoryEngineOptions, type SaveCallOptions } from './context.js';
 import { describeIoError, EngineError } from './errors.js';
@@ -56,6 +57,7 @@ export class MemoryEngine {
       logger,
       records: new RecordCache(dataDir, store, logger),
       sketch: new VectorSketch(dataDir, store.model),
+      pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
       lock: () => acquireWriteLock(dataDir, { waitMs: options.lockWaitMs ?? 60_000 }),
       enqueue: (task) => this.enqueue(task),

@@ -11,7 +11,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { MessageInput, SaveEvent, SaveReport, SessionInput } from '../../shared/domain.js';
-import { dropSessionsFromNearDuplicates } from './nearDuplicates.js';
+import { compactNearDuplicates, dropSessionsFromNearDuplicates } from './nearDuplicates.js';
 import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
 import { crashPoint } from './crashPoints.js';
@@ -86,6 +86,7 @@ export async function purgeOldCopies(ctx: EngineContext): Promise<void> {
   try {
     const record = await ctx.records.load([], { locked: true });
     await ctx.store.rewriteAndPrune();
+    await compactNearDuplicates(ctx);
     record.storeVersion = await ctx.store.version();
     record.writesSinceOptimize = 0;
     await ctx.records.write(record);

@@ -1,7 +1,8 @@
 /**
  * Near duplicates across sessions: chunks of different sessions whose texts are the same or nearly
  * (cosine similarity of their vectors at least NEAR_DUPLICATE_FLOOR), kept as pairs in
- * `near-duplicates.json` so that `duplicates` lists them at once whatever the store's size.
+ * `near-duplicates.jsonl` (pairJournal.ts) so that `duplicates` lists them at once whatever the
+ * store's size.
  *
  * The list is kept up to date by every save: the chunks it wrote are looked up against the other
  * sessions' chunks (a text another session holds, by hash; a text new to the store, by the codes
@@ -15,71 +16,25 @@
  * listed: those copies are the shared history of a branch, shown as such in the session view.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { z } from 'zod';
 import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, type DuplicateCluster, type DuplicateListing } from '../../shared/domain.js';
 import type { ArchiveRecord } from './archiveRecord.js';
-import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
 import { nearestInOtherSessions, recordSaved, syncedSketch, type Precheck } from './nearestChunks.js';
+import { pairKey, type Pair, type PairJournal } from './pairJournal.js';
 import type { ChunkRecord } from './store.js';
 import type { VectorSketch } from './vectorSketch.js';
 
-export const NEAR_DUPLICATES_FILE = 'near-duplicates.json';
 // The lowest similarity kept (`duplicates --threshold` can go down to it without a new scan) and
 // the default one, shared with the IPC contract and the app.
 export { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR } from '../../shared/domain.js';
+export { PAIRS_FILE as NEAR_DUPLICATES_FILE } from './pairJournal.js';
 /** Nearest chunks of other sessions kept per chunk. */
 const NEIGHBOURS = 4;
-
-/** One pair, `a` < `b` by chunk id. */
-interface Pair {
-  a: string;
-  as: string;
-  b: string;
-  bs: string;
-  /** Cosine similarity, 1 for the same text. */
-  s: number;
-}
-
-interface NearDuplicateFile {
-  format: 1;
-  /** Session id -> the fingerprint of its content when it was last checked. */
-  checked: Record<string, string>;
-  pairs: Pair[];
-  /** Keys of pairs a person dismissed (`a|b`). */
-  dismissed: string[];
-}
-
-const fileSchema = z.object({
-  format: z.literal(1),
-  checked: z.record(z.string(), z.string()),
-  pairs: z.array(z.object({ a: z.string(), as: z.string(), b: z.string(), bs: z.string(), s: z.number() })),
-  dismissed: z.array(z.string()),
-});
-
-const emptyFile = (): NearDuplicateFile => ({ format: 1, checked: {}, pairs: [], dismissed: [] });
-const pairKey = (p: { a: string; b: string }) => `${p.a}|${p.b}`;
 
 function makePair(x: { chunkId: string; sessionId: string }, y: { chunkId: string; sessionId: string }, similarity: number): Pair {
   const [first, second] = x.chunkId < y.chunkId ? [x, y] : [y, x];
   return { a: first.chunkId, as: first.sessionId, b: second.chunkId, bs: second.sessionId, s: Math.min(1, Math.round(similarity * 10_000) / 10_000) };
-}
-
-/** The file, or an empty one when it is missing or unreadable (every session is then checked again). */
-async function readFile(dataDir: string): Promise<NearDuplicateFile> {
-  try {
-    const parsed = fileSchema.safeParse(JSON.parse(await fs.readFile(path.join(dataDir, NEAR_DUPLICATES_FILE), 'utf8')));
-    return parsed.success ? (parsed.data as NearDuplicateFile) : emptyFile();
-  } catch {
-    return emptyFile();
-  }
-}
-
-async function writeFile(dataDir: string, file: NearDuplicateFile): Promise<void> {
-  await writeFileAtomic(path.join(dataDir, NEAR_DUPLICATES_FILE), JSON.stringify(file));
 }
 
 /**
@@ -129,31 +84,21 @@ export async function checkSaved(
   record: ArchiveRecord,
   save: { sessionId: string; written: readonly ChunkRecord[]; removed: ReadonlySet<string>; freshHashes: ReadonlySet<string>; previousFingerprint: string | undefined; precheck?: Precheck | undefined },
 ): Promise<number> {
-  const file = await readFile(ctx.dataDir);
+  const journal = ctx.pairs;
+  await journal.refresh(true);
   const { sessionId } = save;
   const entry = record.sessions[sessionId];
   const sketch = save.precheck?.sketch ?? (await syncedSketch(ctx, record, sessionId));
-  const complete = save.previousFingerprint === undefined || file.checked[sessionId] === save.previousFingerprint;
-  let chunks = save.written;
-  let removed = save.removed;
-  if (!complete) {
-    chunks = await ctx.store.sessionChunks(sessionId, true);
-    removed = new Set(file.pairs.filter((p) => p.as === sessionId || p.bs === sessionId).flatMap((p) => [p.a, p.b]));
-  }
+  const complete = save.previousFingerprint === undefined || journal.checked.get(sessionId) === save.previousFingerprint;
+  // A session whose earlier check is missing is checked in full: its pairs all go, and come back if found again.
+  const chunks = complete ? save.written : await ctx.store.sessionChunks(sessionId, true);
   const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? save.freshHashes : new Set(), complete ? save.precheck : undefined);
   await recordSaved(ctx, sketch, { sessionId, previous: save.previousFingerprint, fingerprint: entry?.fingerprint, removed: save.removed, written: save.written });
-  const kept = file.pairs.filter((p) => !removed.has(p.a) && !removed.has(p.b));
-  const keys = new Set(kept.map(pairKey));
-  for (const pair of found) {
-    if (keys.has(pairKey(pair))) continue;
-    keys.add(pairKey(pair));
-    kept.push(pair);
-  }
-  file.pairs = kept;
-  file.dismissed = file.dismissed.filter((k) => keys.has(k));
-  if (entry) file.checked[sessionId] = entry.fingerprint;
-  else delete file.checked[sessionId];
-  await writeFile(ctx.dataDir, file);
+  await journal.append({
+    ...(complete ? { dropChunks: [...save.removed] } : { dropSessions: [sessionId] }),
+    add: found,
+    ...(entry ? { checked: { [sessionId]: entry.fingerprint } } : { unchecked: [sessionId] }),
+  });
   const related = branchRelation(record);
   const written = new Set(save.written.map((c) => c.chunkId));
   const reported = new Set<string>();
@@ -184,49 +129,45 @@ function branchRelation(record: ArchiveRecord): (x: string, y: string) => boolea
  * since are dropped, sessions saved since their last check (or never checked) are checked in full.
  */
 export async function refreshNearDuplicates(ctx: EngineContext, record: ArchiveRecord, onProgress?: (done: number, total: number) => void): Promise<void> {
-  const file = await readFile(ctx.dataDir);
-  const stale = Object.values(record.sessions).filter((e) => file.checked[e.session_id] !== e.fingerprint);
-  const gone = Object.keys(file.checked).filter((id) => !record.sessions[id]);
-  if (stale.length === 0 && gone.length === 0 && file.pairs.every((p) => record.sessions[p.as] && record.sessions[p.bs])) return;
-  const dropped = new Set([...gone, ...stale.map((e) => e.session_id)]);
-  const keys = new Set<string>();
-  file.pairs = file.pairs.filter((p) => !dropped.has(p.as) && !dropped.has(p.bs) && record.sessions[p.as] && record.sessions[p.bs]);
-  for (const p of file.pairs) keys.add(pairKey(p));
-  for (const id of gone) delete file.checked[id];
+  const journal = ctx.pairs;
+  await journal.refresh(true);
+  const stale = Object.values(record.sessions).filter((e) => journal.checked.get(e.session_id) !== e.fingerprint);
+  const gone = new Set([...journal.checked.keys()].filter((id) => !record.sessions[id]));
+  for (const p of journal.pairs.values()) for (const id of [p.as, p.bs]) if (!record.sessions[id]) gone.add(id);
+  if (gone.size > 0) await journal.append({ dropSessions: [...gone], unchecked: [...gone] });
+  if (stale.length === 0) return;
+  const sketch = await syncedSketch(ctx, record);
   let done = 0;
-  const sketch = stale.length > 0 ? await syncedSketch(ctx, record) : null;
+  // One line per session checked: a refresh cut short keeps what it did.
   for (const entry of stale) {
     const chunks = await ctx.store.sessionChunks(entry.session_id, true);
-    for (const pair of await pairsOf(ctx, sketch!, entry.session_id, chunks, new Set())) {
-      if (keys.has(pairKey(pair))) continue;
-      keys.add(pairKey(pair));
-      file.pairs.push(pair);
-    }
-    file.checked[entry.session_id] = entry.fingerprint;
+    const found = await pairsOf(ctx, sketch, entry.session_id, chunks, new Set());
+    await journal.append({ dropSessions: [entry.session_id], add: found, checked: { [entry.session_id]: entry.fingerprint } });
     onProgress?.(++done, stale.length);
   }
-  // Dismissals stay with the pairs still stored (a pair found again after a re-check is the same pair).
-  file.dismissed = file.dismissed.filter((k) => keys.has(k));
-  await writeFile(ctx.dataDir, file);
 }
 
-/** After a forget (under the write lock): the forgotten sessions leave no pair and no mark in the file. */
+/**
+ * After a forget (under the write lock): the forgotten sessions leave no pair, no mark and no code
+ * in the files, not even in their history (both are rewritten).
+ */
 export async function dropSessionsFromNearDuplicates(ctx: EngineContext, sessionIds: readonly string[]): Promise<void> {
-  const gone = new Set(sessionIds);
-  const file = await readFile(ctx.dataDir);
-  if (!sessionIds.some((id) => id in file.checked) && !file.pairs.some((p) => gone.has(p.as) || gone.has(p.bs))) return;
-  file.pairs = file.pairs.filter((p) => !gone.has(p.as) && !gone.has(p.bs));
-  const keys = new Set(file.pairs.map(pairKey));
-  file.dismissed = file.dismissed.filter((k) => keys.has(k));
-  for (const id of sessionIds) delete file.checked[id];
-  await writeFile(ctx.dataDir, file);
+  await ctx.pairs.compact({ dropSessions: [...sessionIds], unchecked: [...sessionIds] });
+  await ctx.sketch.compact(sessionIds);
+}
+
+/** After saves that replaced text (forgetting messages, redacting; under the write lock): no line of either file's history is left. */
+export async function compactNearDuplicates(ctx: EngineContext): Promise<void> {
+  await ctx.pairs.compact();
+  await ctx.sketch.compact();
 }
 
 /** True when the file does not describe the archive record (refreshNearDuplicates has work to do). */
 export async function nearDuplicatesStale(ctx: EngineContext, record: ArchiveRecord): Promise<boolean> {
-  const file = await readFile(ctx.dataDir);
-  if (Object.keys(file.checked).some((id) => !record.sessions[id])) return true;
-  return Object.values(record.sessions).some((e) => file.checked[e.session_id] !== e.fingerprint);
+  const journal = ctx.pairs;
+  await journal.refresh(false);
+  if ([...journal.checked.keys()].some((id) => !record.sessions[id])) return true;
+  return Object.values(record.sessions).some((e) => journal.checked.get(e.session_id) !== e.fingerprint);
 }
 
 export interface ListOptions {
@@ -245,8 +186,8 @@ interface Grouped {
 }
 
 /** Pairs at the threshold or above, joined into clusters (chunks linked by any chain of pairs). */
-function clustersOf(file: NearDuplicateFile, record: ArchiveRecord, threshold: number): Grouped[] {
-  const dismissed = new Set(file.dismissed);
+function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: number): Grouped[] {
+  const dismissed = journal.dismissed;
   const parent = new Map<string, string>();
   const find = (x: string): string => {
     let root = x;
@@ -259,7 +200,7 @@ function clustersOf(file: NearDuplicateFile, record: ArchiveRecord, threshold: n
     return root;
   };
   const related = branchRelation(record);
-  const listed = file.pairs.filter((p) => p.s >= threshold && p.as !== p.bs && record.sessions[p.as] && record.sessions[p.bs] && !related(p.as, p.bs));
+  const listed = [...journal.pairs.values()].filter((p) => p.s >= threshold && p.as !== p.bs && record.sessions[p.as] && record.sessions[p.bs] && !related(p.as, p.bs));
   for (const p of listed) {
     for (const id of [p.a, p.b]) if (!parent.has(id)) parent.set(id, id);
     const [ra, rb] = [find(p.a), find(p.b)];
@@ -298,8 +239,9 @@ export async function listNearDuplicates(ctx: EngineContext, record: ArchiveReco
   const threshold = options.threshold ?? DUPLICATE_THRESHOLD;
   checkThreshold(threshold);
   const limit = options.limit ?? 50;
-  const file = await readFile(ctx.dataDir);
-  const all = clustersOf(file, record, threshold);
+  const journal = ctx.pairs;
+  await journal.refresh(false);
+  const all = clustersOf(journal, record, threshold);
   const shown = all.filter((c) => options.includeDismissed || !c.dismissed).sort((x, y) => y.similarity - x.similarity || y.chunkIds.length - x.chunkIds.length || (x.id < y.id ? -1 : 1));
   const page = shown.slice(0, limit);
   const texts = await ctx.store.chunkTexts(page.flatMap((c) => c.chunkIds));
@@ -321,10 +263,10 @@ export async function listNearDuplicates(ctx: EngineContext, record: ArchiveReco
 /** Dismisses a cluster (by the id `listNearDuplicates` gave it): its pairs are not listed again. */
 export async function dismissNearDuplicates(ctx: EngineContext, record: ArchiveRecord, clusterId: string, threshold = DUPLICATE_THRESHOLD): Promise<{ dismissed: number }> {
   checkThreshold(threshold);
-  const file = await readFile(ctx.dataDir);
-  const cluster = clustersOf(file, record, threshold).find((c) => c.id === clusterId);
+  const journal = ctx.pairs;
+  await journal.refresh(true);
+  const cluster = clustersOf(journal, record, threshold).find((c) => c.id === clusterId);
   if (!cluster) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} at similarity ${threshold} (list them again: sessions may have changed)`);
-  file.dismissed = [...new Set([...file.dismissed, ...cluster.pairs.map(pairKey)])];
-  await writeFile(ctx.dataDir, file);
+  await journal.append({ dismiss: cluster.pairs.map(pairKey) });
   return { dismissed: cluster.chunkIds.length };
 }

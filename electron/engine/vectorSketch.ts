@@ -154,6 +154,18 @@ export class VectorSketch {
     if (at < data.length) await fs.truncate(this.file, this.end);
   }
 
+  /**
+   * Drops these sessions and rewrites the file whole, so that no record of its history is left: after
+   * a forget or a redaction, it holds no code of a chunk that is gone. Under the write lock.
+   */
+  async compact(dropSessions: readonly string[] = []): Promise<void> {
+    await this.refresh();
+    for (const sessionId of dropSessions) {
+      if (this.sessions.has(sessionId)) this.applyRecord(this.encodeRecord({ sessionId, previous: '', fingerprint: '', replace: true, removed: [], added: [] }).subarray(8));
+    }
+    await this.rewrite();
+  }
+
   /** Appends changes to the journal and applies them (the caller holds the write lock and has refreshed). */
   async append(changes: readonly SketchChange[]): Promise<void> {
     if (changes.length === 0) return;
