@@ -85,6 +85,8 @@ export class PairJournal {
   private generation: string | null = null;
   private end = 0;
   private firstLineBytes = 0;
+  /** The file operation under way in this process. */
+  private busy: Promise<unknown> = Promise.resolve();
   private readonly file: string;
 
   constructor(private readonly dataDir: string) {
@@ -96,7 +98,35 @@ export class PairJournal {
    * or damaged file is started again (from the earlier layout when there is one) and a cut-short line
    * is cut off; without it nothing is written.
    */
-  async refresh(locked: boolean): Promise<void> {
+  refresh(locked: boolean): Promise<void> {
+    return this.exclusive(() => this.read(locked));
+  }
+
+  /** Applies a change and appends it (under the write lock, after `refresh(true)`). */
+  append(change: PairChange): Promise<void> {
+    return this.exclusive(() => this.write(change));
+  }
+
+  /**
+   * Applies a change (if any) and rewrites the file whole, so that no line of its history is left:
+   * after a forget or a redaction, the file names no chunk or session that is gone. Under the write lock.
+   */
+  compact(change?: PairChange): Promise<void> {
+    return this.exclusive(async () => {
+      await this.read(true);
+      if (change) this.apply(change);
+      await this.rewrite();
+    });
+  }
+
+  /** One file operation at a time in this process (a listing may read while a save appends). */
+  private exclusive<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(job, job);
+    this.busy = run.catch(() => {});
+    return run;
+  }
+
+  private async read(locked: boolean): Promise<void> {
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.file, 'r');
@@ -144,8 +174,7 @@ export class PairJournal {
     }
   }
 
-  /** Applies a change and appends it (under the write lock, after `refresh(true)`). */
-  async append(change: PairChange): Promise<void> {
+  private async write(change: PairChange): Promise<void> {
     this.apply(change);
     const line = Buffer.from(`${JSON.stringify(change)}\n`, 'utf8');
     const handle = await fs.open(this.file, 'r+');
@@ -156,16 +185,6 @@ export class PairJournal {
     }
     this.end += line.length;
     if (this.end - this.firstLineBytes > Math.max(REWRITE_FROM, this.firstLineBytes)) await this.rewrite();
-  }
-
-  /**
-   * Applies a change (if any) and rewrites the file whole, so that no line of its history is left:
-   * after a forget or a redaction, the file names no chunk or session that is gone. Under the write lock.
-   */
-  async compact(change?: PairChange): Promise<void> {
-    await this.refresh(true);
-    if (change) this.apply(change);
-    await this.rewrite();
   }
 
   private applyLine(line: string, first: boolean): boolean {
