@@ -5,17 +5,11 @@
  */
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LEGACY_PAIRS_FILE, PAIRS_FILE, PairJournal, pairKey, type Pair } from '../electron/engine/pairJournal.js';
-import { tempDir } from './helpers/engine.js';
+import { scratchDirs } from './helpers/engine.js';
 
-const dirs: Array<() => void> = [];
-afterAll(() => dirs.forEach((cleanup) => cleanup()));
-function dataDir(): string {
-  const { dir, cleanup } = tempDir('sm-pairs-');
-  dirs.push(cleanup);
-  return dir;
-}
+const dataDir = scratchDirs('sm-pairs-');
 const pair = (a: string, as: string, b: string, bs: string, s = 0.97): Pair => ({ a, as, b, bs, s });
 const keys = (journal: PairJournal) => [...journal.pairs.keys()].sort();
 

@@ -5,12 +5,12 @@
  */
 import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
 import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/vectorCodes.js';
 import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/vectorSketch.js';
 import { seededRandom } from '../scripts/transcriptGenerator.js';
-import { tempDir } from './helpers/engine.js';
+import { scratchDirs } from './helpers/engine.js';
 
 const random = seededRandom(7);
 const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -28,13 +28,7 @@ function at(v: Float32Array, similarity: number): Float32Array {
 }
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
-const dirs: Array<() => void> = [];
-afterAll(() => dirs.forEach((cleanup) => cleanup()));
-function dataDir(): string {
-  const { dir, cleanup } = tempDir('sm-sketch-');
-  dirs.push(cleanup);
-  return dir;
-}
+const dataDir = scratchDirs('sm-sketch-');
 const MODEL = { model: 'test-model', dim: 384 };
 
 describe('vector codes', () => {

@@ -19,6 +19,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomicFile.js';
+import { readSince, writeAt } from './journalFile.js';
 
 export const PAIRS_FILE = 'near-duplicates.jsonl';
 /** The whole-file layout of earlier versions. */
@@ -127,37 +128,21 @@ export class PairJournal {
   }
 
   private async read(locked: boolean): Promise<void> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await this.startOver(locked, await this.legacyState());
-      return;
-    }
-    let data: Buffer;
-    let from: number;
-    try {
-      const size = (await handle.stat()).size;
-      const head = Buffer.alloc(Math.min(size, 64));
-      await handle.read(head, 0, head.length, 0);
+    const read = await readSince(this.file, 64, (head, size) => {
       const generation = GENERATION.exec(head.toString('latin1'))?.[1];
-      if (!generation) {
-        await handle.close();
-        await this.startOver(locked, null);
-        return;
-      }
+      if (!generation) return null;
       if (generation !== this.generation || size < this.end) {
         this.clear();
         this.generation = generation;
         this.end = 0;
       }
-      from = this.end;
-      data = Buffer.alloc(size - from);
-      if (data.length > 0) await handle.read(data, 0, data.length, from);
-    } finally {
-      await handle.close().catch(() => {});
+      return this.end;
+    });
+    if (read === 'missing' || read === 'unusable') {
+      await this.startOver(locked, read === 'missing' ? await this.legacyState() : null);
+      return;
     }
+    const { from, data } = read;
     let at = 0;
     while (at < data.length) {
       const newline = data.indexOf(10, at);
@@ -177,12 +162,7 @@ export class PairJournal {
   private async write(change: PairChange): Promise<void> {
     this.apply(change);
     const line = Buffer.from(`${JSON.stringify(change)}\n`, 'utf8');
-    const handle = await fs.open(this.file, 'r+');
-    try {
-      await handle.write(line, 0, line.length, this.end);
-    } finally {
-      await handle.close();
-    }
+    await writeAt(this.file, [line], this.end);
     this.end += line.length;
     if (this.end - this.firstLineBytes > Math.max(REWRITE_FROM, this.firstLineBytes)) await this.rewrite();
   }

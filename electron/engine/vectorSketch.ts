@@ -20,27 +20,14 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from './atomicFile.js';
 import { crashPoint } from './crashPoints.js';
+import { readSince, writeAt } from './journalFile.js';
+import { encodeRecord, headerBytes, padded, parseHeader, type SketchChange } from './sketchRecords.js';
 import { CodeEncoder, maxDifferingBits, popcount } from './vectorCodes.js';
 
 export const SKETCH_FILE = 'vector-sketch.bin';
-const MAGIC = 0x534d5653; // "SMVS"
-const FORMAT = 1;
+export type { SketchChange } from './sketchRecords.js';
 /** Bits compared first: a pair that differs in too many of them is not looked at further. */
 const FIRST_BITS = 64;
-
-/** One session's change, as appended to the journal. */
-export interface SketchChange {
-  sessionId: string;
-  /** The fingerprint the session had in the sketch before (ignored when `replace`). */
-  previous: string;
-  /** Its fingerprint after ('' with `replace` and nothing added: the session is gone). */
-  fingerprint: string;
-  /** Drop all of the session's entries first. */
-  replace: boolean;
-  removed: readonly string[];
-  /** Chunks and their codes (`encode`). */
-  added: ReadonlyArray<{ chunkId: string; code: Uint32Array }>;
-}
 
 interface SessionState {
   fingerprint: string;
@@ -108,37 +95,21 @@ export class VectorSketch {
 
   /** Reads what was appended since the last call (by this process or another); starts the file when missing or unusable. */
   async refresh(): Promise<void> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await this.startOver();
-      return;
-    }
-    let data: Buffer;
-    let from: number;
-    try {
-      const size = (await handle.stat()).size;
-      const head = Buffer.alloc(Math.min(size, 24 + 4096));
-      await handle.read(head, 0, head.length, 0);
-      const header = this.parseHeader(head);
-      if (!header) {
-        await handle.close();
-        await this.startOver();
-        return;
-      }
+    const read = await readSince(this.file, 24 + 4096, (head, size) => {
+      const header = parseHeader(head, this.model.model, this.encoder.bits);
+      if (!header) return null;
       if (!this.generation || !header.generation.equals(this.generation) || size < this.end) {
         this.clear();
         this.generation = header.generation;
         this.end = header.length;
       }
-      from = this.end;
-      data = Buffer.alloc(size - from);
-      if (data.length > 0) await handle.read(data, 0, data.length, from);
-    } finally {
-      await handle.close().catch(() => {});
+      return this.end;
+    });
+    if (read === 'missing' || read === 'unusable') {
+      await this.startOver();
+      return;
     }
+    const { from, data } = read;
     let at = 0;
     while (at + 8 <= data.length) {
       const length = data.readUInt32LE(at);
@@ -161,7 +132,7 @@ export class VectorSketch {
   async compact(dropSessions: readonly string[] = []): Promise<void> {
     await this.refresh();
     for (const sessionId of dropSessions) {
-      if (this.sessions.has(sessionId)) this.applyRecord(this.encodeRecord({ sessionId, previous: '', fingerprint: '', replace: true, removed: [], added: [] }).subarray(8));
+      if (this.sessions.has(sessionId)) this.applyRecord(encodeRecord({ sessionId, previous: '', fingerprint: '', replace: true, removed: [], added: [] }, this.words).subarray(8));
     }
     await this.rewrite();
   }
@@ -169,18 +140,8 @@ export class VectorSketch {
   /** Appends changes to the journal and applies them (the caller holds the write lock and has refreshed). */
   async append(changes: readonly SketchChange[]): Promise<void> {
     if (changes.length === 0) return;
-    const records = changes.map((c) => this.encodeRecord(c));
-    const handle = await fs.open(this.file, 'r+');
-    try {
-      let at = this.end;
-      for (const record of records) {
-        await handle.write(record, 0, record.length, at);
-        at += record.length;
-        crashPoint('sketch');
-      }
-    } finally {
-      await handle.close();
-    }
+    const records = changes.map((c) => encodeRecord(c, this.words));
+    await writeAt(this.file, records, this.end, () => crashPoint('sketch'));
     for (const record of records) {
       this.applyRecord(record.subarray(8));
       this.end += record.length;
@@ -260,58 +221,6 @@ export class VectorSketch {
   }
 
   // --- the journal's layout -------------------------------------------------------------------
-
-  // Every field starts at a multiple of 4 bytes (strings are padded), so that codes can be copied
-  // word by word out of a record.
-
-  private headerBytes(generation: Buffer): Buffer {
-    const model = Buffer.from(this.model.model, 'utf8');
-    const header = Buffer.alloc(24 + padded(model.length));
-    header.writeUInt32LE(MAGIC, 0);
-    header.writeUInt32LE(FORMAT, 4);
-    header.writeUInt32LE(this.encoder.bits, 8);
-    generation.copy(header, 12);
-    header.writeUInt32LE(model.length, 20);
-    model.copy(header, 24);
-    return header;
-  }
-
-  private parseHeader(data: Buffer): { generation: Buffer; length: number } | null {
-    if (data.length < 24 || data.readUInt32LE(0) !== MAGIC || data.readUInt32LE(4) !== FORMAT || data.readUInt32LE(8) !== this.encoder.bits) return null;
-    const modelLength = data.readUInt32LE(20);
-    if (data.length < 24 + modelLength || data.toString('utf8', 24, 24 + modelLength) !== this.model.model) return null;
-    return { generation: Buffer.from(data.subarray(12, 20)), length: 24 + padded(modelLength) };
-  }
-
-  /** A record: its payload's length and checksum, then the payload. */
-  private encodeRecord(change: SketchChange): Buffer {
-    const strings = [change.sessionId, change.previous, change.fingerprint, ...change.removed].map((s) => Buffer.from(s, 'utf8'));
-    const ids = change.added.map((a) => Buffer.from(a.chunkId, 'utf8'));
-    const size = 12 + strings.reduce((n, s) => n + 4 + padded(s.length), 0) + ids.reduce((n, s) => n + 4 + padded(s.length) + this.words * 4, 0);
-    const record = Buffer.alloc(8 + size);
-    let at = 8;
-    const putNumber = (n: number) => {
-      record.writeUInt32LE(n, at);
-      at += 4;
-    };
-    const putString = (s: Buffer) => {
-      putNumber(s.length);
-      s.copy(record, at);
-      at += padded(s.length);
-    };
-    putNumber(change.replace ? 1 : 0);
-    strings.slice(0, 3).forEach(putString);
-    putNumber(change.removed.length);
-    strings.slice(3).forEach(putString);
-    putNumber(change.added.length);
-    change.added.forEach((a, i) => {
-      putString(ids[i]!);
-      for (let w = 0; w < this.words; w++) putNumber(a.code[w]!);
-    });
-    record.writeUInt32LE(size, 0);
-    record.writeUInt32LE(crc32(record.subarray(8)), 4);
-    return record;
-  }
 
   private applyRecord(payload: Buffer): void {
     // Codes are little-endian in the file, as in memory on every platform the app ships for.
@@ -454,7 +363,7 @@ export class VectorSketch {
   private async startOver(): Promise<void> {
     this.clear();
     this.generation = randomBytes(8);
-    const header = this.headerBytes(this.generation);
+    const header = headerBytes(this.model.model, this.encoder.bits, this.generation);
     await writeFileAtomic(this.file, header);
     this.end = header.length;
   }
@@ -466,10 +375,10 @@ export class VectorSketch {
   /** Rewrites the journal as one record per session, under a new generation. */
   private async rewrite(): Promise<void> {
     const generation = randomBytes(8);
-    const parts = [this.headerBytes(generation)];
+    const parts = [headerBytes(this.model.model, this.encoder.bits, generation)];
     for (const [sessionId, state] of this.sessions) {
       const added = state.entries.map((e) => ({ chunkId: this.chunkId(e), code: this.codes.subarray(e * this.words, (e + 1) * this.words) }));
-      parts.push(this.encodeRecord({ sessionId, previous: '', fingerprint: state.fingerprint, replace: true, removed: [], added }));
+      parts.push(encodeRecord({ sessionId, previous: '', fingerprint: state.fingerprint, replace: true, removed: [], added }, this.words));
     }
     const data = Buffer.concat(parts);
     await writeFileAtomic(this.file, data);
@@ -477,6 +386,3 @@ export class VectorSketch {
     this.end = data.length;
   }
 }
-
-/** A length rounded up to a multiple of 4. */
-const padded = (length: number): number => (length + 3) & ~3;

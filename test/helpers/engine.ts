@@ -12,6 +12,17 @@ export function tempDir(prefix = 'sm-test-'): { dir: string; cleanup: () => void
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Temporary folders for the tests of one file, removed after them. Call at the top level of a test file. */
+export function scratchDirs(prefix: string): () => string {
+  const cleanups: Array<() => void> = [];
+  afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+  return () => {
+    const { dir, cleanup } = tempDir(prefix);
+    cleanups.push(cleanup);
+    return dir;
+  };
+}
+
 /**
  * What most engine tests of a file share: the real offline model, started once, and data folders
  * removed after the file's tests. Call at the top level of a test file.
