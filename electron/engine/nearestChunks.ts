@@ -131,11 +131,7 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
  */
 export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, k: number, known: ReadonlyArray<Candidate[] | undefined> = []): Promise<Neighbour[][]> {
   const unknown = vectors.map((_, i) => i).filter((i) => !known[i]);
-  const computed = candidatesOf(
-    sketch,
-    unknown.map((i) => vectors[i]!),
-    sessionId,
-  );
+  const computed = candidatesOf(sketch, unknown.map((i) => vectors[i]!), sessionId);
   const candidates = vectors.map((_, i) => known[i] ?? []);
   unknown.forEach((i, j) => (candidates[i] = computed[j]!));
   const wanted = new Set<string>();

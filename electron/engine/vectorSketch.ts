@@ -26,8 +26,6 @@ import { CodeEncoder, maxDifferingBits, popcount } from './vectorCodes.js';
 
 export const SKETCH_FILE = 'vector-sketch.bin';
 export type { SketchChange } from './sketchRecords.js';
-/** Bits compared first: a pair that differs in too many of them is not looked at further. */
-const FIRST_BITS = 64;
 
 interface SessionState {
   fingerprint: string;
@@ -161,10 +159,11 @@ export class VectorSketch {
     if (vectors.length === 0 || this.size === 0) return found;
     const queries = new Uint32Array(vectors.length * words);
     vectors.forEach((v, i) => this.encoder.encodeInto(v, queries, i * words));
-    const firstLimit = maxDifferingBits(FIRST_BITS, similarity);
     // The most bits the first w + 1 words may differ in: a pair over it at any word is left there
-    // (most pairs of related but distinct texts are, after a few words; a near copy never is).
+    // (most pairs of related but distinct texts are, after a few words; a near copy never is). The
+    // first two words (64 bits) are compared together, for every stored chunk and query.
     const limits = Int32Array.from({ length: words }, (_, w) => maxDifferingBits((w + 1) * 32, similarity));
+    const firstLimit = limits[1]!;
     const own = this.sessionIndex.get(sessionId) ?? -2;
     const codes = this.codes;
     const owners = this.owners;
