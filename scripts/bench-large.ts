@@ -1,9 +1,10 @@
 /**
  * `npm run bench:large [-- --json] [-- --max-chunks N] [-- --sessions N] [-- --queries N] [-- --lance-cpu-threads N|default]`
  *
- * How the engine behaves as a store grows: synthetic sessions (random unit vectors, short texts
- * that share words so the full-text index has work to do) are written straight through the store
- * layer until it holds 10k, 50k, 100k and 200k chunks. At each checkpoint, with the real offline
+ * How the engine behaves as a store grows: sessions of real passages with the model's own vectors
+ * (benchCorpus.ts: `--distinct` passages, 20k by default, embedded once and cached; one in five a
+ * paraphrase of another) are written straight through the store layer until it holds 10k, 50k, 100k
+ * and 200k chunks. At each checkpoint, with the real offline
  * model:
  *   - the store is maintained as the app does it (`engine.maintain`: the IVF-PQ index, built
  *     outside the write lock once the store holds VECTOR_INDEX_MIN_ROWS chunks, then a
@@ -19,10 +20,11 @@
  *   - one more optimize after the probe's saves, as a save runs one every 16 commits (more in a large store), with the
  *     bytes of data it rewrote.
  *
- * The probe session is saved under a fresh session id at every checkpoint (same messages, same
- * text): every checkpoint then does identical work, so the only thing that differs from the empty
- * store is the store around it. Re-using one session would make it longer at every checkpoint, and
- * a longer session costs more to fingerprint, which would blur the comparison.
+ * The probe is a fresh session at every checkpoint, with text of its own (another seed of the same
+ * generator, every fifth message a paraphrase of a stored passage): its saves embed what they add and
+ * its near-duplicate check has copies to find, as in a real store. The empty-store baseline is a probe
+ * of the same size with text of its own too. Re-using one session would make it longer at every
+ * checkpoint, and re-using its text would make every save after the first embed nothing.
  */
 import * as lancedb from '@lancedb/lancedb';
 import { execFileSync } from 'node:child_process';
@@ -30,13 +32,14 @@ import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { SaveReport, SessionInput } from '../shared/domain.js';
+import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine, optimizeIntervalFor } from '../electron/engine/engine.js';
 import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
 import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store.js';
-import { realisticConversation, seededRandom } from './transcriptGenerator.js';
+import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
+import { seededRandom } from './transcriptGenerator.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,6 +48,8 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '1000' },
     queries: { type: 'string', default: '100' },
     models: { type: 'string', default: path.resolve('.cache/models') },
+    // Distinct embedded passages the fill draws from (cached under .cache/bench after the first run).
+    distinct: { type: 'string', default: '20000' },
     // See LANCE_THREADS below; "default" keeps LanceDB's own choice.
     'lance-cpu-threads': { type: 'string' },
   },
@@ -59,6 +64,7 @@ function positiveInt(name: string, raw: string | undefined): number {
 const MAX_CHUNKS = positiveInt('max-chunks', values['max-chunks']);
 const SESSIONS = positiveInt('sessions', values.sessions);
 const QUERIES = positiveInt('queries', values.queries);
+const DISTINCT = positiveInt('distinct', values.distinct);
 const CHUNKS_PER_SESSION = Math.max(1, Math.ceil(MAX_CHUNKS / SESSIONS));
 /** Rows per fill commit: large commits keep the fill fast and the fragment count low. */
 const FILL_COMMIT_ROWS = 10_000;
@@ -198,113 +204,50 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 
 // ---------------------------------------------------------------------------------------------
-// Synthetic sessions: short chat-like texts built from a shared vocabulary. Many of their words
-// (and most of their character n-grams) also occur in the queries, so the n-gram full-text index
-// matches a large part of the store, as it would in a real archive.
-
-const FILL_SUBJECTS = [
-  'the query planner', 'a composite index', 'vacuum and compaction', 'the replication lag', 'connection pooling', 'a slow join',
-  'tomato seedlings', 'the compost heap', 'drip irrigation', 'raised beds', 'clay soil', 'pruning the apple tree',
-  'the night train', 'travel insurance', 'a rental car', 'jet lag', 'the ferry timetable', 'a hotel near the station',
-  'sourdough starter', 'a weeknight curry', 'knife skills', 'a vegetable stock', 'braising short ribs',
-  'interval runs', 'knee pain', 'protein intake', 'running shoes', 'a marathon plan',
-  'an emergency fund', 'index funds', 'the mortgage rate', 'a monthly budget', 'tax deductions',
-  'a memory leak', 'TypeScript generics', 'a flaky test', 'the build cache', 'a race condition', 'the release pipeline',
-  'the opening chapter', 'a character arc', 'the query letter', 'the quarterly report', 'a job interview',
-  'the lease renewal', 'a birthday present', 'the heating bill', 'the dentist appointment', 'the team offsite',
-];
-
-const FILL_QUESTIONS = [
-  'What should I check first about {a}?',
-  'Why does {a} get worse when {b} changes?',
-  'Can you summarise what we said about {a}?',
-  'Is {a} a good idea before {b}?',
-  'How long does {a} usually take?',
-  'Remind me how to handle {a} next time.',
-  'What is the difference between {a} and {b}?',
-  'I am stuck with {a}. Any ideas?',
-];
-
-const FILL_ANSWERS = [
-  'Look at {a} on its own before touching {b}.',
-  'Most of the time {a} is fine; the trouble starts with {b}.',
-  'Write down the numbers for {a} every week so you can compare them.',
-  'A simple plan for {a} works better than a clever one.',
-  'If {a} keeps failing, ask someone who has dealt with {b} before.',
-  'Give {a} a few days, then check {b} again.',
-  'The cost of {a} is mostly time, not money.',
-  'Keep notes on {b}; they explain most surprises with {a}.',
-  'Change one thing at a time, otherwise you will not know whether {a} or {b} made the difference.',
-  'People usually underestimate {a} and overestimate {b}.',
-];
+// The fill: sessions of real passages with the model's own vectors (benchCorpus.ts), so the vector
+// index, the full-text index and the near-duplicate check work on what a real archive holds. The
+// passages are fewer than the chunks (embedding 200k texts would take an hour here): a session takes
+// the next run of them, so each passage sits in several sessions, as text does that a person saved
+// more than once (and one in five is a paraphrase of another). That makes the check find more
+// copies than a typical store would: its figures bound its cost from above.
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
-function fillSentence(random: () => number, template: string): string {
-  return template.replaceAll('{a}', pick(random, FILL_SUBJECTS)).replaceAll('{b}', pick(random, FILL_SUBJECTS));
-}
-
-/** A random direction, uniform on the sphere (Gaussian components, normalised): like real embeddings, unit length. */
-function randomUnitVector(random: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let norm = 0;
-  for (let i = 0; i < dim; i++) {
-    const g = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    v[i] = g;
-    norm += g * g;
-  }
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < dim; i++) v[i] = v[i]! / norm;
-  return v;
-}
-
-function syntheticSession(index: number, chunks: number, dim: number, random: () => number): ChunkRecord[] {
-  const sessionId = `synthetic-${index.toString().padStart(5, '0')}`;
+function passageSession(index: number, chunks: number, passages: readonly Passage[]): ChunkRecord[] {
+  const sessionId = `fill-${index.toString().padStart(5, '0')}`;
   const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
   const records: ChunkRecord[] = [];
   for (let c = 0; c < chunks; c++) {
+    const passage = passages[(index * chunks + c) % passages.length]!;
     const msgId = `${sessionId}-m${c}`;
-    const role = c % 2 === 0 ? 'user' : 'assistant';
-    let content: string;
-    if (role === 'user') {
-      content = fillSentence(random, pick(random, FILL_QUESTIONS));
-      if (random() < 0.4) content += ` ${fillSentence(random, pick(random, FILL_ANSWERS))}`;
-    } else {
-      // 2-6 sentences: about the length of the real chunks this model gets (median ~270 characters).
-      const sentences = 2 + Math.floor(random() * 5);
-      const parts: string[] = [];
-      for (let k = 0; k < sentences; k++) parts.push(fillSentence(random, pick(random, FILL_ANSWERS)));
-      content = parts.join(' ');
-    }
-    const text = `${role}: ${content}`;
-    const hash = contentHash(role, content);
+    const text = passageText(passage);
     records.push({
       chunkId: chunkIdFor(sessionId, [msgId]),
       sessionId,
       seq: c * 1000,
       text,
       textHash: sha256(text),
-      vector: randomUnitVector(random, dim),
+      vector: passage.vector,
       msgIds: [msgId],
-      owned: [{ msgId, role, content, contentHash: hash, seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
+      owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
       createdAt,
     });
   }
   return records;
 }
 
-/** Writes synthetic sessions until the store holds `target` synthetic chunks; commits of ~FILL_COMMIT_ROWS rows. */
-class SyntheticFiller {
+/** Writes fill sessions until the store holds `target` fill chunks; commits of ~FILL_COMMIT_ROWS rows. */
+class PassageFiller {
   private nextSession = 0;
   written = 0;
-  private readonly random = seededRandom(99);
 
   constructor(
     private readonly uri: string,
     private readonly model: string,
     private readonly dim: number,
+    private readonly passages: readonly Passage[],
   ) {}
 
   /** No optimize here: that is measured at the checkpoint, with everything this fill added. */
@@ -321,7 +264,7 @@ class SyntheticFiller {
       };
       while (this.written + batch.length < target && this.nextSession < SESSIONS) {
         const chunks = Math.min(CHUNKS_PER_SESSION, target - this.written - batch.length);
-        batch.push(...syntheticSession(this.nextSession++, chunks, this.dim, this.random));
+        batch.push(...passageSession(this.nextSession++, chunks, this.passages));
         if (batch.length >= FILL_COMMIT_ROWS) await flush();
       }
       if (batch.length > 0) await flush();
@@ -401,6 +344,9 @@ interface ProbeResult {
   appendSamplesMs: number[];
   resaveFastPath: boolean;
   appendChunks: number;
+  /** Chunks of the appends that the near-duplicate check found in other sessions. */
+  appendNearDuplicates: number;
+  appendEmbeddings: number;
   autoOptimizeDuringAppend: boolean;
 }
 
@@ -417,6 +363,8 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
   const appendSamplesMs: number[] = [];
   const checkShares: number[] = [];
   let appendChunks = 0;
+  let appendNearDuplicates = 0;
+  let appendEmbeddings = 0;
   let autoOptimizeDuringAppend = false;
   for (let k = 1; k <= APPENDS; k++) {
     const longer = probeSession(id, PROBE_MESSAGES + k * APPEND_MESSAGES, source);
@@ -429,6 +377,8 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
     if (report.new !== APPEND_MESSAGES) throw new Error(`append ${k} of ${id}: expected ${APPEND_MESSAGES} new messages, got ${report.new}`);
     appendSamplesMs.push(ms);
     appendChunks += report.chunksWritten;
+    appendNearDuplicates += report.nearDuplicates;
+    appendEmbeddings += report.embeddingsComputed;
   }
   return {
     nearDupOverhead: median(checkShares),
@@ -439,6 +389,8 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
     appendSamplesMs,
     resaveFastPath: resaves.every(([r]) => r.skippedSession),
     appendChunks,
+    appendNearDuplicates,
+    appendEmbeddings,
     autoOptimizeDuringAppend,
   };
 }
@@ -501,11 +453,13 @@ interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'me
   /** At the largest size only: forgetting one session, and search p95 right after it. */
   forgetMs?: number;
   searchAfterForgetP95Ms?: number;
-  syntheticChunks: number;
+  fillChunks: number;
   sessions: number;
   fillMs: number;
   /** The near-duplicate check of an append, over the rest of that append (median of the appends). */
   nearDupOverhead: number;
+  appendNearDuplicates: number;
+  appendEmbeddings: number;
   resaveMs: number;
   resaveSamplesMs: number[];
   appendMs: number;
@@ -568,17 +522,23 @@ async function main(): Promise<void> {
   const modelsDir = path.resolve(values.models);
   await ensureUseLiteEn(modelsDir);
   const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
-  // One long conversation; the probe is its first 500 messages and each append takes the next 50.
-  const source = realisticConversation('probe', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, 3);
+  const passages = await embeddedPassages(embedder, DISTINCT, path.resolve('.cache/bench'), log);
+  const similar = paraphraseSimilarity(passages, NEAR_DUPLICATE_FLOOR);
+  // Each probe is one long conversation of its own seed: its first 500 messages, and each append
+  // takes the next 50. Every probe has text no store of the run holds yet, so its saves embed what
+  // they add (a probe repeating stored text would embed nothing and time only the bookkeeping).
+  const probeSource = (seed: number): SessionInput => ({ sessionId: 'probe', title: 'Probe', source: 'json', messages: freshMessages('probe', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, seed, passages) });
+  const emptySource = probeSource(2);
   const queries = drawQueries(QUERIES);
   const unique = [...new Set(queries)];
   const embedded = await embedder.embed(unique);
   const queryVectors = new Map(unique.map((q, i) => [q, embedded[i]!]));
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-large-'));
   try {
-    log(`Session Memory large-store benchmark: up to ${MAX_CHUNKS} synthetic chunks in ${SESSIONS} sessions (${CHUNKS_PER_SESSION} each), ` +
+    log(`Session Memory large-store benchmark: up to ${MAX_CHUNKS} fill chunks (${DISTINCT} distinct embedded passages) in ${SESSIONS} sessions (${CHUNKS_PER_SESSION} each), ` +
       `checkpoints ${CHECKPOINTS.join(', ')}; model use-lite-en (${embedder.dim} dims), ${os.cpus().length} cores, Node ${process.version}, load average ${loadAvg()}`);
     log(`LanceDB CPU threads: ${LANCE_THREADS}`);
+    log(`fill passages: ${passages.length} distinct, ${similar.pairs} paraphrases of which ${similar.atOrAboveFloor} at or above the near-duplicate floor ${NEAR_DUPLICATE_FLOOR} (median similarity ${similar.median.toFixed(3)})`);
     log(`probe: ${PROBE_MESSAGES}-message session, re-save x${RESAVES} (median), ${APPENDS} appends of ${APPEND_MESSAGES} messages (median); ${QUERIES} queries (${unique.length} distinct)`);
 
     // Baseline: the same probe work in an empty store.
@@ -586,11 +546,11 @@ async function main(): Promise<void> {
     // The first probe of a process runs cold: its re-saves take ~3x as long as any later one (JIT).
     // Run it once in a throwaway store, so the baseline is as warm as the checkpoints that follow.
     const warmEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'warm-up'), embedder });
-    await measureProbe(warmEngine, 'probe-warm-up', source);
+    await measureProbe(warmEngine, 'probe-warm-up', probeSource(1));
     await warmEngine.close();
     const emptyEngine = await MemoryEngine.open({ dataDir: emptyDir, embedder, onNearDuplicateCheck });
     flushDisk();
-    const empty = await measureProbe(emptyEngine, 'probe-empty', source);
+    const empty = await measureProbe(emptyEngine, 'probe-empty', emptySource);
     const emptySearch = await measureSearch(emptyEngine, embedder, queries, queryVectors);
     const emptyChunks = (await emptyEngine.store.stats()).chunks;
     await emptyEngine.close();
@@ -603,12 +563,12 @@ async function main(): Promise<void> {
 
     const largeDir = path.join(tmp, 'large');
     const storeDir = path.join(largeDir, 'lancedb');
-    const filler = new SyntheticFiller(storeDir, embedder.model, embedder.dim);
+    const filler = new PassageFiller(storeDir, embedder.model, embedder.dim, passages);
     const checkpoints: Checkpoint[] = [];
     for (const target of CHECKPOINTS) {
-      log(`\n-- checkpoint ${target} synthetic chunks`);
+      log(`\n-- checkpoint ${target} fill chunks`);
       const fill = await filler.fillTo(target);
-      log(`  filled ${fill.rows} chunks in ${(fill.ms / 1000).toFixed(1)} s (${filler.written} synthetic in total)`);
+      log(`  filled ${fill.rows} chunks in ${(fill.ms / 1000).toFixed(1)} s (${filler.written} fill chunks in total)`);
 
       const engine = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck });
       try {
@@ -631,11 +591,12 @@ async function main(): Promise<void> {
         log(`  warm-up save (rebuilds the archive record, adds the new sessions to the vector sketch): ${fmt(recordRebuildMs, 0)} ms; record file ${mb(recordBytes)} MB`);
 
         flushDisk();
+        const source = probeSource(10 + CHECKPOINTS.indexOf(target));
         const probe = await measureProbe(engine, `probe-${target}`, source);
         if (!probe.resaveFastPath) log('  warning: a re-save did not take the session-level fast path');
         if (probe.autoOptimizeDuringAppend) log('  note: the engine\'s periodic optimize ran inside one of the timed appends');
         log(`  probe: first save ${fmt(probe.firstSaveMs, 0)} ms, re-save ${fmt(probe.resaveMs)} ms ` +
-          `[${probe.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}] (${fmt(probe.resaveMs / empty.resaveMs, 2)}x empty), append ${fmt(probe.appendMs, 0)} ms [${probe.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${fmt(probe.appendMs / empty.appendMs, 2)}x empty; near-duplicate check ${(probe.nearDupOverhead * 100).toFixed(1)}% of the rest)`);
+          `[${probe.resaveSamplesMs.map((x) => x.toFixed(1)).join(', ')}] (${fmt(probe.resaveMs / empty.resaveMs, 2)}x empty), append ${fmt(probe.appendMs, 0)} ms [${probe.appendSamplesMs.map((x) => x.toFixed(0)).join(', ')}] (${fmt(probe.appendMs / empty.appendMs, 2)}x empty; ${probe.appendEmbeddings} embeddings for ${probe.appendChunks} chunks; near-duplicate check ${(probe.nearDupOverhead * 100).toFixed(1)}% of the rest, ${probe.appendNearDuplicates} chunks found in other sessions)`);
 
         const atSearch = await inspectTable(storeDir);
         const s = await measureSearch(engine, embedder, queries, queryVectors);
@@ -681,7 +642,7 @@ async function main(): Promise<void> {
         // versions and files removed), and search right after it.
         let forget: { forgetMs: number; searchAfterForgetP95Ms: number } | null = null;
         if (end.chunks >= MAX_CHUNKS) {
-          const [, forgetMs] = await timed(() => withDeadline(engine.forget(['synthetic-00000']), OPTIMIZE_DEADLINE_MS, `forget at ${end.chunks} chunks`));
+          const [, forgetMs] = await timed(() => withDeadline(engine.forget(['fill-00000']), OPTIMIZE_DEADLINE_MS, `forget at ${end.chunks} chunks`));
           const afterForget = await measureSearch(engine, embedder, queries, queryVectors);
           forget = { forgetMs, searchAfterForgetP95Ms: afterForget.searchP95Ms };
           log(`  forget one session: ${(forgetMs / 1000).toFixed(1)} s (target < 30 s); search p95 right after ${fmt(afterForget.searchP95Ms)} ms`);
@@ -689,7 +650,7 @@ async function main(): Promise<void> {
 
         checkpoints.push({
           chunks: end.chunks,
-          syntheticChunks: filler.written,
+          fillChunks: filler.written,
           sessions: Math.ceil(filler.written / CHUNKS_PER_SESSION),
           fillMs: Math.round(fill.ms),
           resaveMs: round1(probe.resaveMs),
@@ -699,6 +660,8 @@ async function main(): Promise<void> {
           resaveRatio: Math.round((probe.resaveMs / empty.resaveMs) * 100) / 100,
           appendRatio: Math.round((probe.appendMs / empty.appendMs) * 100) / 100,
           nearDupOverhead: Math.round(probe.nearDupOverhead * 1000) / 1000,
+          appendNearDuplicates: probe.appendNearDuplicates,
+          appendEmbeddings: probe.appendEmbeddings,
           firstSaveMs: Math.round(probe.firstSaveMs),
           recordRebuildMs: Math.round(recordRebuildMs),
           recordBytes,
@@ -767,7 +730,7 @@ async function main(): Promise<void> {
     // checkpoints did (fills, index builds, thousands of saves): what is left of the difference
     // between a checkpoint and the empty store is then the store's size, not the process's state.
     const emptyAgain = await MemoryEngine.open({ dataDir: emptyDir, embedder });
-    const grownEmpty = probeSession('probe-empty', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, source);
+    const grownEmpty = probeSession('probe-empty', PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, emptySource);
     const emptyEndResaves: number[] = [];
     for (let i = 0; i < RESAVES; i++) emptyEndResaves.push((await timed(() => emptyAgain.save(grownEmpty)))[1]);
     await emptyAgain.close();

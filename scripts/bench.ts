@@ -4,8 +4,9 @@
  * Measures the engine on a realistic 2,000-message session with the real offline model:
  * first save, unchanged re-save, a 10% append, a one-message edit in the middle, the raw embedding
  * time of the same chunk texts (batches of 32, nothing else: the floor no save can beat), and the
- * re-save and append again with 500 other sessions (100k+ chunks, with the vector index that
- * maintenance gives a store that size) in the store; the share of each save taken by its
+ * re-save and append again with 500 other sessions (100k+ chunks of real passages embedded by the
+ * model, see benchCorpus.ts, with the vector index that maintenance gives a store that size) in the
+ * store; the appended messages are new text, every fifth a paraphrase of a stored passage; the share of each save taken by its
  * near-duplicate check (`nearDupOverhead`); and the MCP server on a store of about 10k chunks: time
  * to its first answer, and search p95.
  */
@@ -15,13 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { SaveReport, SessionInput } from '../shared/domain.js';
+import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { chunkIdFor, sha256 } from '../electron/engine/hashing.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
 import { ChunkStore, type ChunkRecord } from '../electron/engine/store.js';
-import { realisticConversation, seededRandom } from './transcriptGenerator.js';
+import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
+import { realisticConversation } from './transcriptGenerator.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,12 +31,15 @@ const { values } = parseArgs({
     messages: { type: 'string', default: '2000' },
     others: { type: 'string', default: '500' },
     'chunks-per-other': { type: 'string', default: '210' },
+    // Distinct embedded passages the other sessions draw from (cached under .cache/bench).
+    distinct: { type: 'string', default: '20000' },
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
 const MESSAGES = Number(values.messages);
 const OTHERS = Number(values.others);
 const CHUNKS_PER_OTHER = Number(values['chunks-per-other']);
+const DISTINCT = Number(values.distinct);
 const log = (line: string) => {
   if (!values.json) console.log(line);
   else console.error(line);
@@ -45,9 +50,12 @@ function median(xs: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function withAppended(session: SessionInput, extra: number): SessionInput {
-  const longer = realisticConversation(session.sessionId, session.messages.length + extra, 7);
-  return { ...session, messages: [...session.messages, ...longer.messages.slice(session.messages.length)] };
+/**
+ * The session with `extra` more messages of its own conversation, every fifth of them a paraphrase
+ * of a passage the other sessions hold (so the near-duplicate check has copies to find).
+ */
+function withAppended(session: SessionInput, extra: number, passages: readonly Passage[]): SessionInput {
+  return { ...session, messages: [...session.messages, ...freshMessages(session.sessionId, extra, 7, passages, session.messages.length)] };
 }
 
 async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
@@ -64,28 +72,32 @@ function flushDisk(): void {
   }
 }
 
-/** Fills a store with other sessions whose vectors are random: their values do not matter here. */
-async function fillOtherSessions(uri: string, dim: number, model: string, sessions = OTHERS): Promise<number> {
+/**
+ * Fills a store with other sessions of real passages and the model's own vectors (benchCorpus.ts),
+ * so that the near-duplicate check and the vector index work on what a real store holds. Sessions
+ * take consecutive runs of the passages; with more chunks than passages a passage sits in several
+ * sessions (text a person saved more than once), which gives the check more to find than a
+ * typical store: its cost here bounds the real one from above.
+ */
+async function fillOtherSessions(uri: string, dim: number, model: string, passages: readonly Passage[], sessions = OTHERS): Promise<number> {
   const store = await ChunkStore.open(uri, { model, dim });
-  const random = seededRandom(99);
   let total = 0;
   let batch: ChunkRecord[] = [];
   for (let s = 0; s < sessions; s++) {
     const sessionId = `other-${s}`;
     for (let c = 0; c < CHUNKS_PER_OTHER; c++) {
+      const passage = passages[(s * CHUNKS_PER_OTHER + c) % passages.length]!;
       const msgId = `${sessionId}-m${c}`;
-      const text = `user: filler question ${c} of ${sessionId} about topic ${c % 17}`;
-      const vector = new Float32Array(dim);
-      for (let i = 0; i < dim; i++) vector[i] = random() - 0.5;
+      const text = passageText(passage);
       batch.push({
         chunkId: chunkIdFor(sessionId, [msgId]),
         sessionId,
         seq: c * 1000,
         text,
         textHash: sha256(text),
-        vector,
+        vector: passage.vector,
         msgIds: [msgId],
-        owned: [{ msgId, role: 'user', content: text.slice(6), contentHash: sha256(text), seq: c }],
+        owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c }],
         createdAt: Date.now(),
       });
     }
@@ -106,10 +118,10 @@ async function fillOtherSessions(uri: string, dim: number, model: string, sessio
  * real session plus synthetic ones), driven over stdio by the SDK's client. First answer: from the
  * process start to the first search_memory result, model load included; then the p95 of 50 searches.
  */
-async function measureMcp(tmp: string, modelsDir: string, embedder: WorkerEmbedder, session: SessionInput, sessionChunks: number): Promise<{ firstSearchMs: number; searchP95Ms: number; searches: number; chunks: number }> {
+async function measureMcp(tmp: string, modelsDir: string, embedder: WorkerEmbedder, session: SessionInput, sessionChunks: number, passages: readonly Passage[]): Promise<{ firstSearchMs: number; searchP95Ms: number; searches: number; chunks: number }> {
   const dataDir = path.join(tmp, 'mcp');
   const others = Math.max(1, Math.round((10_000 - sessionChunks) / CHUNKS_PER_OTHER));
-  await fillOtherSessions(path.join(dataDir, 'lancedb'), embedder.dim, embedder.model, others);
+  await fillOtherSessions(path.join(dataDir, 'lancedb'), embedder.dim, embedder.model, passages, others);
   const engine = await MemoryEngine.open({ dataDir, embedder });
   await engine.save(session);
   await engine.maintain();
@@ -150,6 +162,10 @@ async function main(): Promise<void> {
   await ensureUseLiteEn(modelsDir);
   const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
   const session = realisticConversation('bench-session', MESSAGES, 7);
+  // Real passages for the other sessions of the large and the MCP store (embedded once, then cached).
+  const passages = await embeddedPassages(embedder, DISTINCT, path.resolve('.cache/bench'), log);
+  const similar = paraphraseSimilarity(passages, NEAR_DUPLICATE_FLOOR);
+  log(`other sessions' passages: ${passages.length} distinct, ${similar.pairs} paraphrases of which ${similar.atOrAboveFloor} at or above the near-duplicate floor ${NEAR_DUPLICATE_FLOOR} (median similarity ${similar.median.toFixed(3)})`);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-'));
   try {
     log(`Session Memory benchmark: ${MESSAGES} messages, model use-lite-en, ${os.cpus().length} cores, Node ${process.version}`);
@@ -221,7 +237,7 @@ async function main(): Promise<void> {
 
     // A fork: the whole session under another id, with 200 new messages after it (a branched chat).
     // Only chunks whose text is new are embedded.
-    const forked = withAppended({ ...session, sessionId: 'bench-fork' }, 200);
+    const forked = withAppended({ ...session, sessionId: 'bench-fork' }, 200, passages);
     const fork = await engine.save(forked);
     const onceTexts = new Set((await engine.showSession(session.sessionId)).chunks.map((c) => c.text));
     const forkNewTextChunks = (await engine.showSession('bench-fork')).chunks.filter((c) => !onceTexts.has(c.text)).length;
@@ -233,7 +249,7 @@ async function main(): Promise<void> {
     const resaveMs = median(resaves.map(([, ms]) => ms));
     log(`re-save unchanged ${resaveMs.toFixed(1).padStart(8)} ms  (${((resaveMs / firstSaveMs) * 100).toFixed(3)}% of first save), ${resaves[0]![0].embeddingsComputed} embeddings`);
 
-    const appended = withAppended(session, Math.round(MESSAGES / 10));
+    const appended = withAppended(session, Math.round(MESSAGES / 10), passages);
     checkMs = 0;
     const [append, appendMs] = await timed(() => engine.save(appended));
     const appendCheckMs = checkMs;
@@ -245,9 +261,9 @@ async function main(): Promise<void> {
 
     await engine.close();
 
-    log(`filling a second store with ${OTHERS} other sessions x ${CHUNKS_PER_OTHER} chunks (synthetic vectors)...`);
+    log(`filling a second store with ${OTHERS} other sessions x ${CHUNKS_PER_OTHER} chunks (${passages.length} distinct embedded passages)...`);
     const largeDir = path.join(tmp, 'large');
-    const otherChunks = await fillOtherSessions(path.join(largeDir, 'lancedb'), embedder.dim, embedder.model);
+    const otherChunks = await fillOtherSessions(path.join(largeDir, 'lancedb'), embedder.dim, embedder.model, passages);
     // The store was filled without the engine: its first save rebuilds the archive record, and its
     // near-duplicate check builds the vector sketch from every stored vector (once per store).
     let sketchBuild = '';
@@ -272,7 +288,7 @@ async function main(): Promise<void> {
     const snapshot = path.join(tmp, 'large-snapshot');
     cpSync(largeDir, snapshot, { recursive: true });
     const appendRuns: Record<'on' | 'off', number[]> = { on: [], off: [] };
-    const appendWork: Array<{ checkMs: number; overlappedMs: number }> = [];
+    const appendWork: Array<{ checkMs: number; overlappedMs: number; found: number }> = [];
     for (let round = 0; round < 3; round++) {
       for (const variant of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         rmSync(largeDir, { recursive: true, force: true });
@@ -282,10 +298,10 @@ async function main(): Promise<void> {
         await copy.save({ sessionId: `small-${round}`, messages: [{ role: 'user', content: `one more small thing ${round}` }] });
         checkMs = 0;
         overlappedMs = 0;
-        const [, ms] = await timed(() => copy.save(appended));
+        const [report, ms] = await timed(() => copy.save(appended));
         await copy.close();
         appendRuns[variant].push(ms);
-        if (variant === 'on') appendWork.push({ checkMs, overlappedMs });
+        if (variant === 'on') appendWork.push({ checkMs, overlappedMs, found: report.nearDuplicates });
       }
     }
     const appendLargeStoreMs = median(appendRuns.on);
@@ -294,10 +310,11 @@ async function main(): Promise<void> {
     const appendLargeOverlappedMs = median(appendWork.map((w) => w.overlappedMs));
     log(`near-dup check    append ${appendCheckMs.toFixed(1)} ms of work (${((appendCheckMs / (appendMs - appendCheckMs)) * 100).toFixed(2)}% of the rest)`);
     log(`                  append into the large store: ${appendRuns.on.map((x) => x.toFixed(0)).join(', ')} ms with the check, ${appendRuns.off.map((x) => x.toFixed(0)).join(', ')} ms without: ` +
-      `adds ${(((appendLargeStoreMs - appendLargeStoreNoCheckMs) / appendLargeStoreNoCheckMs) * 100).toFixed(2)}% (medians; target <= 10%); its work ${appendLargeCheckMs.toFixed(1)} ms, of which ${appendLargeOverlappedMs.toFixed(1)} ms while chunks were being embedded`);
+      `adds ${(((appendLargeStoreMs - appendLargeStoreNoCheckMs) / appendLargeStoreNoCheckMs) * 100).toFixed(2)}% (medians; target <= 10%); its work ${appendLargeCheckMs.toFixed(1)} ms, of which ${appendLargeOverlappedMs.toFixed(1)} ms while chunks were being embedded; ` +
+      `${appendWork[0]?.found ?? 0} of the append's chunks found held by other sessions`);
     log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty)`);
 
-    const mcp = await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten);
+    const mcp = await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten, passages);
     log(`MCP server (${mcp.chunks} chunks): first answer ${mcp.firstSearchMs.toFixed(0)} ms after start (model load included), search p95 ${mcp.searchP95Ms.toFixed(1)} ms over ${mcp.searches} queries`);
 
     const summary = {
@@ -336,6 +353,8 @@ async function main(): Promise<void> {
         appendLargeStoreWork: appendLargeCheckMs / (appendLargeStoreMs - appendLargeCheckMs),
         appendLargeStoreCheckMs: Math.round(appendLargeCheckMs * 10) / 10,
         appendLargeStoreOverlappedMs: Math.round(appendLargeOverlappedMs * 10) / 10,
+        // Chunks of that append the check found in other sessions (it must have had work to do).
+        appendLargeStoreFound: appendWork[0]?.found ?? 0,
         // Once per store: the sketch of every stored vector, built by the first check.
         sketchBuildMs,
       },
