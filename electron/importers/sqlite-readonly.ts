@@ -33,8 +33,15 @@ interface Connection {
   close(): void;
 }
 type Opener = (file: string) => Connection;
+export type SqliteDriver = 'better-sqlite3' | 'node:sqlite';
 
 let opener: Promise<Opener> | undefined;
+let driver: SqliteDriver | undefined;
+
+/** The driver databases are read with, once one was opened. */
+export function sqliteDriver(): SqliteDriver | undefined {
+  return driver;
+}
 
 async function betterSqlite3(): Promise<Opener> {
   const { default: Database } = await import('better-sqlite3');
@@ -56,10 +63,14 @@ async function nodeSqlite(): Promise<Opener> {
 
 async function chooseOpener(): Promise<Opener> {
   try {
-    return await betterSqlite3();
+    const open = await betterSqlite3();
+    driver = 'better-sqlite3';
+    return open;
   } catch (nativeError) {
     try {
-      return await nodeSqlite();
+      const open = await nodeSqlite();
+      driver = 'node:sqlite';
+      return open;
     } catch {
       throw nativeError;
     }
