@@ -54,7 +54,7 @@ export function openClawStateFolders(env: NodeJS.ProcessEnv = process.env, home:
 const ARCHIVE_NAME = /\.jsonl\.(reset|deleted)\.[^/\\]+$/;
 const LEFTOVER_NAME = /(?:^|\.)([^.]+)\.jsonl\.imported-\d+$/;
 
-/** Whether a folder is an OpenClaw state folder (it has `agents/<id>/` with a database or sessions). */
+/** Whether a folder is an OpenClaw state folder: `agents/<id>/` with a database, a `sessions.json` index or the upgrade's leftovers. */
 export async function isOpenClawStateFolder(folder: string): Promise<boolean> {
   return (await agentFolders(path.join(folder, 'agents'))).length > 0;
 }
@@ -63,7 +63,9 @@ async function agentFolders(agents: string): Promise<string[]> {
   const found: string[] = [];
   for (const name of await folderNames(agents)) {
     const agent = path.join(agents, name);
-    if ((await isFile(path.join(agent, 'agent', OPENCLAW_DATABASE_NAME))) || (await isFolder(path.join(agent, 'sessions')))) found.push(agent);
+    // OpenClaw's own marks, so that another tool's `agents/x/sessions/` folder is not taken for one.
+    const marks = [path.join(agent, 'agent', OPENCLAW_DATABASE_NAME), path.join(agent, 'sessions', 'sessions.json')];
+    if ((await Promise.all(marks.map(isFile))).some(Boolean) || (await isFolder(path.join(agent, 'session-sqlite-import-archive')))) found.push(agent);
   }
   return found;
 }

@@ -1,10 +1,10 @@
 /** Listing an OpenClaw state folder's transcript sources, with the markers a sync compares. */
-import { cpSync, rmSync, utimesSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { listOpenClawTranscriptSources, openClawStateFolders } from '../../electron/importers/openclaw-store.js';
-import { fixture, tempDir } from './helpers.js';
+import { fixture, readAll, tempDir } from './helpers.js';
 
 const CURRENT = '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6';
 const TRIP = 'c0ffee00-2222-4333-8444-555566667777';
@@ -91,5 +91,19 @@ describe('openClawStateFolders', () => {
       path.join(home, '.moltbot'),
     ]);
     expect(openClawStateFolders({}, home)).toEqual([path.join(home, '.openclaw'), path.join(home, '.clawdbot'), path.join(home, '.moltbot')]);
+  });
+});
+
+describe('a folder that only looks like an OpenClaw state folder', () => {
+  it('is read as any folder when no agent has a database, a sessions.json index or the upgrade leftovers', async () => {
+    const folder = tempDir();
+    const sessions = path.join(folder, 'agents', 'planner', 'sessions');
+    mkdirSync(sessions, { recursive: true });
+    cpSync(fixture('openclaw', 'sessions', '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6.jsonl'), path.join(sessions, 'chat.jsonl'));
+    cpSync(fixture('markdown'), path.join(folder, 'notes'), { recursive: true });
+    expect(await listOpenClawTranscriptSources(folder)).toEqual([]);
+    const results = await readAll([folder]);
+    expect(results.some((result) => result.file.startsWith(path.join(folder, 'notes')))).toBe(true);
+    expect(results.some((result) => result.file === path.join(sessions, 'chat.jsonl'))).toBe(true);
   });
 });
