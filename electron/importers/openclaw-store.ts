@@ -52,6 +52,7 @@ export function openClawStateFolders(env: NodeJS.ProcessEnv = process.env, home:
 }
 
 const ARCHIVE_NAME = /\.jsonl\.(reset|deleted)\.[^/\\]+$/;
+const CHECKPOINT_NAME = /\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const LEFTOVER_NAME = /(?:^|\.)([^.]+)\.jsonl\.imported-\d+$/;
 
 /** Whether a folder is an OpenClaw state folder: `agents/<id>/` with a database, a `sessions.json` index or the upgrade's leftovers. */
@@ -93,7 +94,8 @@ async function agentSources(agent: string): Promise<OpenClawTranscriptSource[]> 
   }
   const sessions = path.join(agent, 'sessions');
   for (const name of await fileNames(sessions)) {
-    const kind = name.endsWith('.jsonl') ? 'session-file' : ARCHIVE_NAME.test(name.replace(/\.zst$/, '')) ? 'archive' : undefined;
+    // Compaction checkpoints (`<id>.checkpoint.<uuid>.jsonl`) are earlier copies of a session: not read.
+    const kind = CHECKPOINT_NAME.test(name) ? undefined : name.endsWith('.jsonl') ? 'session-file' : ARCHIVE_NAME.test(name.replace(/\.zst$/, '')) ? 'archive' : undefined;
     if (kind !== undefined) sources.push(await fileSource(path.join(sessions, name), kind, agentId));
   }
   // Without a database to read them through, cold archives are read as files.

@@ -19,6 +19,8 @@ function copyOf(name: string): string {
 describe('listOpenClawTranscriptSources', () => {
   it("lists each agent's database with its sessions' last event numbers, and the archives beside it", async () => {
     const state = copyOf('upgraded');
+    // A compaction checkpoint is an earlier copy of a session the database holds: not listed.
+    cpSync(fixture('openclaw', 'sessions', `${CURRENT}.jsonl`), path.join(state, 'agents', 'main', 'sessions', `${CURRENT}.checkpoint.0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0.jsonl`));
     const sources = await listOpenClawTranscriptSources(state);
     expect(sources.map(({ kind, path: file, agentId, sessions }) => ({ kind, file: path.relative(state, file), agentId, ...(sessions ? { sessions } : {}) }))).toEqual([
       {
