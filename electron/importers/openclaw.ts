@@ -16,6 +16,11 @@
  *   and `custom_message` (extension state and injected context) are not dialogue and are left out.
  *
  * Version 1 files had no entry ids; their lines are taken in order, with `L<line number>` as the id.
+ *
+ * Since 2026.8 OpenClaw keeps the same lines as rows of a database (openclaw-db.ts) and moves idle
+ * sessions to cold archives: zstd-compressed JSONL of `{"kind":"header","sessionId",...}` followed by
+ * `{"kind":"event","row":{"seq","event_json"}}` (and index rows we ignore). Both are read here as the
+ * lines they hold, with line number `seq + 1` (the line the event had in the session's file).
  */
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { ShapeError } from './errors.js';
@@ -26,10 +31,40 @@ import { isoFromDateString, isoFromEpochMillis } from './time.js';
 
 export function isOpenClawSession(records: readonly JsonlRecord[]): boolean {
   const header = records[0]?.value;
-  return header !== undefined && header.type === 'session';
+  return header !== undefined && (header.type === 'session' || isColdArchiveHeader(header));
 }
 
-export function mapOpenClawSession(records: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+function isColdArchiveHeader(value: JsonObject): boolean {
+  return value.kind === 'header' && value.version === 1 && typeof value.sessionId === 'string' && typeof value.generation === 'string';
+}
+
+/** The session's lines held by a cold archive, in order. */
+function coldArchiveEvents(records: readonly JsonlRecord[]): JsonlRecord[] {
+  const events: JsonlRecord[] = [];
+  for (const record of records.slice(1)) {
+    if (record.value.kind !== 'event') continue;
+    const row = requireObject(record.value.row, at(lineWhere(record.lineNo), 'row'));
+    const seq = row.seq;
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ShapeError(`${at(at(lineWhere(record.lineNo), 'row'), 'seq')} must be a whole number`);
+    events.push(openClawEvent(seq, requireString(row.event_json, at(at(lineWhere(record.lineNo), 'row'), 'event_json'))));
+  }
+  return events.sort((a, b) => a.lineNo - b.lineNo);
+}
+
+/** One stored event (a database row's `event_json`, or a cold archive's) as the line it was. */
+export function openClawEvent(seq: number, eventJson: string): JsonlRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(eventJson);
+  } catch {
+    throw new ShapeError(`${lineWhere(seq + 1)} the stored event is not valid JSON`);
+  }
+  if (!isObject(value)) throw new ShapeError(`${lineWhere(seq + 1)} the stored event must be a JSON object`);
+  return { lineNo: seq + 1, value };
+}
+
+export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+  const records = given[0] !== undefined && isColdArchiveHeader(given[0].value) ? coldArchiveEvents(given) : given;
   const header = records[0];
   if (header === undefined || header.value.type !== 'session') throw new ShapeError('line 1 must be the session header ({"type":"session",...})');
   const sessionId = requireNonEmptyString(header.value.id, at(lineWhere(header.lineNo), 'id'));

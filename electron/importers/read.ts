@@ -20,9 +20,12 @@ import { looksLikeMarkdownTranscript } from './markdown.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
 import { badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
-import { fileSource, unreadableError, type TranscriptSource } from './sources.js';
+import { decompressedSource, fileSource, unreadableError, type TranscriptSource } from './sources.js';
+import { isSqliteDatabase, readOpenClawDatabase } from './openclaw-db.js';
+import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw-store.js';
 import { isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './zip.js';
+import { decompressZstd, isZstd } from './zstd.js';
 
 export type { FailedFile, ImportedFile, SkippedPart, TranscriptFile } from './read-types.js';
 
@@ -68,7 +71,7 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
       continue;
     }
     if (stats.isDirectory()) {
-      for await (const found of filesInFolder(given)) {
+      for await (const found of (await isOpenClawStateFolder(given)) ? openClawFiles(given) : filesInFolder(given)) {
         yield* 'error' in found ? [found] : readFile(found.path, found.size, mapping, effectiveLimits);
       }
     } else if (stats.isFile()) {
@@ -109,11 +112,31 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
   }
 }
 
+/** An OpenClaw state folder's transcripts only: its databases, session files and archives (see openclaw-store.ts). */
+async function* openClawFiles(stateFolder: string): AsyncGenerator<{ path: string; size: number } | FailedFile> {
+  for (const source of await listOpenClawTranscriptSources(stateFolder)) {
+    try {
+      yield { path: source.path, size: (await stat(source.path)).size };
+    } catch (error) {
+      yield { file: source.path, error: unreadableError(source.path, error) };
+    }
+  }
+}
+
 async function* readFile(filePath: string, size: number, mapping: ReadMapping, limits: ReaderLimits): AsyncGenerator<TranscriptFile> {
   const source = fileSource(filePath, size);
   let entries: Array<TranscriptSource | ImportError>;
   try {
-    if (!isZip(await source.readHead(4))) {
+    const head = await source.readHead(16);
+    if (isSqliteDatabase(head)) {
+      yield await readOpenClawDatabase(filePath, mapping, limits.maxEntryBytes);
+      return;
+    }
+    if (isZstd(head)) {
+      yield await readSource(decompressedSource(source, decompressZstd(filePath, await source.readAll(), limits.maxEntryBytes)), mapping, limits);
+      return;
+    }
+    if (!isZip(head)) {
       yield await readSource(source, mapping, limits);
       return;
     }

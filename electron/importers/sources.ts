@@ -85,6 +85,25 @@ export function fileSource(filePath: string, size: number, label = filePath): Tr
   };
 }
 
+/** The text of a compressed file (OpenClaw's `.zst` archives), under the file's own name. */
+export function decompressedSource(compressed: TranscriptSource, bytes: Buffer): TranscriptSource {
+  return {
+    label: compressed.label,
+    baseName: compressed.baseName.replace(/\.zst$/i, ''),
+    size: bytes.length,
+    async open() {
+      return Readable.from([bytes], { objectMode: false });
+    },
+    async readAll() {
+      return bytes;
+    },
+    async readHead(count) {
+      return bytes.subarray(0, count);
+    },
+    version: () => compressed.version(),
+  };
+}
+
 /**
  * A byte stream whose failures arrive as `ImportError`s, with a hook to release what it reads
  * from (a ZIP file handle) however the reading ends.

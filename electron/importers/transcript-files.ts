@@ -4,8 +4,12 @@
  * reading every file (images, databases...) would bury the real errors in noise.
  */
 
-/** `.json`, `.jsonl`, Markdown and text, and OpenClaw's archived sessions (`<id>.jsonl.reset.<timestamp>`). */
-const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt)$|\.jsonl\.reset\.[^/\\]+$/i;
+/**
+ * `.json`, `.jsonl`, Markdown and text; OpenClaw's archived sessions (`<id>.jsonl.reset.<timestamp>`,
+ * `.deleted.<timestamp>`, either with `.zst`), cold archives (`<sha256>.jsonl.zst`), the files its
+ * upgrade moved aside (`<key>.<id>.jsonl.imported-<ms>`) and its agent database.
+ */
+const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(reset|deleted)\.[^/\\]+$|\.jsonl\.imported-\d+$|^openclaw-agent\.sqlite$/i;
 
 /**
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, and the

@@ -174,7 +174,7 @@ async function findEntry(zipfile: yauzl.ZipFile, ordinal: number): Promise<yauzl
   return undefined;
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes / 1024;
