@@ -1,0 +1,62 @@
+/**
+ * Opening the SQLite databases other tools write (opencode's `opencode.db`, Cursor's `state.vscdb`),
+ * for reading only. Those tools keep writing while we read (WAL mode), so a connection here never
+ * writes and never takes a lock that could block them: read-only, no file created when the path is
+ * wrong, and a busy timeout that waits for a checkpoint to finish rather than failing at once.
+ */
+import Database from 'better-sqlite3';
+import { ImportError } from './errors.js';
+
+/** Every SQLite 3 database starts with these 16 bytes. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** How long a read waits for a writer's lock (a checkpoint) before giving up, in ms. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export function isSqliteHeader(head: Uint8Array): boolean {
+  return head.length >= SQLITE_HEADER.length && Buffer.from(head.buffer, head.byteOffset, SQLITE_HEADER.length).equals(SQLITE_HEADER);
+}
+
+export type ReadOnlyDatabase = Database.Database;
+
+/**
+ * Runs `read` on the database at `file`, opened read-only, and closes it whatever happens.
+ * SQLite's own errors (a damaged file, a lock held longer than the busy timeout) become an
+ * `ImportError` naming the file; a read sees one consistent snapshot when it runs in one statement
+ * or inside `readSnapshot`.
+ */
+export function withReadOnlyDatabase<T>(file: string, read: (db: ReadOnlyDatabase) => T): T {
+  let db: ReadOnlyDatabase;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw sqliteError(file, error);
+  }
+  try {
+    return read(db);
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    if (error instanceof Database.SqliteError) throw sqliteError(file, error);
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/** All reads of `read` from one snapshot of the database (a read transaction: writers go on meanwhile in WAL mode). */
+export function readSnapshot<T>(db: ReadOnlyDatabase, read: () => T): T {
+  return db.transaction(read).deferred();
+}
+
+export function tableNames(db: ReadOnlyDatabase): Set<string> {
+  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
+  return new Set(rows.map((row) => row.name));
+}
+
+function sqliteError(file: string, error: unknown): ImportError {
+  const code = (error as { code?: string } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new ImportError(file, 'unreadable', `database is busy (another program holds a lock); try again: ${message}`, { cause: error });
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new ImportError(file, 'unreadable', `damaged database: ${message}`, { cause: error });
+  return new ImportError(file, 'unreadable', `cannot read the database: ${message}`, { cause: error });
+}
