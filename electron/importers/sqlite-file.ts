@@ -43,6 +43,23 @@ export function withReadOnlyDatabase<T>(file: string, read: (db: ReadOnlyDatabas
   }
 }
 
+/** `read` on a database held in memory (its bytes), for recognising one by content alone. */
+export function withDatabaseBytes<T>(bytes: Uint8Array, read: (db: ReadOnlyDatabase) => T): T | undefined {
+  let db: ReadOnlyDatabase;
+  try {
+    db = new Database(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { readonly: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    return read(db);
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /** All reads of `read` from one snapshot of the database (a read transaction: writers go on meanwhile in WAL mode). */
 export function readSnapshot<T>(db: ReadOnlyDatabase, read: () => T): T {
   return db.transaction(read).deferred();
