@@ -8,7 +8,7 @@
  * its first input (two projects can start aider in the same second), a message by the number of
  * the block within its session (tool output counts, so ids do not depend on `--include`). Saving
  * the file again after aider wrote more adds only the new turns. The start time is the only time
- * aider records; it dates the session's first message, read as local time as aider wrote it.
+ * aider records; it dates the person's first words, read as local time as aider wrote it.
  *
  * aider's output follows the `--include tools` rule, its reasoning the `thinking` rule. Slash
  * commands that manage files (`/add`, `/drop`, ...) are tool calls; `/ask`, `/code` and
@@ -97,11 +97,14 @@ function sessionOf(started: string, blocks: Block[], options: MappingOptions): S
   const digest = createHash('sha256').update(firstInput.lines.join('\n')).digest('hex').slice(0, 12);
   const sessionId = `aider:${started.replace(/\s+/g, 'T')}:${digest}`;
   const startedAt = isoFromLocalTime(started);
+  // The start time dates the person's first words (not a command), whatever `--include` leaves out.
+  const dated = blocks.findIndex((block) => block.kind === 'person' && partsOf(block).some((part) => part.kind === 'text'));
   const messages: MessageInput[] = [];
   blocks.forEach((block, index) => {
-    messages.push(...messagesFromParts({ id: String(index), role: block.kind === 'person' ? 'user' : 'assistant' }, partsOf(block), options));
+    const timestamp = index === dated ? startedAt : undefined;
+    const source = { id: String(index), role: block.kind === 'person' ? ('user' as const) : ('assistant' as const), ...(timestamp !== undefined ? { timestamp } : {}) };
+    messages.push(...messagesFromParts(source, partsOf(block), options));
   });
-  if (startedAt !== undefined && messages[0]) messages[0] = { ...messages[0], timestamp: startedAt };
   const title = messages.find((message) => message.role === 'user')?.content.split('\n')[0]?.trim();
   return { sessionId, ...(title ? { title: title.length > 100 ? `${title.slice(0, 99)}…` : title } : {}), source: 'aider', messages };
 }
