@@ -8,8 +8,9 @@
 const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt)$|\.jsonl\.reset\.[^/\\]+$/i;
 
 /**
- * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, and the
- * account and project files of the ChatGPT and Claude.ai exports.
+ * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
+ * account and project files of the ChatGPT and Claude.ai exports, and the task index and settings of
+ * Cline and its forks (their tasks are read from the task folders).
  */
 const COMPANION_FILES = new Set([
   'sessions.json',
@@ -19,6 +20,10 @@ const COMPANION_FILES = new Set([
   'message_feedback.json',
   'model_comparisons.json',
   'shared_conversations.json',
+  'taskhistory.json',
+  'cline_mcp_settings.json',
+  'mcp_settings.json',
+  'custom_modes.json',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {
