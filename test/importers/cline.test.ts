@@ -49,9 +49,14 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
       ['assistant', 'The loop starts on January 31st; adding a month to', '2026-01-02T09:00:09.800Z'],
     ]);
     const [full] = await sessionsOf(ROO_TASK, { include: ['tools', 'thinking'] });
-    expect(full!.messages.map((message) => message.content.slice(0, 50))).toContain('[tool call: read_file] {"path":"src/calendar.ts"}');
-    expect(full!.messages.map((message) => message.content.slice(0, 50))).toContain('[tool result: read_file] 1 | for (let d = new Date(2');
-    expect(full!.messages.map((message) => message.content.slice(0, 50))).toContain('[thinking] The month list is probably built from a');
+    expect(full!.messages.map((message) => `${message.msgId} ${message.content.slice(0, 45)}`)).toEqual([
+      '0 Why does the seed calendar show March twice?',
+      '1#1 [thinking] The month list is probably built f',
+      '1 Let me look at how the months are generated.',
+      '1#3 [tool call: read_file] {"path":"src/calendar.',
+      '2 [tool result: read_file] 1 | for (let d = new',
+      '3 The loop starts on January 31st; adding a mon',
+    ]);
   });
 
   it('scans the task folders, not the index that loses entries: every task of the tasks folder, each read whole', async () => {
