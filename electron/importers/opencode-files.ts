@@ -112,9 +112,9 @@ function asImportError(file: string, error: unknown): unknown {
   return error instanceof ShapeError ? new ImportError(file, 'wrong-shape', error.problem, { cause: error }) : error;
 }
 
-/** A folder laid out as opencode's `storage/` before 1.2. */
+/** A folder laid out as opencode's `storage/` before 1.2 (its `session/` folder may be gone: the messages are what counts). */
 export function isOpencodeStorage(folderNames: ReadonlySet<string>): boolean {
-  return folderNames.has('session') && folderNames.has('message') && folderNames.has('part');
+  return folderNames.has('message') && folderNames.has('part');
 }
 
 export async function readOpencodeStorage(folder: string, mapping: ReadMapping): Promise<ImportedFile> {

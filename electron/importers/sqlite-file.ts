@@ -45,9 +45,13 @@ export function withReadOnlyDatabase<T>(file: string, read: (db: ReadOnlyDatabas
 
 /** `read` on a database held in memory (its bytes), for recognising one by content alone. */
 export function withDatabaseBytes<T>(bytes: Uint8Array, read: (db: ReadOnlyDatabase) => T): T | undefined {
+  // A database in WAL mode says so in bytes 18 and 19 of its header; in memory there is no WAL, so
+  // the copy is marked as using a rollback journal (the content is the same).
+  const copy = Buffer.from(bytes);
+  if (copy.length > 19 && copy[18] === 2 && copy[19] === 2) copy[18] = copy[19] = 1;
   let db: ReadOnlyDatabase;
   try {
-    db = new Database(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { readonly: true });
+    db = new Database(copy, { readonly: true });
   } catch {
     return undefined;
   }
