@@ -1,20 +1,18 @@
 /**
  * Reading opencode's database and its older `storage/` folder (the records are described in
- * opencode.ts). The database is read while opencode may be writing it: read-only, one snapshot
- * per pass. Like a large export it is read twice: a first pass maps every session to check it
- * and count, the second hands the sessions out one at a time, so memory holds one session, not
- * the whole database. Sessions that appear between the passes wait for the next import.
+ * opencode.ts). The database is read while opencode may be writing it (see database-sessions.ts).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
-import { ImportError, ShapeError } from './errors.js';
+import { ImportError } from './errors.js';
+import { parseRecord, readDatabaseSessions } from './database-sessions.js';
 import { mapOpencodeSession, type OpencodeMessageRecord, type OpencodeSessionRecord } from './opencode.js';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
 import { sessionsResult } from './results.js';
 import { isObject, optionalText, type JsonObject } from './shape.js';
 import { unreadableError } from './sources.js';
-import { readSnapshot, tableNames, withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite-file.js';
+import { tableNames, type ReadOnlyDatabase } from './sqlite-file.js';
 
 const OPENCODE_TABLES = ['session', 'message', 'part'];
 
@@ -30,47 +28,12 @@ interface SessionRow {
 }
 
 export function readOpencodeDatabase(file: string, mapping: ReadMapping): ImportedFile {
-  const skipped: SkippedPart[] = [];
-  const good: SessionRow[] = [];
-  withReadOnlyDatabase(file, (db) => {
-    readSnapshot(db, () => {
-      for (const row of sessionRows(db)) {
-        try {
-          if (mapDatabaseSession(db, row, mapping).messages.length > 0) good.push(row);
-        } catch (error) {
-          if (!(error instanceof ShapeError) || mapping.strict) throw asImportError(file, error);
-          skipped.push({ file, session: row.id, error: error.problem });
-        }
-      }
-    });
-  });
-  if (good.length === 0) throw new ImportError(file, 'empty', skipped.length > 0 ? `no readable session (${skipped[0]!.error})` : 'no messages to import');
-  return {
-    file,
+  return readDatabaseSessions<SessionRow>(file, mapping, {
     format: 'opencode',
-    sessionCount: good.length,
-    skipped,
-    sessions: {
-      async *[Symbol.asyncIterator]() {
-        for (const row of good) {
-          // One short read per session: opencode is never kept waiting behind a long import.
-          let session: SessionInput;
-          try {
-            session = withReadOnlyDatabase(file, (db) => readSnapshot(db, () => mapDatabaseSession(db, row, mapping)));
-          } catch (error) {
-            // A record damaged since the first pass costs its session only, as in that pass.
-            if (error instanceof ShapeError && !mapping.strict) continue;
-            throw asImportError(file, error);
-          }
-          if (session.messages.length > 0) yield session;
-        }
-      },
-    },
-  };
-}
-
-function sessionRows(db: ReadOnlyDatabase): SessionRow[] {
-  return db.prepare('SELECT id, parent_id, title FROM session ORDER BY time_created, id').all() as SessionRow[];
+    keys: (db) => db.prepare('SELECT id, parent_id, title FROM session ORDER BY time_created, id').all() as SessionRow[],
+    session: mapDatabaseSession,
+    name: (row) => row.id,
+  });
 }
 
 function mapDatabaseSession(db: ReadOnlyDatabase, row: SessionRow, mapping: ReadMapping): SessionInput {
@@ -95,21 +58,6 @@ function sessionRecord(id: string, title: unknown, parentId: unknown): OpencodeS
   const parent = optionalText(parentId);
   const name = optionalText(title);
   return { id, ...(name !== undefined ? { title: name } : {}), ...(parent !== undefined ? { parentId: parent } : {}) };
-}
-
-function parseRecord(text: string, what: string): JsonObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ShapeError(`${what}: its data is not valid JSON`);
-  }
-  if (!isObject(value)) throw new ShapeError(`${what}: its data must be a JSON object`);
-  return value;
-}
-
-function asImportError(file: string, error: unknown): unknown {
-  return error instanceof ShapeError ? new ImportError(file, 'wrong-shape', error.problem, { cause: error }) : error;
 }
 
 /** A folder laid out as opencode's `storage/` before 1.2 (its `session/` folder may be gone: the messages are what counts). */
