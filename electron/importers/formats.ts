@@ -22,11 +22,12 @@ import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
 import { isAiderHistory } from './aider.js';
 import { isClineApiHistory } from './cline.js';
 import { isOpencodeDatabase } from './opencode-files.js';
+import { isCursorDatabase } from './cursor.js';
 import { isSqliteHeader, withDatabaseBytes } from './sqlite-file.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'cline' | 'aider' | 'opencode';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'cline' | 'aider' | 'opencode' | 'cursor';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'cline', 'aider', 'opencode'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'cline', 'aider', 'opencode', 'cursor'];
 
 export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio'>;
 
@@ -101,7 +102,7 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
  * enough to tell; `readTranscripts` says precisely what is wrong with such a file.
  */
 export function detectFormat(content: string | Uint8Array): ImportFormat | undefined {
-  if (typeof content !== 'string' && isSqliteHeader(content)) return withDatabaseBytes(content, (db) => (isOpencodeDatabase(db) ? 'opencode' : undefined));
+  if (typeof content !== 'string' && isSqliteHeader(content)) return withDatabaseBytes(content, (db) => (isOpencodeDatabase(db) ? 'opencode' : isCursorDatabase(db) ? 'cursor' : undefined));
   let text: string;
   try {
     text = typeof content === 'string' ? content : new TextDecoder('utf-8', { fatal: true }).decode(content);

@@ -1,7 +1,7 @@
 /**
  * Transcripts that are not one file: a Cline-family task folder (several files make one session),
  * opencode's `storage/` folder (one file per message and part), and SQLite databases (opencode's
- * `opencode.db`). Reading a folder asks here first whether a folder is one of these, so its
+ * `opencode.db`, Cursor's `state.vscdb`). Reading a folder asks here first whether a folder is one of these, so its
  * files are read together rather than one by one (where each alone means nothing).
  */
 import type { Dirent } from 'node:fs';
@@ -13,7 +13,8 @@ import { isOpencodeDatabase, isOpencodeStorage, readOpencodeDatabase, readOpenco
 import type { ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
 import { documentSyntaxError, sessionsResult } from './results.js';
 import { fileSource, unreadableError } from './sources.js';
-import { tableNames, withReadOnlyDatabase } from './sqlite-file.js';
+import { withReadOnlyDatabase } from './sqlite-file.js';
+import { isCursorDatabase, readCursorDatabase } from './cursor.js';
 
 export type ToolFolderKind = 'cline-task' | 'opencode-storage';
 
@@ -76,16 +77,14 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** A SQLite database, by the tables in it: opencode's is read; others are refused with their reason. */
+/** A SQLite database, by the tables in it: opencode's and Cursor's are read. */
 export async function readDatabaseFile(file: string, mapping: ReadMapping): Promise<TranscriptFile> {
   try {
     await stat(file);
-    const kind = withReadOnlyDatabase(file, (db) => (isOpencodeDatabase(db) ? 'opencode' : tableNames(db).has('cursorDiskKV') ? 'cursor' : 'other'));
+    const kind = withReadOnlyDatabase(file, (db) => (isOpencodeDatabase(db) ? 'opencode' : isCursorDatabase(db) ? 'cursor' : 'other'));
     if (kind === 'opencode') return readOpencodeDatabase(file, mapping);
-    if (kind === 'cursor') {
-      throw new ImportError(file, 'unsupported', "Cursor's chat database (state.vscdb) is not read: its layout is undocumented and changes between Cursor versions");
-    }
-    throw new ImportError(file, 'unknown-format', 'a SQLite database of no tool we know (understood: opencode.db)');
+    if (kind === 'cursor') return readCursorDatabase(file, mapping);
+    throw new ImportError(file, 'unknown-format', "a SQLite database of no tool we know (understood: opencode's opencode.db, Cursor's state.vscdb)");
   } catch (error) {
     if (error instanceof ImportError) return { file: error.file, error };
     throw unreadableError(file, error);

@@ -30,8 +30,11 @@ export function isTranscriptFileName(baseName: string): boolean {
   return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase());
 }
 
-/** opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels); its `-wal` and `-shm` companions are not read on their own. */
-const DATABASE_NAME = /^opencode(?:-[\w.-]+)?\.db$/i;
+/**
+ * opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels) and Cursor's
+ * (`state.vscdb`); their `-wal` and `-shm` companions are not read on their own.
+ */
+const DATABASE_NAME = /^(?:opencode(?:-[\w.-]+)?\.db|state\.vscdb)$/i;
 
 export function isDatabaseFileName(baseName: string): boolean {
   return DATABASE_NAME.test(baseName);
