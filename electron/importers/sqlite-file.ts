@@ -4,8 +4,33 @@
  * writes and never takes a lock that could block them: read-only, no file created when the path is
  * wrong, and a busy timeout that waits for a checkpoint to finish rather than failing at once.
  */
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { ImportError } from './errors.js';
+
+type Driver = typeof BetterSqlite3;
+let driver: Driver | Error | undefined;
+
+/**
+ * better-sqlite3 is a native module, loaded the first time a database is opened rather than with
+ * the importers: a build whose binary does not match the runtime (an Electron without its rebuild)
+ * then fails on databases alone, with a message saying so, instead of on every import.
+ */
+function loadDriver(file: string): Driver {
+  if (driver === undefined) {
+    try {
+      // ES modules (the sources, the CLI bundle) make a `require`; the packaged app's CommonJS bundles,
+      // where `import.meta` is empty, have their own.
+      const url = (import.meta as { url?: string }).url;
+      const load = typeof url === 'string' ? createRequire(url) : require;
+      driver = load('better-sqlite3') as Driver;
+    } catch (error) {
+      driver = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+  if (driver instanceof Error) throw new ImportError(file, 'unreadable', `cannot read SQLite databases here: the better-sqlite3 module did not load (${driver.message})`, { cause: driver });
+  return driver;
+}
 
 /** Every SQLite 3 database starts with these 16 bytes. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -17,7 +42,7 @@ export function isSqliteHeader(head: Uint8Array): boolean {
   return head.length >= SQLITE_HEADER.length && Buffer.from(head.buffer, head.byteOffset, SQLITE_HEADER.length).equals(SQLITE_HEADER);
 }
 
-export type ReadOnlyDatabase = Database.Database;
+export type ReadOnlyDatabase = BetterSqlite3.Database;
 
 /**
  * Runs `read` on the database at `file`, opened read-only, and closes it whatever happens.
@@ -26,6 +51,7 @@ export type ReadOnlyDatabase = Database.Database;
  * or inside `readSnapshot`.
  */
 export function withReadOnlyDatabase<T>(file: string, read: (db: ReadOnlyDatabase) => T): T {
+  const Database = loadDriver(file);
   let db: ReadOnlyDatabase;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
@@ -51,7 +77,7 @@ export function withDatabaseBytes<T>(bytes: Uint8Array, read: (db: ReadOnlyDatab
   if (copy.length > 19 && copy[18] === 2 && copy[19] === 2) copy[18] = copy[19] = 1;
   let db: ReadOnlyDatabase;
   try {
-    db = new Database(copy, { readonly: true });
+    db = new (loadDriver('(in memory)'))(copy, { readonly: true });
   } catch {
     return undefined;
   }
