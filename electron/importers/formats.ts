@@ -19,10 +19,15 @@ import { isOpenWebUiChat, mapOpenWebUiChat } from './open-webui.js';
 import type { MappingOptions } from './parts.js';
 import { isObject } from './shape.js';
 import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
+import { isAiderHistory } from './aider.js';
+import { isClineApiHistory } from './cline.js';
+import { isOpencodeDatabase } from './opencode-files.js';
+import { isCursorDatabase } from './cursor.js';
+import { isSqliteHeader, withDatabaseBytes } from './sqlite-file.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'cline' | 'aider' | 'opencode' | 'cursor';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'cline', 'aider', 'opencode', 'cursor'];
 
 export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio'>;
 
@@ -97,6 +102,7 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
  * enough to tell; `readTranscripts` says precisely what is wrong with such a file.
  */
 export function detectFormat(content: string | Uint8Array): ImportFormat | undefined {
+  if (typeof content !== 'string' && isSqliteHeader(content)) return withDatabaseBytes(content, (db) => (isOpencodeDatabase(db) ? 'opencode' : isCursorDatabase(db) ? 'cursor' : undefined));
   let text: string;
   try {
     text = typeof content === 'string' ? content : new TextDecoder('utf-8', { fatal: true }).decode(content);
@@ -113,6 +119,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
         if (asLine) return asLine;
       }
       if (isGeminiActivity(document)) return 'gemini';
+      if (isClineApiHistory(document)) return 'cline';
       return detectDocumentFormat(documentConversations(document).conversations[0]);
     }
     const records = text
@@ -122,6 +129,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
     const jsonl = records.length > 0 ? detectJsonlFormat(records) : undefined;
     if (jsonl) return jsonl;
   }
+  if (isAiderHistory(text)) return 'aider';
   return looksLikeMarkdownTranscript(text) ? 'markdown' : undefined;
 }
 

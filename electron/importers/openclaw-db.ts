@@ -29,10 +29,6 @@ import { decompressZstd } from './zstd.js';
 
 export const OPENCLAW_DATABASE_NAME = 'openclaw-agent.sqlite';
 
-export function isSqliteDatabase(head: Uint8Array): boolean {
-  return Buffer.from(head.subarray(0, 16)).toString('latin1') === 'SQLite format 3\0';
-}
-
 /** Where a session's lines are: rows of `transcript_events`, a cold archive, or a reset/deleted archive. */
 export type StoredSessionPlace =
   | { kind: 'events'; lastSeq: number }

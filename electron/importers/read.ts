@@ -19,13 +19,16 @@ import { readJsonlRecords } from './jsonl.js';
 import { looksLikeMarkdownTranscript } from './markdown.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
-import { badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
+import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
 import { decompressedSource, fileSource, unreadableError, type TranscriptSource } from './sources.js';
-import { isSqliteDatabase, readOpenClawDatabase } from './openclaw-db.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw-store.js';
-import { isTranscriptFileName, isZipFileName } from './transcript-files.js';
+import { isDatabaseFileName, isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './zip.js';
 import { decompressZstd, isZstd } from './zstd.js';
+import { AIDER_HISTORY_FILE, isAiderHistory } from './aider.js';
+import { CLINE_API_HISTORY } from './cline.js';
+import { isSqliteHeader } from './sqlite-file.js';
+import { readDatabaseFile, readToolFolder, toolFolderKind, type ToolFolderKind } from './tool-folders.js';
 
 export type { FailedFile, ImportedFile, SkippedPart, TranscriptFile } from './read-types.js';
 
@@ -72,7 +75,9 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
     }
     if (stats.isDirectory()) {
       for await (const found of (await isOpenClawStateFolder(given)) ? openClawFiles(given) : filesInFolder(given)) {
-        yield* 'error' in found ? [found] : readFile(found.path, found.size, mapping, effectiveLimits);
+        if ('error' in found) yield found;
+        else if ('toolFolder' in found) yield await readToolFolder(found.toolFolder, found.path, mapping);
+        else yield* readFile(found.path, found.size, mapping, effectiveLimits);
       }
     } else if (stats.isFile()) {
       yield* readFile(given, stats.size, mapping, effectiveLimits);
@@ -83,10 +88,11 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
 }
 
 /**
- * Files under a folder that look like transcripts or archives, in name order. Hidden files and
- * folders are skipped, and symbolic links to folders are not followed (they can form loops).
+ * Files under a folder that look like transcripts or archives, in name order, and folders that are
+ * read as a whole (a Cline task, opencode's storage). Hidden files and folders are skipped (but
+ * aider's log, which is hidden), and symbolic links to folders are not followed (they can form loops).
  */
-async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; size: number } | FailedFile> {
+async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; size: number } | { path: string; toolFolder: ToolFolderKind } | FailedFile> {
   let entries;
   try {
     entries = await readdir(folder, { withFileTypes: true });
@@ -94,15 +100,20 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
     yield { file: folder, error: unreadableError(folder, error) };
     return;
   }
+  const toolFolder = toolFolderKind(entries);
+  if (toolFolder) {
+    yield { path: folder, toolFolder };
+    return;
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === '__MACOSX') continue;
+    if ((entry.name.startsWith('.') && entry.name !== AIDER_HISTORY_FILE) || entry.name === 'node_modules' || entry.name === '__MACOSX') continue;
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       yield* filesInFolder(full);
       continue;
     }
-    if (!isTranscriptFileName(entry.name) && !isZipFileName(entry.name)) continue;
+    if (!isTranscriptFileName(entry.name) && !isZipFileName(entry.name) && !isDatabaseFileName(entry.name)) continue;
     try {
       const stats = await stat(full);
       if (stats.isFile()) yield { path: full, size: stats.size };
@@ -124,12 +135,17 @@ async function* openClawFiles(stateFolder: string): AsyncGenerator<{ path: strin
 }
 
 async function* readFile(filePath: string, size: number, mapping: ReadMapping, limits: ReaderLimits): AsyncGenerator<TranscriptFile> {
+  // A Cline task is its folder: the API history named alone is read with the panel messages beside it.
+  if (path.basename(filePath) === CLINE_API_HISTORY) {
+    yield await readToolFolder('cline-task', path.dirname(filePath), mapping);
+    return;
+  }
   const source = fileSource(filePath, size);
   let entries: Array<TranscriptSource | ImportError>;
   try {
     const head = await source.readHead(16);
-    if (isSqliteDatabase(head)) {
-      yield await readOpenClawDatabase(filePath, mapping, limits.maxEntryBytes);
+    if (isSqliteHeader(head)) {
+      yield await readDatabaseFile(filePath, mapping, limits.maxEntryBytes);
       return;
     }
     if (isZstd(head)) {
@@ -197,6 +213,7 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
     }
     return documentResult(source, document, mapping);
   }
+  if (isAiderHistory(text)) return aiderResult(source, text, mapping);
   if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
   throw unknownFormat(source.label);
 }

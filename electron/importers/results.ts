@@ -15,6 +15,9 @@ import { isGeminiActivity, mapGeminiActivity } from './gemini.js';
 import { byteOffsetOfChar, findJsonSyntaxProblem } from './json-syntax.js';
 import type { JsonlRecord } from './jsonl-record.js';
 import { mapMarkdownTranscript } from './markdown.js';
+import { mapAiderHistory } from './aider.js';
+import { clineToolOf, isClineApiHistory, mapClineTask } from './cline.js';
+import path from 'node:path';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
 import type { TranscriptSource } from './sources.js';
 
@@ -72,6 +75,11 @@ const DETECT_WITHIN = 50;
 export function documentResult(source: TranscriptSource, document: unknown, mapping: ReadMapping): ImportedFile {
   // Activity records grouped into sessions by time, rather than one conversation per element.
   if (isGeminiActivity(document)) return sessionsResult(source.label, 'gemini', mapGeminiActivity(document), []);
+  // A Cline-family API history read on its own (renamed, or inside an archive): named after its folder, without the panel's times.
+  if (isClineApiHistory(document)) {
+    const taskId = path.basename(path.dirname(source.label)) || source.baseName.replace(/\.json$/i, '');
+    return sessionsResult(source.label, 'cline', [mapShape(source.label, () => mapClineTask({ taskId, tool: clineToolOf(source.label), api: document }, mapping))], []);
+  }
   const { conversations, where, many: isArray } = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
@@ -92,6 +100,10 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
   // Nothing readable at all: the file is refused, as a damaged single conversation is.
   if (sessions.length === 0 && firstError) throw firstError;
   return sessionsResult(source.label, format, sessions, skipped);
+}
+
+export function aiderResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {
+  return sessionsResult(source.label, 'aider', mapAiderHistory(text, mapping), []);
 }
 
 export function markdownResult(source: TranscriptSource, text: string): ImportedFile {

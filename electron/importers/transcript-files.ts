@@ -12,8 +12,9 @@
 const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(reset|deleted)\.[^/\\]+$|\.jsonl\.imported-\d+$|^openclaw-agent\.sqlite$/i;
 
 /**
- * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, and the
- * account and project files of the ChatGPT and Claude.ai exports.
+ * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
+ * account and project files of the ChatGPT and Claude.ai exports, and the task index and settings of
+ * Cline and its forks (their tasks are read from the task folders).
  */
 const COMPANION_FILES = new Set([
   'sessions.json',
@@ -23,10 +24,24 @@ const COMPANION_FILES = new Set([
   'message_feedback.json',
   'model_comparisons.json',
   'shared_conversations.json',
+  'taskhistory.json',
+  'cline_mcp_settings.json',
+  'mcp_settings.json',
+  'custom_modes.json',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {
   return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase());
+}
+
+/**
+ * opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels) and Cursor's
+ * (`state.vscdb`); their `-wal` and `-shm` companions are not read on their own.
+ */
+const DATABASE_NAME = /^(?:opencode(?:-[\w.-]+)?\.db|state\.vscdb)$/i;
+
+export function isDatabaseFileName(baseName: string): boolean {
+  return DATABASE_NAME.test(baseName);
 }
 
 export function isZipFileName(baseName: string): boolean {

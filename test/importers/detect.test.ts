@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
 import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
@@ -16,6 +17,15 @@ const SAMPLES: Array<[string, string[]]> = [
   ['json', ['json', 'sessions.json']],
   ['markdown', ['markdown', 'kyoto-notes.md']],
   ['markdown', ['markdown', '对话.txt']],
+  ['aider', ['aider', 'monochromatic', '.aider.chat.history.md']],
+  ['cline', ['cline', 'saoudrizwan.claude-dev', 'tasks', '1767258000000', 'api_conversation_history.json']],
+];
+
+/** Databases: recognised from their bytes (as text they are not). */
+const DATABASES: Array<[string, string[]]> = [
+  ['opencode', ['opencode', 'opencode.db']],
+  ['cursor', ['cursor', 'global-2025', 'state.vscdb']],
+  ['cursor', ['cursor', 'workspace-2024', 'state.vscdb']],
 ];
 
 describe('format detection by content', () => {
@@ -24,16 +34,25 @@ describe('format detection by content', () => {
     expect(detectFormat(readFileSync(fixture(...parts), 'utf8'))).toBe(format);
   });
 
+  it.each(DATABASES)('recognises a %s database (%j)', (format, parts) => {
+    expect(detectFormat(readFileSync(fixture(...parts)))).toBe(format);
+  });
+
   it('says undefined for what it does not understand', () => {
     expect(detectFormat(readFileSync(fixture('bad', 'unknown.json')))).toBeUndefined();
     expect(detectFormat(readFileSync(fixture('bad', 'unknown.txt')))).toBeUndefined();
     expect(detectFormat(Buffer.from([0xff, 0xfe, 0x00]))).toBeUndefined();
+    const other = new Database(':memory:');
+    other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
+    expect(detectFormat(other.serialize())).toBeUndefined();
+    other.close();
+    expect(detectFormat(Buffer.from('SQLite format 3\0 and then nothing that holds'))).toBeUndefined();
   });
 
   it('ignores misleading file names: every sample renamed keeps its format', async () => {
     const dir = tempDir();
-    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl'];
-    for (const [index, [format, parts]] of SAMPLES.entries()) {
+    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl', 'f.txt', 'g.md', 'h.json', 'backup', 'i.txt'];
+    for (const [index, [format, parts]] of [...SAMPLES, ...DATABASES].entries()) {
       const renamed = path.join(dir, `${index}-${names[index]}`);
       copyFileSync(fixture(...parts), renamed);
       const [result] = await readAll([renamed]);

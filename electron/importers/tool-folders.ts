@@ -1,0 +1,100 @@
+/**
+ * Transcripts that are not one file: a Cline-family task folder (several files make one session),
+ * opencode's `storage/` folder (one file per message and part), and SQLite databases (opencode's
+ * `opencode.db`, Cursor's `state.vscdb`). Reading a folder asks here first whether a folder is one of these, so its
+ * files are read together rather than one by one (where each alone means nothing).
+ */
+import type { Dirent } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CLINE_API_HISTORY, CLINE_UI_MESSAGES, clineToolOf, mapClineTask } from './cline.js';
+import { ImportError, ShapeError } from './errors.js';
+import { isOpencodeDatabase, isOpencodeStorage, readOpencodeDatabase, readOpencodeStorage } from './opencode-files.js';
+import type { ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
+import { documentSyntaxError, sessionsResult } from './results.js';
+import { fileSource, unreadableError } from './sources.js';
+import { withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite-file.js';
+import { isCursorDatabase, readCursorDatabase } from './cursor.js';
+import { readOpenClawDatabase } from './openclaw-db.js';
+
+export type ToolFolderKind = 'cline-task' | 'opencode-storage';
+
+/** Whether a folder, given its entries, is read as a whole. */
+export function toolFolderKind(entries: readonly Dirent[]): ToolFolderKind | undefined {
+  if (entries.some((entry) => entry.isFile() && entry.name === CLINE_API_HISTORY)) return 'cline-task';
+  if (isOpencodeStorage(new Set(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name)))) return 'opencode-storage';
+  return undefined;
+}
+
+export async function readToolFolder(kind: ToolFolderKind, folder: string, mapping: ReadMapping): Promise<TranscriptFile> {
+  try {
+    return kind === 'cline-task' ? await readClineTaskFolder(folder, mapping) : await readOpencodeStorage(folder, mapping);
+  } catch (error) {
+    if (error instanceof ImportError) return { file: error.file, error };
+    throw error;
+  }
+}
+
+/** One task of Cline, Roo Code or Kilo Code: its API history (required) and its panel messages (for times and the title). */
+export async function readClineTaskFolder(folder: string, mapping: ReadMapping): Promise<ImportedFile> {
+  const historyFile = path.join(folder, CLINE_API_HISTORY);
+  const api = await readJson(historyFile);
+  const skipped: SkippedPart[] = [];
+  let ui: unknown;
+  const uiFile = path.join(folder, CLINE_UI_MESSAGES);
+  try {
+    ui = await readJson(uiFile);
+  } catch (error) {
+    // The panel messages only add times and a title; a task without them is still the conversation.
+    if (!(error instanceof ImportError)) throw error;
+    if (error.code !== 'unreadable' || (error.cause as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') {
+      if (mapping.strict) throw error;
+      skipped.push({ file: uiFile, error: error.problem });
+    }
+  }
+  try {
+    const session = mapClineTask({ taskId: path.basename(folder), tool: clineToolOf(folder), api, ui }, mapping);
+    return sessionsResult(historyFile, 'cline', [session], skipped);
+  } catch (error) {
+    if (error instanceof ShapeError) throw new ImportError(historyFile, 'wrong-shape', error.problem, { cause: error });
+    throw error;
+  }
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw unreadableError(file, error);
+  }
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    const source = fileSource(file, bytes.length);
+    throw await documentSyntaxError(source, async function* () {
+      yield bytes;
+    });
+  }
+}
+
+/** A SQLite database, by the tables in it: opencode's and Cursor's are read. */
+/** OpenClaw's per-agent database (agents/<id>/agent/openclaw-agent.sqlite) keeps its lines in `transcript_events`. */
+function isOpenClawAgentDatabase(db: ReadOnlyDatabase): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_events'").get() !== undefined;
+}
+
+export async function readDatabaseFile(file: string, mapping: ReadMapping, maxEntryBytes: number): Promise<TranscriptFile> {
+  try {
+    await stat(file);
+    const kind = withReadOnlyDatabase(file, (db) => (isOpenClawAgentDatabase(db) ? 'openclaw' : isOpencodeDatabase(db) ? 'opencode' : isCursorDatabase(db) ? 'cursor' : 'other'));
+    if (kind === 'openclaw') return await readOpenClawDatabase(file, mapping, maxEntryBytes);
+    if (kind === 'opencode') return readOpencodeDatabase(file, mapping);
+    if (kind === 'cursor') return readCursorDatabase(file, mapping);
+    throw new ImportError(file, 'unknown-format', "a SQLite database of no tool we know (understood: OpenClaw's agent databases, opencode's opencode.db, Cursor's state.vscdb)");
+  } catch (error) {
+    if (error instanceof ImportError) return { file: error.file, error };
+    throw unreadableError(file, error);
+  }
+}
+

@@ -1,0 +1,127 @@
+import { copyFileSync, appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { aiderLocations } from '../../electron/importers/aider.js';
+import { detectFormat } from '../../electron/importers/index.js';
+import { engineTestBed } from '../helpers/engine.js';
+import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
+
+/** A real log: aider 0.84.0 on Windows, from a public repository (see test/fixtures/import/aider/PROVENANCE.md). */
+const LOG = fixture('aider', 'monochromatic', '.aider.chat.history.md');
+
+/** aider writes its start times in the local time of the machine it runs on. */
+const local = (date: string) => new Date(date.replace(' ', 'T')).toISOString();
+
+describe('aider chat history', () => {
+  it('makes one session per run of aider that has input, with the person, the model, and the start time', async () => {
+    const sessions = await sessionsOf(LOG);
+    // Ten runs; the first only installed a package and never took input.
+    expect(sessions.map((session) => session.title)).toEqual([
+      'What can you say about this package?',
+      "what's this dir doing?",
+      "What's this dir doing?",
+      "What's this repo doing?",
+      'What is this repo doing?',
+      'What is this repo doing?',
+      'Tell me what you know about this.',
+      "What's this?",
+      'Comment on my CONVENTIONS.md',
+    ]);
+    expect(sessions.every((session) => session.source === 'aider')).toBe(true);
+    // Two runs asked the same question: their ids differ by start time.
+    expect(new Set(sessions.map((session) => session.sessionId)).size).toBe(9);
+
+    const conventions = sessions.at(-1)!;
+    expect(conventions.sessionId).toMatch(/^aider:2025-06-02T13:02:14:[0-9a-f]{12}$/);
+    expect(conventions.messages.map((message) => [message.msgId, message.role])).toEqual([
+      ['1', 'user'],
+      ['3', 'assistant'],
+      ['5', 'user'],
+      ['6', 'assistant'],
+    ]);
+    expect(conventions.messages[0]!.timestamp).toBe(local('2025-06-02 13:02:14'));
+    // Multi-line input is one message; aider's trailing Markdown line breaks are gone.
+    expect(conventions.messages[2]!.content).toBe("Comment on my CONVENTIONS.md\nI'm looking for suggestions, feedbacks. Everything.");
+    expect(conventions.messages[3]!.content).toContain('<<<<<<< SEARCH');
+    expect(conventions.messages[3]!.content).not.toContain('Tokens:');
+  });
+
+  it("leaves aider's own output and the model's reasoning out unless asked for", async () => {
+    const plain = await sessionsOf(LOG);
+    const thinkingRun = plain.find((session) => session.title === "What's this dir doing?")!;
+    expect(thinkingRun.messages.map((message) => message.content.slice(0, 30))).toEqual(["What's this dir doing?", "You haven't shared the full co"]);
+
+    const full = await sessionsOf(LOG, { include: ['tools', 'thinking'] });
+    const same = full.find((session) => session.sessionId === thinkingRun.sessionId)!;
+    expect(same.messages.some((message) => message.role === 'tool' && message.content.startsWith('[tool result: aider] C:\\Users\\user\\.local\\bin\\aider'))).toBe(true);
+    expect(same.messages.some((message) => message.role === 'tool' && message.content.includes('TypeError: can\'t multiply sequence'))).toBe(true);
+    // The reasoning of this run was empty: nothing is made of it.
+    expect(same.messages.some((message) => message.content.startsWith('[thinking]'))).toBe(false);
+    // Messages both reads share keep their ids and content.
+    for (const message of thinkingRun.messages) expect(same.messages).toContainEqual(message);
+  });
+
+  it('keeps reasoning in <thinking-content-…> tags apart from the reply', async () => {
+    const file = path.join(tempDir(), 'history.md');
+    writeFileSync(file, '\n# aider chat started at 2026-03-01 09:00:00\n\n#### Which sort is stable?  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nMerge sort keeps equal keys in order.\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nMerge sort is stable; quicksort usually is not.\n\n> Tokens: 1.2k sent, 40 received.  \n');
+    const [plain] = await sessionsOf(file);
+    expect(plain!.messages.map((message) => message.content)).toEqual(['Which sort is stable?', 'Merge sort is stable; quicksort usually is not.']);
+    const [full] = await sessionsOf(file, { include: ['thinking'] });
+    expect(full!.messages.map((message) => message.content)).toEqual(['Which sort is stable?', '[thinking] Merge sort keeps equal keys in order.', 'Merge sort is stable; quicksort usually is not.']);
+  });
+
+  it('treats file commands as tool calls and keeps the question of /ask', async () => {
+    const file = path.join(tempDir(), 'history.md');
+    writeFileSync(file, '# aider chat started at 2026-03-01 09:00:00\n\n#### /add src/sort.ts  \n> Added src/sort.ts to the chat  \n\n#### /ask why is this slow?  \n\nIt copies the array on every call.\n');
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((message) => message.content)).toEqual(['why is this slow?', 'It copies the array on every call.']);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages[0]).toMatchObject({ role: 'tool', content: '[tool call: /add] src/sort.ts' });
+  });
+
+  it('is recognised by content, before Markdown, and found in a folder although its name is hidden', async () => {
+    expect(detectFormat(readFileSync(LOG))).toBe('aider');
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'project'));
+    copyFileSync(LOG, path.join(dir, 'project', '.aider.chat.history.md'));
+    writeFileSync(path.join(dir, 'project', '.aider.input.history'), '\n# 2025-06-02 11:49:34.000\n+What can you say about this package?\n');
+    copyFileSync(LOG, path.join(dir, 'renamed notes.md'));
+    const results = await readAll([dir]);
+    expect(results.map((result) => [path.relative(dir, result.file), 'format' in result ? result.format : result.error.message])).toEqual([
+      [path.join('project', '.aider.chat.history.md'), 'aider'],
+      ['renamed notes.md', 'aider'],
+    ]);
+  });
+
+  it("lists the home folder's log and the file aider's own variable names", () => {
+    expect(aiderLocations({ platform: 'linux', home: '/home/mika', env: {} })).toEqual([{ tool: 'aider', path: '/home/mika/.aider.chat.history.md', kind: 'file' }]);
+    expect(aiderLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { AIDER_CHAT_HISTORY_FILE: 'D:\\notes\\aider.md' } })).toEqual([
+      { tool: 'aider', path: 'D:\\notes\\aider.md', kind: 'file', fromVariable: 'AIDER_CHAT_HISTORY_FILE' },
+      { tool: 'aider', path: 'C:\\Users\\mika\\.aider.chat.history.md', kind: 'file' },
+    ]);
+  });
+});
+
+describe('aider chat history saved again after it grew', () => {
+  const bed = engineTestBed();
+
+  it('adds only the new turns and the new session', async () => {
+    const file = path.join(tempDir(), '.aider.chat.history.md');
+    copyFileSync(LOG, file);
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const saveAll = async () => {
+        let added = 0;
+        for (const session of await sessionsOf(file)) added += (await engine.save(session)).new;
+        return added;
+      };
+      expect(await saveAll()).toBe(16);
+      expect(await saveAll()).toBe(0);
+      appendFileSync(file, '#### And what about the README?  \n\nThe README could say how to run the tests.\n\n> Tokens: 6.5k sent, 20 received.  \n');
+      appendFileSync(file, '\n# aider chat started at 2025-06-02 13:08:34\n\n> C:\\Users\\user\\.local\\bin\\aider  \n\n#### Start over, please.  \n\nSure.\n');
+      expect(await saveAll()).toBe(4);
+    } finally {
+      await engine.close();
+    }
+  });
+});

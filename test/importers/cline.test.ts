@@ -1,0 +1,129 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { clineLocations } from '../../electron/importers/cline.js';
+import { detectFormat } from '../../electron/importers/index.js';
+import { errorOf, fixture, readAll, sessionsOf, tempDir } from './helpers.js';
+
+/** Task folders in the exact shapes Cline 3.51 and Roo Code write, with our own text (see PROVENANCE.md). */
+const CLINE_TASK = fixture('cline', 'saoudrizwan.claude-dev', 'tasks', '1767258000000');
+const ROO_TASK = fixture('cline', 'rooveterinaryinc.roo-cline', 'tasks', '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70');
+
+describe('Cline, Roo Code and Kilo Code task folders', () => {
+  it("reads a task as one session: the person's words without what the extension injects, the answer, the panel's times", async () => {
+    const [session] = await sessionsOf(CLINE_TASK);
+    expect(session).toMatchObject({ sessionId: '1767258000000', source: 'cline', title: 'Rename the CSS variable --leaf-green to --color-primary everywhere in src/styles/theme.css and keep…' });
+    expect(session!.messages.map((message) => [message.msgId, message.role, message.content.slice(0, 40), message.timestamp])).toEqual([
+      ['0', 'user', 'Rename the CSS variable --leaf-green to ', '2026-01-01T09:00:00.028Z'],
+      ['1', 'assistant', "I'll start by reading the stylesheet to ", '2026-01-01T09:00:01.991Z'],
+      ['3', 'assistant', 'The variable is defined once and used on', '2026-01-01T09:00:05.800Z'],
+      ['4', 'user', 'Also update the .button rule to use the ', '2026-01-01T09:00:41.650Z'],
+      ['6', 'user', '[image]', '2026-01-01T09:00:47.900Z'],
+      ['7', 'assistant', 'Renamed --leaf-green to --color-primary ', '2026-01-01T09:00:49.300Z'],
+    ]);
+    const text = session!.messages.map((message) => message.content).join('\n');
+    for (const injected of ['environment_details', 'Current Working Directory', 'task_progress', '<task>', '<feedback>', '[read_file']) expect(text).not.toContain(injected);
+  });
+
+  it('adds tool calls, their results and the thinking when asked, under the same ids for what both reads share', async () => {
+    const [plain] = await sessionsOf(CLINE_TASK);
+    const [full] = await sessionsOf(CLINE_TASK, { include: ['tools', 'thinking'] });
+    for (const message of plain!.messages) expect(full!.messages).toContainEqual(message);
+    expect(full!.messages.filter((message) => !plain!.messages.some((shared) => shared.msgId === message.msgId)).map((message) => [message.msgId, message.content.slice(0, 45)])).toEqual([
+      ['1#0', '[thinking] I need to read the stylesheet firs'],
+      ['1#2', '[tool call: read_file] {"path":"src/styles/th'],
+      ['2', '[tool result: read_file] :root {\n  --leaf-gre'],
+      ['3#1', '[tool call: replace_in_file] {"path":"src/sty'],
+      ['4#0', '[tool result: replace_in_file] The content wa'],
+      ['5', '[tool call: replace_in_file] {"path":"src/sty'],
+      ['6#0', '[tool result: replace_in_file] The content wa'],
+    ]);
+  });
+
+  it("reads Roo Code's XML tool calls and <thinking>, and the times on its own API messages", async () => {
+    const [session] = await sessionsOf(ROO_TASK);
+    expect(session).toMatchObject({ sessionId: '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70', source: 'roo-code', title: 'Why does the seed calendar show March twice?' });
+    expect(session!.messages.map((message) => [message.role, message.content.slice(0, 50), message.timestamp])).toEqual([
+      ['user', 'Why does the seed calendar show March twice?', '2026-01-02T09:00:00.010Z'],
+      ['assistant', 'Let me look at how the months are generated.', '2026-01-02T09:00:04.200Z'],
+      ['assistant', 'The loop starts on January 31st; adding a month to', '2026-01-02T09:00:09.800Z'],
+    ]);
+    const [full] = await sessionsOf(ROO_TASK, { include: ['tools', 'thinking'] });
+    expect(full!.messages.map((message) => `${message.msgId} ${message.content.slice(0, 45)}`)).toEqual([
+      '0 Why does the seed calendar show March twice?',
+      '1#1 [thinking] The month list is probably built f',
+      '1 Let me look at how the months are generated.',
+      '1#3 [tool call: read_file] {"path":"src/calendar.',
+      '2 [tool result: read_file] 1 | for (let d = new',
+      '3 The loop starts on January 31st; adding a mon',
+    ]);
+  });
+
+  it('scans the task folders, not the index that loses entries: every task of the tasks folder, each read whole', async () => {
+    const storage = path.join(tempDir(), 'globalStorage');
+    for (const extension of ['saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline']) cpSync(fixture('cline', extension), path.join(storage, extension), { recursive: true });
+    // Kilo Code writes the same layout under its own extension id.
+    cpSync(CLINE_TASK, path.join(storage, 'kilocode.kilo-code', 'tasks', '1767300000000'), { recursive: true });
+    mkdirSync(path.join(storage, 'saoudrizwan.claude-dev', 'state'));
+    writeFileSync(path.join(storage, 'saoudrizwan.claude-dev', 'state', 'taskHistory.json'), JSON.stringify([{ id: '1767258000000', task: 'Rename…', ts: 1767258000028 }]));
+    const results = await readAll([storage]);
+    expect(results.map((result) => ('format' in result ? [result.format, result.sessions[0]!.sessionId, result.sessions[0]!.source] : result.error.message))).toEqual([
+      ['cline', '1767300000000', 'kilo-code'],
+      ['cline', '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70', 'roo-code'],
+      ['cline', '1767258000000', 'cline'],
+    ]);
+  });
+
+  it('reads the same session whether the folder or its API history is named', async () => {
+    expect(await sessionsOf(path.join(CLINE_TASK, 'api_conversation_history.json'))).toEqual(await sessionsOf(CLINE_TASK));
+  });
+
+  it('recognises an API history by content, renamed and away from its folder (without the panel, so without times)', async () => {
+    expect(detectFormat(readFileSync(path.join(CLINE_TASK, 'api_conversation_history.json')))).toBe('cline');
+    const renamed = path.join(tempDir(), 'my-task.json');
+    cpSync(path.join(CLINE_TASK, 'api_conversation_history.json'), renamed);
+    const [result] = await readAll([renamed]);
+    if (!result || !('format' in result)) throw new Error(JSON.stringify(result));
+    expect(result.format).toBe('cline');
+    expect(result.sessions[0]!.messages.map((message) => message.content)).toEqual((await sessionsOf(CLINE_TASK))[0]!.messages.map((message) => message.content));
+  });
+
+  it('imports a task whose panel messages are damaged, naming what was left out; a damaged history is refused with its place', async () => {
+    const task = path.join(tempDir(), '1767258000000');
+    cpSync(CLINE_TASK, task, { recursive: true });
+    writeFileSync(path.join(task, 'ui_messages.json'), '[{"ts":1767258000028,"type":"say"');
+    const [result] = await readAll([task]);
+    if (!result || !('format' in result)) throw new Error(JSON.stringify(result));
+    expect(result.sessions[0]!.messages).toHaveLength(6);
+    expect(result.skipped).toEqual([{ file: path.join(task, 'ui_messages.json'), error: 'truncated JSON at byte 33' }]);
+
+    writeFileSync(path.join(task, 'api_conversation_history.json'), '[{"role":"user","content":[{"type":"text","text":"<task>hi</task>"}]},]');
+    const error = await errorOf(task);
+    expect(error.file).toBe(path.join(task, 'api_conversation_history.json'));
+    expect(error.code).toBe('invalid-json');
+    expect(error.message).toMatch(/invalid JSON at byte \d+ \(line 1, column \d+\)$/);
+  });
+
+  it('lists the tasks folders of the three extensions in every VS Code-family editor, on each system', () => {
+    const linux = clineLocations({ platform: 'linux', home: '/home/mika', env: {} });
+    expect(linux).toContainEqual({ tool: 'cline', path: '/home/mika/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', kind: 'folder' });
+    expect(linux).toContainEqual({ tool: 'roo-code', path: '/home/mika/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks', kind: 'folder' });
+    expect(linux).toContainEqual({ tool: 'kilo-code', path: '/home/mika/.config/VSCodium/User/globalStorage/kilocode.kilo-code/tasks', kind: 'folder' });
+    expect(linux).toHaveLength(15);
+    expect(clineLocations({ platform: 'linux', home: '/home/mika', env: { XDG_CONFIG_HOME: '/data/config' } })).toContainEqual({
+      tool: 'cline',
+      path: '/data/config/Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      kind: 'folder',
+    });
+    expect(clineLocations({ platform: 'darwin', home: '/Users/mika', env: {} })).toContainEqual({
+      tool: 'cline',
+      path: '/Users/mika/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      kind: 'folder',
+    });
+    expect(clineLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { APPDATA: 'C:\\Users\\mika\\AppData\\Roaming' } })).toContainEqual({
+      tool: 'roo-code',
+      path: 'C:\\Users\\mika\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks',
+      kind: 'folder',
+    });
+  });
+});
