@@ -165,13 +165,13 @@ describe('OpenClaw database storage', () => {
     expect([strict.code, strict.message]).toEqual(['wrong-shape', `${file}: session ${TRIP}: line 4: the stored event is not valid JSON`]);
   });
 
-  it('refuses an SQLite database that is not an OpenClaw agent database, naming it', async () => {
+  it('refuses an SQLite database of no tool it knows, naming it and what it understands', async () => {
     const file = path.join(tempDir(), 'other.sqlite');
     const db = new Database(file);
     db.exec('CREATE TABLE notes (text TEXT)');
     db.close();
     const error = await errorOf(file);
-    expect([error.code, error.message]).toEqual(['unknown-format', `${file}: an SQLite database, but not an OpenClaw agent database (it has no transcript_events table)`]);
+    expect([error.code, error.message]).toEqual(['unknown-format', `${file}: a SQLite database of no tool we know (understood: OpenClaw's agent databases, opencode's opencode.db, Cursor's state.vscdb)`]);
   });
 
   it('refuses zstd data that decompresses beyond the limit, and damaged zstd data', async () => {

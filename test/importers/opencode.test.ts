@@ -123,7 +123,7 @@ describe('opencode database (1.2 and later)', () => {
     const db = new Database(other);
     db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
     db.close();
-    expect((await errorOf(other)).message).toBe(`${other}: a SQLite database of no tool we know (understood: opencode's opencode.db, Cursor's state.vscdb)`);
+    expect((await errorOf(other)).message).toBe(`${other}: a SQLite database of no tool we know (understood: OpenClaw's agent databases, opencode's opencode.db, Cursor's state.vscdb)`);
   });
 });
 
