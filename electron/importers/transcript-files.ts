@@ -8,8 +8,9 @@
 const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt)$|\.jsonl\.reset\.[^/\\]+$/i;
 
 /**
- * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, and the
- * account and project files of the ChatGPT and Claude.ai exports.
+ * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
+ * account and project files of the ChatGPT and Claude.ai exports, and the coding agents' indexes,
+ * prompt logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`).
  */
 const COMPANION_FILES = new Set([
   'sessions.json',
@@ -19,6 +20,17 @@ const COMPANION_FILES = new Set([
   'message_feedback.json',
   'model_comparisons.json',
   'shared_conversations.json',
+  'session_index.jsonl',
+  'history.jsonl',
+  'logs.json',
+  'settings.json',
+  'config.json',
+  'auth.json',
+  'oauth_creds.json',
+  'google_accounts.json',
+  'trustedfolders.json',
+  'version.json',
+  'models_cache.json',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {
