@@ -62,9 +62,10 @@ export function mapGeminiCliChat(records: readonly JsonlRecord[], options: Mappi
   const mapped = messages.flatMap((message) => mapMessage(message, answered, options));
   const summary = optionalText(header.summary);
   if (header.kind === 'subagent') {
-    const task = titleFromMessages(mapped) ?? sessionId;
+    // A sub-agent's `summary` is its report; its task, the first message, names it better.
+    const task = titleFromMessages(mapped) ?? summary ?? sessionId;
     const parent = optionalText(header.parentSessionId) ?? (folderName !== '' && folderName !== 'chats' ? folderName : undefined);
-    return { sessionId, title: `Subagent: ${summary ?? task}`, source: 'gemini-cli', ...(parent !== undefined ? { parentSessionId: parent } : {}), messages: mapped };
+    return { sessionId, title: `Subagent: ${task}`, source: 'gemini-cli', ...(parent !== undefined ? { parentSessionId: parent } : {}), messages: mapped };
   }
   const title = summary ?? titleFromMessages(mapped);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'gemini-cli', messages: mapped };
@@ -118,6 +119,9 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
   if (Array.isArray(message.toolCalls)) {
     for (const call of message.toolCalls.filter(isObject)) {
       const name = optionalText(call.name) ?? 'tool';
+      // A sub-agent answers by calling `complete_task`: its result is the sub-agent's reply.
+      const answer = name === 'complete_task' ? completedTaskText(call.args) : undefined;
+      if (answer !== undefined) parts.push({ kind: 'text', text: answer });
       parts.push({ kind: 'tool-call', name, args: call.args ?? {} });
       // Older versions keep the result with the call; newer ones send it back as the next user message.
       if (call.result !== undefined && !(typeof call.id === 'string' && answered.has(call.id))) {
@@ -127,6 +131,12 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
     }
   }
   return messagesFromParts({ ...meta, role: 'assistant' }, parts, options);
+}
+
+function completedTaskText(args: unknown): string | undefined {
+  const result = isObject(args) ? args.result : undefined;
+  if (typeof result === 'string') return optionalText(result);
+  return isObject(result) ? optionalText(result.response) : undefined;
 }
 
 /** Gemini's content: a string, or parts (`text`, `inlineData`, `functionCall`, `functionResponse`, ...). */

@@ -13,6 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
+import { withCompanionFacts } from './companions.js';
 import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength } from './encoding.js';
 import { ImportError } from './errors.js';
 import { readJsonlRecords } from './jsonl.js';
@@ -114,7 +115,7 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
   let entries: Array<TranscriptSource | ImportError>;
   try {
     if (!isZip(await source.readHead(4))) {
-      yield await readSource(source, mapping, limits);
+      yield await withCompanionFacts(await readSource(source, mapping, limits), filePath);
       return;
     }
     entries = await transcriptsInZip(filePath, filePath, limits);
