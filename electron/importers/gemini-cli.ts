@@ -71,6 +71,10 @@ export function mapGeminiCliChat(records: readonly JsonlRecord[], options: Mappi
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'gemini-cli', messages: mapped };
 }
 
+function hasId(value: JsonObject): boolean {
+  return optionalText(value.id) !== undefined;
+}
+
 /** The chat as Gemini CLI would load it: header fields, and the messages in order after every update and rewind. */
 function replay(records: readonly JsonlRecord[]): { header: JsonObject; messages: JsonObject[] } {
   let header: JsonObject = {};
@@ -78,15 +82,15 @@ function replay(records: readonly JsonlRecord[]): { header: JsonObject; messages
   const setMessages = (list: unknown) => {
     if (!Array.isArray(list)) return;
     messages.clear();
-    for (const message of list) if (isObject(message) && typeof message.id === 'string') messages.set(message.id, message);
+    for (const message of list) if (isObject(message) && hasId(message)) messages.set(message.id as string, message);
   };
   for (const { value } of records) {
     if (typeof value.$rewindTo === 'string') {
       const ids = [...messages.keys()];
       const from = ids.indexOf(value.$rewindTo);
       for (const id of from === -1 ? ids : ids.slice(from)) messages.delete(id);
-    } else if (typeof value.id === 'string') {
-      messages.set(value.id, value);
+    } else if (hasId(value)) {
+      messages.set(value.id as string, value);
     } else if (isObject(value.$set)) {
       setMessages(value.$set.messages);
       header = { ...header, ...value.$set };
