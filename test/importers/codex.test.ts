@@ -50,10 +50,11 @@ describe('Codex CLI rollouts (written by codex-cli 0.171.0)', () => {
       '01a24247-c1ad-7f61-a9f2-d5acbdd9122a': 'Please list the files in this folder and tell me what notes.txt says.',
       '01a24248-6903-7571-8e8d-1bf6c2a7181f': 'Ask a helper to check whether we can bring bicycles on the ferry.',
       '01a24248-6b59-73c0-90ab-a4be87ba89c2': 'Subagent: Find out whether the ferry takes bicycles and what it costs.',
+      '01a24266-a1e5-7ed0-9ba7-ee0750560bcf': 'Which ferry do we take to Naxos?',
     });
-    // The index and the prompt log are not transcripts: importing the whole home reports only rollouts.
+    // The index is not a transcript: importing the whole home reports only rollouts.
     expect(results.every((result) => 'sessions' in result && result.format === 'codex')).toBe(true);
-    expect(results).toHaveLength(4);
+    expect(results).toHaveLength(5);
 
     // The latest name wins; away from the index, the first thing said is the title.
     const home = tempDir();
@@ -131,38 +132,64 @@ describe('Codex CLI rollouts (written by codex-cli 0.171.0)', () => {
   });
 });
 
-describe('older Codex CLI sessions', () => {
-  // The shapes of Codex releases before the `{timestamp, type, payload}` lines (our own text, their layout).
-  it('reads the mid-2025 rollouts: a bare header line, state markers, bare items', async () => {
-    const file = path.join(tempDir(), 'rollout-2025-08-20T13-20-47-5f0c2e4a-8d1b-4c3e-9a7f-2b6d8e1c4a90.jsonl');
-    writeFileSync(
-      file,
-      [
-        { id: '5f0c2e4a-8d1b-4c3e-9a7f-2b6d8e1c4a90', timestamp: '2025-08-20T13:20:47.060Z', instructions: null, git: { branch: 'main' } },
-        { record_type: 'state' },
-        { type: 'message', id: null, role: 'user', content: [{ type: 'input_text', text: '<user_instructions>\nAlways answer briefly.\n</user_instructions>' }] },
-        { type: 'message', id: null, role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/home/ana/harbour</cwd>\n</environment_context>' }] },
-        { type: 'message', id: null, role: 'user', content: [{ type: 'input_text', text: 'Which berth does the Aegean ferry use?' }] },
-        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' },
-        { type: 'function_call', id: 'fc_1', name: 'shell', arguments: '{"command":["cat","berths.txt"]}', call_id: 'call_1' },
-        { type: 'function_call_output', call_id: 'call_1', output: '{"output":"Aegean: berth 4\\n","metadata":{"exit_code":0}}' },
-        { record_type: 'state' },
-        { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Berth 4.' }] },
-      ]
-        .map((line) => JSON.stringify(line))
-        .join('\n') + '\n',
-    );
-    const [session] = await sessionsOf(file, { include: ['tools', 'thinking'] });
-    expect(session!.sessionId).toBe('5f0c2e4a-8d1b-4c3e-9a7f-2b6d8e1c4a90');
-    expect(session!.title).toBe('Which berth does the Aegean ferry use?');
-    expect(session!.messages.map((m) => [m.msgId, m.role, m.content])).toEqual([
-      [undefined, 'user', 'Which berth does the Aegean ferry use?'],
-      ['fc_1', 'tool', '[tool call: shell] {"command":["cat","berths.txt"]}'],
-      ['call_1:output', 'tool', '[tool result: shell] {"output":"Aegean: berth 4\\n","metadata":{"exit_code":0}}'],
-      ['msg_1', 'assistant', 'Berth 4.'],
+describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the first CLI, 0.1.2505172129)', () => {
+  const OLD = fixture('codex', 'codex-0.47.0', 'sessions', '2026', '12', '04');
+  const MID_2025 = fixture('codex', 'codex-0.25.0', 'sessions', '2026', '12', '04');
+
+  it('reads the late-2025 lines, where messages have no ids and AGENTS.md is sent as <user_instructions>', async () => {
+    const [resumed] = await sessionsOf(path.join(OLD, 'rollout-2026-12-04T18-49-07-01a24263-8259-7c01-82dd-f1cabb5c9038.jsonl'));
+    expect(resumed!.sessionId).toBe('01a24263-8259-7c01-82dd-f1cabb5c9038');
+    expect(resumed!.messages.map((m) => [m.msgId, m.role, m.content, m.timestamp])).toEqual([
+      [undefined, 'user', 'Remember this for our trip: the ferry to Naxos leaves Piraeus at 07:30.', '2026-12-04T18:49:08.065Z'],
+      [undefined, 'assistant', 'Noted: the ferry to Naxos leaves Piraeus at 07:30; arrive by 07:00 to board with a bicycle.', '2026-12-04T18:49:08.113Z'],
+      [undefined, 'user', 'Can you remind me again which ferry we picked?', '2026-12-04T18:49:19.217Z'],
+      [undefined, 'assistant', 'Yes: we settled on the 07:30 ferry to Naxos, and you wanted a window seat on the upper deck.', '2026-12-04T18:49:19.229Z'],
+    ]);
+    const agentsMd = path.join(OLD, 'rollout-2026-12-04T18-52-30-01a24266-9b24-77a2-9e97-5d7c47999237.jsonl');
+    expect(readFileSync(agentsMd, 'utf8')).toContain('<user_instructions>');
+    expect((await sessionsOf(agentsMd))[0]!.messages.map((m) => m.content)).toEqual(['Which ferry do we take to Naxos?', 'Noted: the ferry to Naxos leaves Piraeus at 07:30; arrive by 07:00 to board with a bicycle.']);
+    const [tool] = await sessionsOf(path.join(OLD, 'rollout-2026-12-04T18-49-09-01a24263-898b-75a3-9879-91ae8d608e36.jsonl'), { include: ['tools', 'thinking'] });
+    expect(tool!.messages.map((m) => m.content.slice(0, 40))).toEqual([
+      'Please list the files in this folder and',
+      '[thinking] The person wants the folder l',
+      '[tool call: shell] {"command":["bash","-',
+      '[tool result: shell] {"output":"notes.tx',
+      'The folder holds a file called notes.txt',
     ]);
   });
 
+  it('reads the mid-2025 rollouts: a bare header line, state markers, bare items; a resumed one as one session', async () => {
+    const [session] = await sessionsOf(path.join(MID_2025, 'rollout-2026-12-04T18-48-59-a1960f4f-cf68-453f-ad29-9d966e9e7c06.jsonl'));
+    expect(session!.sessionId).toBe('a1960f4f-cf68-453f-ad29-9d966e9e7c06');
+    expect(triples(session)).toEqual([
+      [undefined, 'user', 'Remember this for our trip: the ferry to Naxos leaves Piraeus at 07:30.'],
+      ['msg_17964101398211', 'assistant', 'Noted: the ferry to Naxos leaves Piraeus at 07:30; arrive by 07:00 to board with a bicycle.'],
+      // Appended by `codex exec -c experimental_resume=<this file>`.
+      [undefined, 'user', 'Can you remind me again which ferry we picked?'],
+      ['msg_17964101440094', 'assistant', 'Yes: we settled on the 07:30 ferry to Naxos, and you wanted a window seat on the upper deck.'],
+    ]);
+    const [tool] = await sessionsOf(path.join(MID_2025, 'rollout-2026-12-04T18-49-00-204698b6-94c1-4458-8fd0-7ad09270c89d.jsonl'), { include: ['tools', 'thinking'] });
+    expect(triples(tool).map(([id, role]) => [id, role])).toEqual([
+      [undefined, 'user'],
+      ['rs_17964101403212', 'assistant'],
+      ['fc_17964101403212', 'tool'],
+      ['call_17964101403212:output', 'tool'],
+      ['msg_17964101406883', 'assistant'],
+    ]);
+  });
+
+  it("reads the first CLI's saved conversation", async () => {
+    const [session] = await sessionsOf(fixture('codex', 'codex-0.1.2505172129', 'sessions', 'rollout-2026-12-04-54a9ce92-9a5a-4113-a882-41a2832a3b91.json'));
+    expect(session!.sessionId).toBe('codex-msg_179641028857812');
+    expect(triples(session).map(([, role, content]) => `${role}: ${content}`)).toEqual([
+      'user: Remember this for our trip: the ferry to Naxos leaves Piraeus at 07:30.',
+      'assistant: Noted: the ferry to Naxos leaves Piraeus at 07:30; arrive by 07:00 to board with a bicycle.',
+      'user: Can you remind me again which ferry we picked?',
+      'assistant: Yes: we settled on the 07:30 ferry to Naxos, and you wanted a window seat on the upper deck.',
+    ]);
+  });
+
+  // Its first releases saved the growing conversation under a new id each time (our own text, their layout).
   it("reads the first CLI's saved conversations, each save of one conversation as the same session", async () => {
     const dir = tempDir();
     const items = [
