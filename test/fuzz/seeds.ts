@@ -16,7 +16,7 @@ const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern
 
 /** The transcripts among a fixture folder's files (the coding agents' homes hold indexes and notes too). */
 const TRANSCRIPT_FILES: Partial<Record<FuzzFormat, RegExp>> = {
-  codex: /(^|\/)rollout-[^/]*\.jsonl$/,
+  codex: /(^|\/)rollout-[^/]*\.jsonl?$/,
   'gemini-cli': /(^|\/)chats\/.*\.jsonl?$/,
   continue: /(^|\/)sessions\/(?!sessions\.json$)[^/]*\.json$/,
 };
@@ -235,7 +235,7 @@ function fixtureSeeds(): Seed[] {
     const name = path.basename(relative);
     const text = readFileSync(file, 'utf8');
     if (format === 'markdown') seeds.push({ shape: 'text', format, name, text });
-    else if (JSONL_FORMATS.has(format)) {
+    else if (JSONL_FORMATS.has(format) && !name.endsWith('.json')) {
       const lines = text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
       seeds.push({ shape: 'jsonl', format, name: name.endsWith('.jsonl') ? name : `${name.replace(/\.jsonl.*$/, '')}.jsonl`, lines });
     } else seeds.push({ shape: 'document', format, name, value: JSON.parse(text) as unknown });
