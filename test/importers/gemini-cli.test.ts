@@ -92,7 +92,26 @@ describe('Gemini CLI chats (written by gemini-cli 0.61.0)', () => {
 });
 
 describe('older Gemini CLI chats: one JSON document', () => {
-  // The layout of the `.json` chats of earlier releases, with our own text.
+  // Written by @google/gemini-cli 0.10.0 itself, under a project folder named by its hash.
+  const OLD = fixture('gemini-cli', 'gemini-cli-0.10.0', 'tmp', '68aca3595184568a339b2ce016661b8095646598b311e74d24b21458e274fcd4', 'chats');
+
+  it('reads the chats gemini-cli 0.10.0 wrote, with tool results kept in the call', async () => {
+    const [plain] = await sessionsOf(path.join(OLD, 'session-2026-12-04T18-55-219032ba.json'));
+    expect(plain).toMatchObject({ sessionId: '219032ba-d212-4aea-a19b-776558323d1f', source: 'gemini-cli', title: 'Remember this for Lisbon: we take tram 28 to the Alfama.' });
+    expect(triples(plain)).toEqual([
+      ['e5a0d151-33cb-47b8-8eae-7a5b1b45e6fd', 'user', 'Remember this for Lisbon: we take tram 28 to the Alfama.'],
+      ['ba6be4aa-b491-4b53-b24f-109725770028', 'assistant', 'Noted: tram 28 to the Alfama; board at Martim Moniz before 09:00.'],
+    ]);
+    const [tool] = await sessionsOf(path.join(OLD, 'session-2026-12-04T18-58-76dcdcff.json'), { include: ['tools'] });
+    expect(triples(tool)).toEqual([
+      ['70aa9bf2-2b36-4fd4-ae25-1df38cd4b2d7', 'user', 'Please list the files in this folder and tell me what notes.txt says.'],
+      ['a85d653e-c731-4bb5-8f61-f3d7e35283bf', 'tool', '[tool call: list_directory] {"path":"/tmp/gm/work"}'],
+      ['a85d653e-c731-4bb5-8f61-f3d7e35283bf#2', 'tool', '[tool result: list_directory] Directory listing for /tmp/gm/work:\nnotes.txt'],
+      ['9c76edb5-af60-4fea-951a-7caae97c58c5', 'assistant', 'The folder holds notes.txt; it says the tram to the Alfama leaves from Praça da Figueira every 12 minutes.'],
+    ]);
+  });
+
+  // The same layout with thoughts, an interface notice and a one-line copy (our own text).
   const chat = {
     sessionId: '3f1c9a2e-6b7d-4e8f-9a0b-1c2d3e4f5a6b',
     projectHash: '9c1e7a4b2d3f5e6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a',
