@@ -132,6 +132,29 @@ describe('Codex CLI rollouts (written by codex-cli 0.171.0)', () => {
   });
 });
 
+describe('a Codex CLI rollout that recorded only what the interface showed', () => {
+  it('takes the turns from its user_message and agent_message events', async () => {
+    const file = path.join(tempDir(), 'rollout-2025-10-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl');
+    const at = '2025-10-01T09:00:00.000Z';
+    writeFileSync(
+      file,
+      [
+        { timestamp: at, type: 'session_meta', payload: { id: '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', timestamp: at, cwd: '/home/ana', originator: 'codex_cli_rs', cli_version: '0.44.0' } },
+        { timestamp: at, type: 'event_msg', payload: { type: 'user_message', message: 'Is the Naxos ferry daily?', kind: 'plain' } },
+        { timestamp: '2025-10-01T09:00:02.000Z', type: 'event_msg', payload: { type: 'agent_message', message: 'Yes, every morning at 07:30.' } },
+        { timestamp: '2025-10-01T09:00:02.000Z', type: 'event_msg', payload: { type: 'token_count', info: null } },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n') + '\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'Is the Naxos ferry daily?', timestamp: '2025-10-01T09:00:00.000Z' },
+      { role: 'assistant', content: 'Yes, every morning at 07:30.', timestamp: '2025-10-01T09:00:02.000Z' },
+    ]);
+  });
+});
+
 describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the first CLI, 0.1.2505172129)', () => {
   const OLD = fixture('codex', 'codex-0.47.0', 'sessions', '2026', '12', '04');
   const MID_2025 = fixture('codex', 'codex-0.25.0', 'sessions', '2026', '12', '04');
