@@ -7,9 +7,12 @@ import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './chatgpt.js';
 import { isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './claude.js';
+import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './codex.js';
+import { isContinueSession, mapContinueSession } from './continue.js';
 import { isAiStudioPrompt, mapAiStudioPrompt } from './ai-studio.js';
 import { isEngineSession, mapEngineSession } from './engine-json.js';
 import { isGeminiActivity } from './gemini.js';
+import { isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './gemini-cli.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './librechat.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -25,11 +28,11 @@ import { isOpencodeDatabase } from './opencode-files.js';
 import { isCursorDatabase } from './cursor.js';
 import { isSqliteHeader, withDatabaseBytes } from './sqlite-file.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'cline' | 'aider' | 'opencode' | 'cursor';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'cline', 'aider', 'opencode', 'cursor'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'codex', 'gemini-cli', 'continue', 'cline', 'aider', 'opencode', 'cursor'];
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -41,7 +44,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -52,13 +55,25 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isGrokConversation(conversation)) return 'grok';
   if (isLibreChatExport(conversation)) return 'librechat';
   if (isAiStudioPrompt(conversation)) return 'ai-studio';
+  if (isCodexSavedSession(conversation)) return 'codex';
+  if (isGeminiCliDocument(conversation)) return 'gemini-cli';
+  if (isContinueSession(conversation)) return 'continue';
   if (isEngineSession(conversation)) return 'json';
   return undefined;
 }
 
-/** @param baseName the file name without folders: AI Studio prompts are titled only by it. */
-export function mapDocumentConversation(format: DocumentFormat, conversation: unknown, where: string, options: MappingOptions, baseName = ''): SessionInput {
+/**
+ * @param baseName the file name without folders: AI Studio prompts are titled only by it.
+ * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent.
+ */
+export function mapDocumentConversation(format: DocumentFormat, conversation: unknown, where: string, options: MappingOptions, baseName = '', folderName = ''): SessionInput {
   switch (format) {
+    case 'codex':
+      return mapCodexSavedSession(conversation, where, options);
+    case 'gemini-cli':
+      return mapGeminiCliDocument(conversation, where, options, folderName);
+    case 'continue':
+      return mapContinueSession(conversation, where, options);
     case 'grok':
       return mapGrokConversation(conversation, where, options);
     case 'librechat':
@@ -80,13 +95,22 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
 export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat | undefined {
   if (isOpenClawSession(records)) return 'openclaw';
   if (isSillyTavernChat(records)) return 'sillytavern';
+  if (isCodexRollout(records)) return 'codex';
+  if (isGeminiCliChat(records)) return 'gemini-cli';
   if (isClaudeCodeTranscript(records)) return 'claude-code';
   return undefined;
 }
 
-/** @param baseName the file name without folders: Claude Code names its files after the session. */
-export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions): SessionInput {
+/**
+ * @param baseName the file name without folders: Claude Code and Codex name their files after the session.
+ * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent.
+ */
+export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions, folderName = ''): SessionInput {
   switch (format) {
+    case 'codex':
+      return mapCodexRollout(records, baseName, options);
+    case 'gemini-cli':
+      return mapGeminiCliChat(records, options, folderName);
     case 'openclaw':
       return mapOpenClawSession(records, options);
     case 'sillytavern':

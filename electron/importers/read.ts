@@ -13,6 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
+import { withCompanionFacts } from './companions.js';
 import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYTES, utf8BomLength } from './encoding.js';
 import { ImportError } from './errors.js';
 import { readJsonlRecords } from './jsonl.js';
@@ -153,7 +154,7 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
       return;
     }
     if (!isZip(head)) {
-      yield await readSource(source, mapping, limits);
+      yield await withCompanionFacts(await readSource(source, mapping, limits), filePath);
       return;
     }
     entries = await transcriptsInZip(filePath, filePath, limits);

@@ -4,6 +4,7 @@
  * streaming of large JSON documents (see read.ts). Damaged conversations and lines are skipped and
  * named unless the read is strict.
  */
+import path from 'node:path';
 import { pipeline } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
@@ -41,7 +42,7 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
   let kept = records;
   for (;;) {
     try {
-      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping));
+      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source)));
       return sessionsResult(source.label, format, [session], skipped);
     } catch (error) {
       const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
@@ -53,6 +54,11 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
       kept = without;
     }
   }
+}
+
+/** The name of the folder holding the file (or ZIP entry). */
+function folderName(source: TranscriptSource): string {
+  return path.basename(path.dirname(source.label));
 }
 
 /** An id a person can find the conversation by, read without trusting its shape. */
@@ -89,7 +95,7 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
   let firstError: ImportError | undefined;
   conversations.forEach((conversation, index) => {
     try {
-      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping, source.baseName)));
+      sessions.push(mapShape(source.label, () => mapDocumentConversation(format, conversation, where(index), mapping, source.baseName, folderName(source))));
     } catch (error) {
       if (!(error instanceof ImportError) || mapping.strict || !isArray) throw error;
       firstError ??= error;
@@ -142,7 +148,7 @@ export async function streamDocument(source: TranscriptSource, mapping: ReadMapp
   const undetected: Array<{ index: number; value: unknown }> = [];
   const check = (index: number, value: unknown): void => {
     try {
-      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping, source.baseName));
+      const session = mapShape(source.label, () => mapDocumentConversation(format!, value, `[${index}]`, mapping, source.baseName, folderName(source)));
       if (session.messages.length > 0) withMessages++;
     } catch (error) {
       if (!(error instanceof ImportError) || mapping.strict) throw error;
@@ -182,7 +188,7 @@ export async function streamDocument(source: TranscriptSource, mapping: ReadMapp
         for await (const { index, value } of arrayItems(source)) {
           let session: SessionInput;
           try {
-            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping, source.baseName));
+            session = mapShape(source.label, () => mapDocumentConversation(checkedFormat, value, `[${index}]`, mapping, source.baseName, folderName(source)));
           } catch (error) {
             // Damaged conversations were found and reported by the first pass.
             if (error instanceof ImportError && !mapping.strict) continue;

@@ -13,8 +13,9 @@ const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(re
 
 /**
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
- * account and project files of the ChatGPT and Claude.ai exports, and the task index and settings of
- * Cline and its forks (their tasks are read from the task folders).
+ * account and project files of the ChatGPT and Claude.ai exports, the coding agents' indexes, prompt
+ * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), and
+ * the task index and settings of Cline and its forks (their tasks are read from the task folders).
  */
 const COMPANION_FILES = new Set([
   'sessions.json',
@@ -28,6 +29,17 @@ const COMPANION_FILES = new Set([
   'cline_mcp_settings.json',
   'mcp_settings.json',
   'custom_modes.json',
+  'session_index.jsonl',
+  'history.jsonl',
+  'logs.json',
+  'settings.json',
+  'config.json',
+  'auth.json',
+  'oauth_creds.json',
+  'google_accounts.json',
+  'trustedfolders.json',
+  'version.json',
+  'models_cache.json',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {

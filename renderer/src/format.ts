@@ -16,6 +16,9 @@ const SOURCE_NAMES: Record<string, string> = {
   librechat: 'LibreChat',
   'ai-studio': 'AI Studio',
   gemini: 'Gemini',
+  codex: 'Codex CLI',
+  'gemini-cli': 'Gemini CLI',
+  continue: 'Continue',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {

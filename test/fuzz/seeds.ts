@@ -7,9 +7,19 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown';
+export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'codex' | 'gemini-cli' | 'continue';
 
-export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown'];
+export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue'];
+
+/** Formats whose transcripts are JSONL files. */
+const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern', 'claude-code', 'codex', 'gemini-cli']);
+
+/** The transcripts among a fixture folder's files (the coding agents' homes hold indexes and notes too). */
+const TRANSCRIPT_FILES: Partial<Record<FuzzFormat, RegExp>> = {
+  codex: /(^|\/)rollout-[^/]*\.jsonl?$/,
+  'gemini-cli': /(^|\/)chats\/.*\.jsonl?$/,
+  continue: /(^|\/)sessions\/(?!sessions\.json$)[^/]*\.json$/,
+};
 
 export type Seed =
   | { shape: 'document'; format: FuzzFormat; name: string; value: unknown }
@@ -225,7 +235,7 @@ function fixtureSeeds(): Seed[] {
     const name = path.basename(relative);
     const text = readFileSync(file, 'utf8');
     if (format === 'markdown') seeds.push({ shape: 'text', format, name, text });
-    else if (format === 'openclaw' || format === 'sillytavern' || format === 'claude-code') {
+    else if (JSONL_FORMATS.has(format) && !name.endsWith('.json')) {
       const lines = text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
       seeds.push({ shape: 'jsonl', format, name: name.endsWith('.jsonl') ? name : `${name.replace(/\.jsonl.*$/, '')}.jsonl`, lines });
     } else seeds.push({ shape: 'document', format, name, value: JSON.parse(text) as unknown });
@@ -239,12 +249,17 @@ function fixtureSeeds(): Seed[] {
     ['sillytavern', 'sillytavern'],
     ['claude-code', 'claude-code'],
     ['markdown', 'markdown'],
+    ['codex', 'codex'],
+    ['gemini-cli', 'gemini-cli'],
+    ['continue', 'continue'],
   ];
   for (const [format, folder] of folders) {
     // Files in subfolders too (a Claude Code session's subagents/agent-*.jsonl).
     for (const name of readdirSync(path.join(FIXTURES, folder), { recursive: true, encoding: 'utf8' }).sort()) {
       if (name === 'sessions.json' && format === 'openclaw') continue; // OpenClaw's index, not a transcript
       if (statSync(path.join(FIXTURES, folder, name)).isDirectory()) continue;
+      const transcripts = TRANSCRIPT_FILES[format];
+      if (transcripts && !transcripts.test(name.split(path.sep).join('/'))) continue;
       add(format, folder, name);
     }
   }

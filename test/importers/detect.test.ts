@@ -19,6 +19,11 @@ const SAMPLES: Array<[string, string[]]> = [
   ['markdown', ['markdown', '对话.txt']],
   ['aider', ['aider', 'monochromatic', '.aider.chat.history.md']],
   ['cline', ['cline', 'saoudrizwan.claude-dev', 'tasks', '1767258000000', 'api_conversation_history.json']],
+  ['codex', ['codex', 'home', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-18-48-01a24247-c1ad-7f61-a9f2-d5acbdd9122a.jsonl']],
+  ['codex', ['codex', 'home', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-19-32-01a24248-6b59-73c0-90ab-a4be87ba89c2.jsonl']],
+  ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', 'session-2026-12-04T18-20-80635437.jsonl']],
+  ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', 'e6d2941f-b4a9-41f8-9ef2-077175452184.jsonl']],
+  ['continue', ['continue', 'home', 'sessions', 'c501fd76-d09e-46b3-ba25-cc1421792f13.json']],
 ];
 
 /** Databases: recognised from their bytes (as text they are not). */
@@ -51,7 +56,7 @@ describe('format detection by content', () => {
 
   it('ignores misleading file names: every sample renamed keeps its format', async () => {
     const dir = tempDir();
-    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl', 'f.txt', 'g.md', 'h.json', 'backup', 'i.txt'];
+    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl', 'f.json', 'g.txt', 'h.json', 'i.jsonl', 'j.jsonl', 'backup', 'k.txt', 'l.md', 'm.json', 'n.jsonl', 'o.txt', 'p'];
     for (const [index, [format, parts]] of [...SAMPLES, ...DATABASES].entries()) {
       const renamed = path.join(dir, `${index}-${names[index]}`);
       copyFileSync(fixture(...parts), renamed);

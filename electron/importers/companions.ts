@@ -1,0 +1,78 @@
+/**
+ * Facts about a session that its tool keeps in a file beside the transcript rather than in it. Read
+ * only for transcripts on disk (not for ZIP entries), and only when the file is there; a companion
+ * that cannot be read changes nothing.
+ *
+ * - Codex CLI: the names people give threads are appended to `session_index.jsonl` in the Codex home
+ *   (`{id, thread_name, updated_at}` lines; the latest line for a thread wins). A rollout lies in
+ *   `sessions/YYYY/MM/DD/` or `archived_sessions/` below it.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionInput } from '../../shared/domain.js';
+import type { ImportedFile, TranscriptFile } from './read-types.js';
+import { isObject, optionalText } from './shape.js';
+
+const CODEX_INDEX = 'session_index.jsonl';
+/** From `sessions/YYYY/MM/DD/` up to the Codex home. */
+const CODEX_INDEX_LEVELS = 5;
+
+export async function withCompanionFacts(file: TranscriptFile, filePath: string): Promise<TranscriptFile> {
+  if ('error' in file || file.format !== 'codex') return file;
+  const names = await codexThreadNames(path.dirname(path.resolve(filePath)));
+  if (names.size === 0) return file;
+  return renamed(file, (session) => names.get(session.sessionId));
+}
+
+function renamed(file: ImportedFile, titleOf: (session: SessionInput) => string | undefined): ImportedFile {
+  const sessions = file.sessions;
+  return {
+    ...file,
+    sessions: {
+      async *[Symbol.asyncIterator]() {
+        for await (const session of sessions) {
+          const title = titleOf(session);
+          yield title === undefined ? session : { ...session, title };
+        }
+      },
+    },
+  };
+}
+
+/** The last index read, kept while the file is unchanged: a folder of rollouts shares one index. */
+let cached: { file: string; version: string; names: Map<string, string> } | undefined;
+
+async function codexThreadNames(folder: string): Promise<Map<string, string>> {
+  for (let dir = folder, level = 0; level < CODEX_INDEX_LEVELS; level++, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, CODEX_INDEX);
+    let version: string;
+    try {
+      const stats = await stat(candidate);
+      if (!stats.isFile()) continue;
+      version = `${stats.size}:${stats.mtimeMs}`;
+    } catch {
+      if (path.dirname(dir) === dir) break;
+      continue;
+    }
+    if (cached?.file === candidate && cached.version === version) return cached.names;
+    const names = new Map<string, string>();
+    try {
+      for (const line of (await readFile(candidate, 'utf8')).split('\n')) {
+        let entry: unknown;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (!isObject(entry) || typeof entry.id !== 'string') continue;
+        const name = optionalText(entry.thread_name);
+        if (name !== undefined) names.set(entry.id, name.trim());
+      }
+    } catch {
+      return new Map();
+    }
+    cached = { file: candidate, version, names };
+    return names;
+  }
+  return new Map();
+}
