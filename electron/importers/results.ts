@@ -18,7 +18,6 @@ import type { JsonlRecord } from './jsonl-record.js';
 import { mapMarkdownTranscript } from './markdown.js';
 import { mapAiderHistory } from './aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './cline.js';
-import path from 'node:path';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
 import type { TranscriptSource } from './sources.js';
 
