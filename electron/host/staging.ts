@@ -4,10 +4,13 @@
  * `webUtils.getPathForFile`, in the preload) and it is read where it lies; web mode streams the
  * request body to a file here, counting bytes as they come, so the size limit holds before the disk
  * fills. A copy made here is deleted after the import that used it, or its cancel, and with the host.
+ *
+ * Copies are unredacted exports, so they live under the data folder (`<data>/staging`), never in the
+ * OS temp folder where other people's tools look. Each process stages into a folder named by its
+ * pid; a folder whose process is gone (killed before it could clean up) is swept at the next start.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, promises as fs } from 'node:fs';
-import os from 'node:os';
+import { createWriteStream, promises as fs, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -38,15 +41,61 @@ export function stagedFileName(name: string): string {
   return base;
 }
 
+/** A file past the size limit: web mode answers 413 for it. */
+export class FileTooLargeError extends EngineError {
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}
+
+/** The folder under a data folder where dropped files are staged. */
+export function stagingDirOf(dataDir: string): string {
+  return path.join(dataDir, 'staging');
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class StagingArea {
   private readonly files = new Map<string, StagedFile>();
   private dir: string | null = null;
 
-  constructor(private readonly parentDir: string = os.tmpdir()) {}
+  /** `parentDir`: where this process's folder goes (a function when the data folder can change). */
+  constructor(private readonly parentDir: string | (() => string)) {}
+
+  /**
+   * Deletes what processes that are gone left staged (their folders are named `<pid>-...`); returns
+   * the folders removed. Folders of running processes, this one's included, stay.
+   */
+  sweep(): string[] {
+    const parent = this.parent();
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      return [];
+    }
+    const removed: string[] = [];
+    for (const name of names) {
+      const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) continue;
+      rmSync(path.join(parent, name), { recursive: true, force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
 
   /** A file given whole (base64 over IPC or JSON): the in-memory demo and small files. */
   async stageBytes(name: string, bytes: Buffer): Promise<ResponseMap['files:stage']> {
-    if (bytes.length > MAX_INLINE_STAGED_BYTES) throw new EngineError('invalid_request', `${name}: larger than the ${mb(MAX_INLINE_STAGED_BYTES)} a file sent whole may have; drop it on the app instead`);
+    if (bytes.length > MAX_INLINE_STAGED_BYTES) throw new FileTooLargeError( `${name}: larger than the ${mb(MAX_INLINE_STAGED_BYTES)} a file sent whole may have; drop it on the app instead`);
     const { fileId, file, safeName } = await this.newFile(name);
     await fs.writeFile(file, bytes);
     return this.register(fileId, { name: safeName, path: file, size: bytes.length, copy: true });
@@ -62,7 +111,7 @@ export class StagingArea {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
-        if (size > limit) done(new EngineError('invalid_request', `${safeName}: larger than the ${mb(limit)} a file may have`));
+        if (size > limit) done(new FileTooLargeError(`${safeName}: larger than the ${mb(limit)} a file may have`));
         else done(null, chunk);
       },
     });
@@ -86,7 +135,7 @@ export class StagingArea {
       throw new EngineError('not_found', `${filePath} could not be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     if (!stats.isFile()) throw new EngineError('invalid_request', `${filePath} is not a file`);
-    if (stats.size > MAX_STAGED_BYTES) throw new EngineError('invalid_request', `${path.basename(filePath)}: larger than the ${mb(MAX_STAGED_BYTES)} a file may have`);
+    if (stats.size > MAX_STAGED_BYTES) throw new FileTooLargeError( `${path.basename(filePath)}: larger than the ${mb(MAX_STAGED_BYTES)} a file may have`);
     return this.register(randomUUID(), { name: stagedFileName(filePath), path: filePath, size: stats.size, copy: false });
   }
 
@@ -113,13 +162,20 @@ export class StagingArea {
   }
 
   private async newFile(name: string): Promise<{ fileId: string; file: string; safeName: string }> {
-    this.dir ??= await fs.mkdtemp(path.join(this.parentDir, 'session-memory-staging-'));
+    if (this.dir === null) {
+      await fs.mkdir(this.parent(), { recursive: true });
+      this.dir = await fs.mkdtemp(path.join(this.parent(), `${process.pid}-`));
+    }
     const fileId = randomUUID();
     // Keep only the base name: the UI chooses the label, never where the file goes.
     const safeName = stagedFileName(name);
     const dir = path.join(this.dir, fileId);
     await fs.mkdir(dir);
     return { fileId, file: path.join(dir, safeName), safeName };
+  }
+
+  private parent(): string {
+    return typeof this.parentDir === 'string' ? this.parentDir : this.parentDir();
   }
 
   private register(fileId: string, file: StagedFile): ResponseMap['files:stage'] {
