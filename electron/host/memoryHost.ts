@@ -177,9 +177,10 @@ export class MemoryHost {
       if (!(await this.storeExists())) return { threshold: threshold ?? DUPLICATE_THRESHOLD, total: 0, dismissed: 0, clusters: [] };
       return (await this.engine()).duplicates({ ...(threshold !== undefined ? { threshold } : {}), ...(limit ? { limit } : {}), includeDismissed: Boolean(includeDismissed) });
     },
-    'duplicates:dismiss': async ({ clusterId, threshold }) => {
+    // The threshold the view listed at is accepted but not needed: a cluster's id names it at every threshold.
+    'duplicates:dismiss': async ({ clusterId }) => {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} in this store`);
-      return (await this.engine()).dismissDuplicates(clusterId, threshold);
+      return (await this.engine()).dismissDuplicates(clusterId);
     },
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
