@@ -283,7 +283,8 @@ function syntheticSession(index: number, chunks: number, dim: number, random: ()
     records.push({
       chunkId: chunkIdFor(sessionId, [msgId]),
       sessionId,
-      seq: c * 1000,
+      seq: c,
+      part: 0,
       text,
       textHash: sha256(text),
       vector: randomUnitVector(random, dim),
