@@ -116,8 +116,6 @@ export class ChunkStore {
     return inChunkOrder(rows.map((row) => recordOf(row, withVectors)));
   }
 
-  /** Whether the chunks table has the `part` column (a store not yet upgraded, or rolled back, has not). */
-  private hasPart: boolean | null = null;
 
   private async headColumns(): Promise<string[]> {
     this.hasPart ??= (await this.chunks.schema()).fields.some((f) => f.name === PART_COLUMN);
@@ -287,6 +285,8 @@ export class ChunkStore {
   private indexNames: Set<string> | null = null;
   /** Set once `upgrade()` found (or made) the current layout; a rollback clears it. */
   private upToDate = false;
+  /** Whether the chunks table has the `part` column (a store not yet upgraded, or rolled back, has not); null: not looked yet. */
+  private hasPart: boolean | null = null;
 
   private async hasIndex(column: string): Promise<boolean> {
     if (!this.indexNames || !this.indexNames.has(column)) {

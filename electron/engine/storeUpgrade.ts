@@ -12,11 +12,12 @@ export async function fillCjkColumn(chunks: lancedb.Table): Promise<void> {
       if (String(row[CJK_COLUMN] ?? '') !== cjkText(String(row.text))) stale.push(String(row.chunk_id));
     }
   }
+  const columns = [...headColumns((await chunks.schema()).fields.some((f) => f.name === PART_COLUMN)), 'owned', 'text', 'vector'];
   for (let i = 0; i < stale.length; i += 2_000) {
     const rows = (await chunks
       .query()
       .where(sqlIn('chunk_id', stale.slice(i, i + 2_000)))
-      .select([...headColumns((await chunks.schema()).fields.some((f) => f.name === PART_COLUMN)), 'owned', 'text', 'vector'])
+      .select(columns)
       .toArray()) as Row[];
     await chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().execute(rows.map((row) => toRow(recordOf(row, true))));
   }

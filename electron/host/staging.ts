@@ -67,6 +67,8 @@ function processAlive(pid: number): boolean {
 export class StagingArea {
   private readonly files = new Map<string, StagedFile>();
   private dir: string | null = null;
+  /** Every folder this process staged into (removed on close). */
+  private readonly dirs = new Set<string>();
 
   /** `parentDir`: where this process's folder goes (a function when the data folder can change). */
   constructor(private readonly parentDir: string | (() => string)) {}
@@ -157,14 +159,17 @@ export class StagingArea {
 
   async close(): Promise<void> {
     this.files.clear();
-    if (this.dir) await fs.rm(this.dir, { recursive: true, force: true });
+    for (const dir of this.dirs) await fs.rm(dir, { recursive: true, force: true });
+    this.dirs.clear();
     this.dir = null;
   }
 
   private async newFile(name: string): Promise<{ fileId: string; file: string; safeName: string }> {
-    if (this.dir === null) {
+    // A folder of this process's own under the data folder (a new one after the data folder moved).
+    if (this.dir === null || path.dirname(this.dir) !== path.resolve(this.parent())) {
       await fs.mkdir(this.parent(), { recursive: true });
-      this.dir = await fs.mkdtemp(path.join(this.parent(), `${process.pid}-`));
+      this.dir = await fs.mkdtemp(path.join(path.resolve(this.parent()), `${process.pid}-`));
+      this.dirs.add(this.dir);
     }
     const fileId = randomUUID();
     // Keep only the base name: the UI chooses the label, never where the file goes.
