@@ -226,7 +226,8 @@ function passageSession(index: number, chunks: number, passages: readonly Passag
     records.push({
       chunkId: chunkIdFor(sessionId, [msgId]),
       sessionId,
-      seq: c * 1000,
+      seq: c,
+      part: 0,
       text,
       textHash: sha256(text),
       vector: passage.vector,

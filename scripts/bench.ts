@@ -92,7 +92,8 @@ async function fillOtherSessions(uri: string, dim: number, model: string, passag
       batch.push({
         chunkId: chunkIdFor(sessionId, [msgId]),
         sessionId,
-        seq: c * 1000,
+        seq: c,
+        part: 0,
         text,
         textHash: sha256(text),
         vector: passage.vector,

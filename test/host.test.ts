@@ -321,8 +321,10 @@ describe('web mode server', () => {
     const uploaded = await fetch(`http://127.0.0.1:${server.port}/api/files:upload?name=${encodeURIComponent('../chat.json')}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body, duplex: 'half' } as RequestInit);
     const staged = (await uploaded.json()) as { ok: true; value: { fileId: string; name: string; size: number } };
     expect(staged).toMatchObject({ ok: true, value: { name: 'chat.json', size: Buffer.byteLength(transcript(6)) } });
-    const stagingRoot = path.join(os.tmpdir());
-    const copies = () => readdirSync(stagingRoot).filter((n) => n.startsWith('session-memory-staging-')).flatMap((n) => readdirSync(path.join(stagingRoot, n)));
+    // Staged under the data folder, never in the OS temp folder.
+    const stagingRoot = path.join(host.dataDir, 'staging');
+    const copies = () => readdirSync(stagingRoot).flatMap((n) => readdirSync(path.join(stagingRoot, n)));
+    expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith('session-memory-staging-'))).toEqual([]);
     expect(copies()).toContain(staged.value.fileId);
     const preview = await (await api('import:preview', { headers: auth, body: JSON.stringify({ fileIds: [staged.value.fileId] }) })).json();
     expect(preview).toMatchObject({ ok: true, value: [{ sessions: [{ sessionId: 'host-session', new: 6 }] }] });

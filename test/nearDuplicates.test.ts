@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
 import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
+import { PairJournal } from '../electron/engine/pairJournal.js';
 import { SKETCH_FILE } from '../electron/engine/vectorSketch.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
@@ -145,6 +146,35 @@ describe('near-duplicate review', () => {
     expect(sessionsOf(await engine.duplicates()).every((s) => s[1] === 'C')).toBe(true);
     await engine.save(unrelated('C'), { mode: 'overwrite' });
     expect((await engine.duplicates()).total).toBe(0);
+    await engine.close();
+  });
+
+  it('a cluster keeps its id at every threshold that lists it, and is dismissed by that id whatever the threshold', async () => {
+    const { dir, open } = fresh();
+    const engine = await open();
+    await engine.save(original);
+    await engine.save(excerpt(original, 'C', 10, 20));
+    const strict = await engine.duplicates();
+    const exact = strict.clusters[0]!;
+    // A weaker link (0.92) from C's copy to another chunk of A: listed from 0.90, the cluster has a third chunk.
+    const copy = exact.chunks.find((x) => x.sessionId === 'C')!.chunkId;
+    const listed = new Set(strict.clusters.flatMap((c) => c.chunks.map((x) => x.chunkId)));
+    const extra = (await engine.showSession('A')).chunks.map((c) => c.chunkId).find((id) => !listed.has(id))!;
+    const journal = new PairJournal(dir);
+    await journal.refresh(true);
+    const [a, b] = [{ id: copy, s: 'C' }, { id: extra, s: 'A' }].sort((x, y) => (x.id < y.id ? -1 : 1));
+    await journal.append({ add: [{ a: a!.id, as: a!.s, b: b!.id, bs: b!.s, s: 0.92 }] });
+    const wide = await engine.duplicates({ threshold: 0.9, limit: 1000 });
+    const grown = wide.clusters.find((c) => c.chunks.some((x) => x.chunkId === extra))!;
+    expect(grown.chunks.map((x) => x.chunkId).sort()).toEqual([...exact.chunks.map((x) => x.chunkId), extra].sort());
+    // The clusters that are the same at both thresholds have the same ids.
+    const unchanged = strict.clusters.filter((c) => c.id !== exact.id).map((c) => c.id);
+    expect(wide.clusters.map((c) => c.id)).toEqual(expect.arrayContaining(unchanged));
+    // Dismissed by the id the 0.90 listing showed, without naming that threshold again.
+    expect(await engine.dismissDuplicates(grown.id)).toEqual({ dismissed: 3 });
+    expect((await engine.duplicates({ threshold: 0.9, limit: 1000 })).clusters.map((c) => c.id)).not.toContain(grown.id);
+    // Its stronger part went with it.
+    expect((await engine.duplicates({ limit: 1000 })).clusters.map((c) => c.id)).not.toContain(exact.id);
     await engine.close();
   });
 

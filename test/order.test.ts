@@ -171,6 +171,42 @@ describe('the stored order of a session', () => {
     await engine.close();
   });
 
+  it('sixty messages inserted one by one into the same gap keep their order, in show and in the chunks', async () => {
+    const engine = await engineFor();
+    await engine.save(session(range(1, 10)));
+    // Each save puts the next new message between the last one inserted and message 7 (a turn
+    // begins there, so the stored chunks end before it): every insertion halves what is left of
+    // the gap, and fifty halvings exhaust a number's precision.
+    const inserted = range(101, 160);
+    for (const n of inserted) await engine.save(session([6, n, 7]));
+    const { numbers, chunkNumbers } = await shown(engine);
+    expect(numbers).toEqual([...range(1, 6), ...inserted, ...range(7, 10)]);
+    expect(chunkNumbers).toEqual(numbers);
+    await engine.close();
+  });
+
+  it('a message split into more than a thousand parts keeps its parts in order, before the message after it', async () => {
+    const engine = await engineFor();
+    // At use-lite-en's 128-token window: about 990 parts of the same filler (one text, embedded
+    // once), then numbered lines in the parts from about 990 to 1,010.
+    const filler = Array.from({ length: 12_900 }, () => 'The build went on.');
+    const lines = Array.from({ length: 200 }, (_, i) => `Line ${i} of the build log.`);
+    const long: SessionInput = {
+      sessionId: 'ordered',
+      messages: [message(1), { msgId: 'log', role: 'assistant', content: [...filler, ...lines].join(' ') }, message(3)],
+    };
+    await engine.save(long);
+    const detail = await engine.showSession('ordered');
+    expect(detail.messages.map((m) => m.msgId)).toEqual(['m1', 'log', 'm3']);
+    expect(detail.chunks.length).toBeGreaterThan(1000);
+    const text = detail.chunks.map((c) => c.text).join('\n');
+    const lineNumbers = [...text.matchAll(/Line (\d+) of/g)].map((m) => Number(m[1]));
+    expect(lineNumbers).toEqual(range(0, lines.length - 1));
+    expect(text.indexOf('Message 1:')).toBeLessThan(text.indexOf('Line 0 of'));
+    expect(text.indexOf('Message 3:')).toBeGreaterThan(text.lastIndexOf('Line '));
+    await engine.close();
+  });
+
   it('an input that reorders stored messages leaves the store as it was; an overwrite takes the new order', async () => {
     const engine = await engineFor();
     await engine.save(session(range(1, 8)));

@@ -86,6 +86,21 @@ describe('redaction: each kind of secret is replaced', () => {
     expectRedacted(`client_secret: ${clientSecret}`, clientSecret, 'secret');
   });
 
+  it('a cut-off key loses its base64 lines only, not the prose after them', () => {
+    const body = Array.from({ length: 4 }, () => random(ALNUM + '+/', 64)).join('\n');
+    const r = expectRedacted(`-----BEGIN PRIVATE KEY-----\n${body}\nThe rest did not fit in the message, sorry.`, body.slice(-40), 'private-key');
+    expect(r.text).toBe('[REDACTED:private-key]\nThe rest did not fit in the message, sorry.');
+  });
+
+  it('a password in a URL with no user name, and a plain word assigned to a password', () => {
+    const u = expectRedacted('REDIS_URL=redis://:p4ss@cache.internal:6379/0', 'p4ss', 'url-password');
+    expect(u.text).toBe('REDIS_URL=redis://:[REDACTED:url-password]@cache.internal:6379/0');
+    const p = expectRedacted('mysql -u root --host db password=letmein', 'letmein', 'password');
+    expect(p.text).toBe('mysql -u root --host db password=[REDACTED:password]');
+    expectRedacted('{"user": "admin", "password": "letmein"}', 'letmein', 'password');
+    expectRedacted("export DB_PASSWORD='sunshine'", 'sunshine', 'password');
+  });
+
   it('counts every secret replaced in a text', () => {
     const a = 'ghp_' + random(ALNUM, 36);
     const b = 'ghp_' + random(ALNUM, 36);
@@ -109,6 +124,10 @@ describe('redaction: what is not a secret stays', () => {
     ['a URL with a port and no password', 'Open http://localhost:5173/sessions or git@github.com:org/repo.git'],
     ['a URL with a placeholder password', 'postgres://user:password@localhost/db'],
     ['prose about tokens', 'The model counts tokens: prompt_tokens=1200, max_tokens: 4096. Bearer tokens expire after an hour.'],
+    ['prose about bearer authentication', 'The API uses bearer authentication; Bearer Authentication is described in RFC 6750. Set the header with Bearer getAccessToken().'],
+    ['a private key header with no key after it', '-----BEGIN PRIVATE KEY-----\nThat line is all the file holds, and openssl says it cannot read it. What went wrong with the export?'],
+    ['a private key header named in prose, far from its end line', 'A key file starts with -----BEGIN PRIVATE KEY----- and, after the base64 lines, ends with -----END PRIVATE KEY----- on a line of its own.'],
+    ['passwords passed on by name', 'connect(user=user, password=password)\nlogin(password=db_password, passphrase=self.passphrase)\nPassword: changed successfully.\n{"password": "string", "minLength": 8}'],
     ['publishable Stripe keys', `pk_live_${random(ALNUM, 24)}`],
     ['a task id in a path', `/tmp/sk-${random(LOWER, 6)}/build and sk-learn`],
   ];

@@ -61,6 +61,19 @@ describe('settings file', () => {
     }
   });
 
+  it('one invalid field costs only itself: the data folder and the rest are kept, and the field is named', async () => {
+    const dir = await fresh();
+    const file = path.join(dir, 'settings.json');
+    const content = '{"dataDir": "/data/memory", "theme": "purple", "language": "zh-CN", "redactSecrets": false}';
+    await fs.writeFile(file, content);
+    const loaded = await loadSettingsFile(file);
+    expect(loaded.settings).toEqual({ dataDir: '/data/memory', language: 'zh-CN', redactSecrets: false });
+    expect(loaded.problem).toContain(file);
+    expect(loaded.problem).toMatch(/theme: .*theme is back to the default/);
+    expect(loaded.problem).not.toMatch(/dataDir/);
+    expect(await fs.readFile(`${file}.unreadable`, 'utf8')).toBe(content);
+  });
+
   it('a missing file is simply the defaults', async () => {
     expect(await loadSettingsFile(path.join(await fresh(), 'settings.json'))).toEqual({ settings: {} });
   });

@@ -195,3 +195,57 @@ describe('a session started from another one (a Claude Code subagent)', () => {
     }
   });
 });
+
+describe('a store written when chunk order was one packed number', () => {
+  let embedder: WorkerEmbedder;
+  beforeAll(async () => {
+    embedder = await startTestEmbedder();
+  });
+  afterAll(async () => {
+    await embedder.close();
+  });
+
+  const steps = Array.from({ length: 40 }, (_, i) => `Step ${i} of the migration went fine.`).join(' ');
+  const base = [
+    { msgId: 'm1', role: 'user' as const, content: 'Message 1: how did the database migration go?' },
+    { msgId: 'm2', role: 'assistant' as const, content: `Message 2: ${steps}` },
+    { msgId: 'm3', role: 'user' as const, content: 'Message 3: and the rollback plan?' },
+  ];
+  const inserted = (n: number) => ({ msgId: `m2-${n}`, role: 'assistant' as const, content: `Message 2.${n}: one more note about the index rebuild, number ${n}.` });
+  /** Message numbers and step numbers as the chunk texts list them, in order. */
+  const chunkOrder = async (engine: Awaited<ReturnType<typeof openEngine>>) =>
+    (await engine.showSession('migration')).chunks.flatMap((c) => [...c.text.matchAll(/Message ([\d.]+):|Step (\d+) of/g)].map((m) => m[1] ?? `step ${m[2]}`));
+
+  it('reads in order, before and after the next save gives it a part column', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      let engine = await openEngine(dir, embedder);
+      await engine.save({ sessionId: 'migration', messages: base });
+      // An insertion between 2 and 3: a fractional position (packed as 1500).
+      await engine.save({ sessionId: 'migration', messages: [base[1]!, inserted(1), base[2]!] });
+      const expected = ['1', '2', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '2.1', '3'];
+      expect(await chunkOrder(engine)).toEqual(expected);
+      expect((await engine.showSession('migration')).chunks.length).toBeGreaterThan(3);
+      await engine.close();
+
+      // Back to the earlier layout: `seq` packs position * 1000 + part, and there is no part column.
+      const db = await lancedb.connect(path.join(dir, 'lancedb'));
+      const chunks = await db.openTable('chunks');
+      await chunks.update({ valuesSql: { seq: 'seq * 1000 + part' } });
+      await chunks.dropColumns(['part']);
+      db.close();
+
+      engine = await openEngine(dir, embedder);
+      expect(await chunkOrder(engine)).toEqual(expected);
+      // The next save adds the column (old rows marked as packed) and writes the pair for new rows.
+      await engine.save({ sessionId: 'migration', messages: [inserted(1), inserted(2), base[2]!] });
+      expect(await chunkOrder(engine)).toEqual([...expected.slice(0, -1), '2.2', '3']);
+      expect((await engine.showSession('migration')).messages.map((m) => m.msgId)).toEqual(['m1', 'm2', 'm2-1', 'm2-2', 'm3']);
+      const verify = await engine.verify();
+      expect(verify.problems).toEqual([]);
+      await engine.close();
+    } finally {
+      cleanup();
+    }
+  });
+});

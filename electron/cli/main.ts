@@ -272,7 +272,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .description('list chunks that other sessions hold too, the same or nearly (kept up to date by every save)')
     .option('--threshold <similarity>', `lowest cosine similarity listed, ${NEAR_DUPLICATE_FLOOR} to 1`, (v) => similarity(v), DUPLICATE_THRESHOLD)
     .option('--limit <n>', 'how many clusters', (v) => positiveInt(v, '--limit'), 20)
-    .option('--dismiss <clusterId>', 'dismiss a cluster: it is not listed again')
+    .option('--dismiss <clusterId>', 'dismiss a cluster by the id a listing showed (at any --threshold: a cluster keeps its id at every threshold that lists it); it is not listed again')
     .option('--all', 'also list dismissed clusters')
     .option('--json', 'print JSON: {threshold, total, dismissed, clusters: [{id, similarity, chunks: [{chunkId, sessionId, sessionTitle, text}]}]}')
     .action(async (options: { threshold: number; limit: number; dismiss?: string; all?: boolean; json?: boolean }) => {
@@ -282,7 +282,7 @@ export function buildProgram(io: Io = defaultIo): Command {
       }
       await withEngine(globals(), io, async (engine) => {
         if (options.dismiss) {
-          const { dismissed } = await engine.dismissDuplicates(options.dismiss, options.threshold);
+          const { dismissed } = await engine.dismissDuplicates(options.dismiss);
           return io.out(options.json ? JSON.stringify({ dismissed: options.dismiss, chunks: dismissed }) : `Dismissed ${options.dismiss} (${dismissed} chunks).`);
         }
         const listing = await engine.duplicates({ threshold: options.threshold, limit: options.limit, includeDismissed: Boolean(options.all) }, (done, total) => {

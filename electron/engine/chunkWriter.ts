@@ -173,11 +173,12 @@ export class ChunkWriter {
   private toRecord(chunk: PlannedChunk, vector: Float32Array, owned: Map<string, OwnedMessage>): ChunkRecord {
     const first = chunk.segments[0]!;
     const ownedHere = chunk.segments.filter((s) => s.part === 0).map((s) => owned.get(s.msgId)!);
-    const firstSeq = owned.get(first.msgId)?.seq ?? 0;
     return {
       chunkId: chunk.chunkId,
       sessionId: this.sessionId,
-      seq: firstSeq * 1000 + first.part,
+      // Ordered by the pair, never a number packing both (inChunkOrder).
+      seq: owned.get(first.msgId)?.seq ?? 0,
+      part: first.part,
       text: chunk.text,
       textHash: chunk.textHash,
       vector,

@@ -5,7 +5,7 @@
  */
 import { chunkDialogueAsync, type ChunkableMessage, type PlannedChunk } from './chunker.js';
 import type { NormalizedMessage } from './normalize.js';
-import { bySeqThenId, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
+import { inChunkOrder, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from './store.js';
 
 export interface StoredMessageState {
   owned: OwnedKey;
@@ -141,10 +141,27 @@ function uniqueMembers(run: readonly ChunkHead[]): string[] {
   return out;
 }
 
+/**
+ * A session's chunks with its messages numbered afresh (0, 1, 2, ... in their order), each chunk
+ * keeping its messages, text and vector: for when no position is left between two neighbours.
+ * `chunks` are all of the session's, in order.
+ */
+export function renumbered(chunks: readonly ChunkRecord[]): ChunkRecord[] {
+  const messages = chunks.flatMap((c) => c.owned).sort((a, b) => a.seq - b.seq || a.msgId.localeCompare(b.msgId));
+  const before = new Map(messages.map((m) => [m.msgId, m.seq]));
+  const after = new Map(messages.map((m, i) => [m.msgId, i]));
+  return chunks.map((chunk) => {
+    const first = chunk.msgIds[0] ?? '';
+    // A row from before the part column packs the part into `seq` (see inChunkOrder).
+    const part = chunk.part >= 0 ? chunk.part : Math.round(chunk.seq - (before.get(first) ?? Math.floor(chunk.seq / 1000)) * 1000);
+    return { ...chunk, seq: after.get(first) ?? 0, part, owned: chunk.owned.map((m) => ({ ...m, seq: after.get(m.msgId)! })) };
+  });
+}
+
 /** The session's chunk heads after a save wrote and removed these chunks. */
 export function applyToHeads(heads: readonly ChunkHead[], written: readonly ChunkRecord[], removed: ReadonlySet<string>): ChunkHead[] {
   const byId = new Map<string, ChunkHead>(heads.map((h) => [h.chunkId, h]));
   for (const id of removed) byId.delete(id);
   for (const r of written) byId.set(r.chunkId, r);
-  return [...byId.values()].sort(bySeqThenId);
+  return inChunkOrder([...byId.values()]);
 }

@@ -265,9 +265,9 @@ export class MemoryEngine {
     return this.read('listing near duplicates', async () => listNearDuplicates(this.ctx, await this.ctx.records.load(), options));
   }
 
-  /** Dismisses a near-duplicate cluster by its id: it is not listed again (unless it gains a chunk). */
-  dismissDuplicates(clusterId: string, threshold?: number): Promise<{ dismissed: number }> {
-    return this.underLock(async (record) => dismissNearDuplicates(this.ctx, record, clusterId, threshold));
+  /** Dismisses a near-duplicate cluster by its id (at any threshold): it is not listed again (unless it gains a chunk). */
+  dismissDuplicates(clusterId: string): Promise<{ dismissed: number }> {
+    return this.underLock(async (record) => dismissNearDuplicates(this.ctx, record, clusterId));
   }
 
   private async refreshDuplicates(onProgress?: (done: number, total: number) => void): Promise<void> {

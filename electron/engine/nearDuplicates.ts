@@ -185,44 +185,104 @@ interface Grouped {
   dismissed: boolean;
 }
 
-/** Pairs at the threshold or above, joined into clusters (chunks linked by any chain of pairs). */
-function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: number): Grouped[] {
-  const dismissed = journal.dismissed;
-  const parent = new Map<string, string>();
-  const find = (x: string): string => {
+/**
+ * A cluster's id: its lowest chunk id and its size. The clusters that hold a chunk at falling
+ * thresholds only grow, so no two clusters, at any threshold, share an id: a cluster keeps its id
+ * at every threshold that lists it, and the id alone finds it again (`dismissNearDuplicates`).
+ */
+function clusterId(lowestChunkId: string, size: number): string {
+  return createHash('sha256').update(`${lowestChunkId}\n${size}`).digest('hex').slice(0, 16);
+}
+
+/** Chunks linked by any chain of pairs, with each group's size and lowest chunk id. */
+class Linked {
+  private readonly parent = new Map<string, string>();
+  private readonly size = new Map<string, number>();
+  private readonly lowest = new Map<string, string>();
+
+  find(x: string): string {
+    if (!this.parent.has(x)) {
+      this.parent.set(x, x);
+      this.size.set(x, 1);
+      this.lowest.set(x, x);
+    }
     let root = x;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    for (let y = x; parent.get(y) !== root; ) {
-      const next = parent.get(y)!;
-      parent.set(y, root);
+    while (this.parent.get(root) !== root) root = this.parent.get(root)!;
+    for (let y = x; this.parent.get(y) !== root; ) {
+      const next = this.parent.get(y)!;
+      this.parent.set(y, root);
       y = next;
     }
     return root;
-  };
-  const related = branchRelation(record);
-  const listed = [...journal.pairs.values()].filter((p) => p.s >= threshold && p.as !== p.bs && record.sessions[p.as] && record.sessions[p.bs] && !related(p.as, p.bs));
-  for (const p of listed) {
-    for (const id of [p.a, p.b]) if (!parent.has(id)) parent.set(id, id);
-    const [ra, rb] = [find(p.a), find(p.b)];
-    if (ra !== rb) parent.set(ra, rb);
   }
+
+  link(p: Pair): string {
+    const [ra, rb] = [this.find(p.a), this.find(p.b)];
+    if (ra === rb) return ra;
+    const [small, big] = this.size.get(ra)! < this.size.get(rb)! ? [ra, rb] : [rb, ra];
+    this.parent.set(small, big);
+    this.size.set(big, this.size.get(big)! + this.size.get(small)!);
+    const [la, lb] = [this.lowest.get(big)!, this.lowest.get(small)!];
+    this.lowest.set(big, la < lb ? la : lb);
+    return big;
+  }
+
+  idOf(root: string): string {
+    return clusterId(this.lowest.get(root)!, this.size.get(root)!);
+  }
+}
+
+/** The pairs `duplicates` lists at a threshold: between live sessions that are not branches of each other. */
+function listedPairs(journal: PairJournal, record: ArchiveRecord, threshold: number): Pair[] {
+  const related = branchRelation(record);
+  return [...journal.pairs.values()].filter((p) => p.s >= threshold && p.as !== p.bs && record.sessions[p.as] && record.sessions[p.bs] && !related(p.as, p.bs));
+}
+
+function grouped(pairs: Pair[], dismissed: ReadonlySet<string>): Grouped {
+  const chunkIds = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort();
+  return {
+    id: clusterId(chunkIds[0]!, chunkIds.length),
+    chunkIds,
+    pairs,
+    similarity: pairs.reduce((low, p) => Math.min(low, p.s), 1),
+    dismissed: pairs.every((p) => dismissed.has(pairKey(p))),
+  };
+}
+
+/** Pairs at the threshold or above, joined into clusters (chunks linked by any chain of pairs). */
+function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: number): Grouped[] {
+  const linked = new Linked();
+  const listed = listedPairs(journal, record, threshold);
+  for (const p of listed) linked.link(p);
   const groups = new Map<string, Pair[]>();
   for (const p of listed) {
-    const root = find(p.a);
+    const root = linked.find(p.a);
     const group = groups.get(root);
     if (group) group.push(p);
     else groups.set(root, [p]);
   }
-  return [...groups.values()].map((pairs) => {
-    const chunkIds = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort();
-    return {
-      id: createHash('sha256').update(chunkIds.join('\n')).digest('hex').slice(0, 16),
-      chunkIds,
-      pairs,
-      similarity: pairs.reduce((low, p) => Math.min(low, p.s), 1),
-      dismissed: pairs.every((p) => dismissed.has(pairKey(p))),
-    };
-  });
+  return [...groups.values()].map((pairs) => grouped(pairs, journal.dismissed));
+}
+
+/**
+ * The cluster with this id at whichever threshold lists it: pairs are linked from the most similar
+ * down, and each group of chunks is looked at as it forms (every cluster of every threshold forms
+ * once on the way). It comes with every pair between its chunks.
+ */
+function clusterById(journal: PairJournal, record: ArchiveRecord, id: string): Grouped | undefined {
+  const pairs = listedPairs(journal, record, NEAR_DUPLICATE_FLOOR).sort((x, y) => y.s - x.s);
+  const linked = new Linked();
+  for (let i = 0; i < pairs.length; ) {
+    const similarity = pairs[i]!.s;
+    const formed = new Set<string>();
+    for (; i < pairs.length && pairs[i]!.s === similarity; i++) formed.add(linked.link(pairs[i]!));
+    const root = [...formed].map((r) => linked.find(r)).find((r) => linked.idOf(r) === id);
+    if (root === undefined) continue;
+    // With every pair inside it: a lower threshold that lists the same chunks lists those pairs too.
+    const chunks = new Set(pairs.slice(0, i).filter((p) => linked.find(p.a) === root).flatMap((p) => [p.a, p.b]));
+    return grouped(pairs.filter((p) => chunks.has(p.a) && chunks.has(p.b)), journal.dismissed);
+  }
+  return undefined;
 }
 
 function checkThreshold(threshold: number): void {
@@ -260,13 +320,12 @@ export async function listNearDuplicates(ctx: EngineContext, record: ArchiveReco
   return { threshold, total: shown.length, dismissed: all.filter((c) => c.dismissed).length, clusters };
 }
 
-/** Dismisses a cluster (by the id `listNearDuplicates` gave it): its pairs are not listed again. */
-export async function dismissNearDuplicates(ctx: EngineContext, record: ArchiveRecord, clusterId: string, threshold = DUPLICATE_THRESHOLD): Promise<{ dismissed: number }> {
-  checkThreshold(threshold);
+/** Dismisses a cluster by the id a listing gave it, at any threshold: its pairs are not listed again. */
+export async function dismissNearDuplicates(ctx: EngineContext, record: ArchiveRecord, id: string): Promise<{ dismissed: number }> {
   const journal = ctx.pairs;
   await journal.refresh(true);
-  const cluster = clustersOf(journal, record, threshold).find((c) => c.id === clusterId);
-  if (!cluster) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} at similarity ${threshold} (list them again: sessions may have changed)`);
+  const cluster = clusterById(journal, record, id);
+  if (!cluster) throw new EngineError('not_found', `no near-duplicate cluster ${id} (list them again: sessions may have changed)`);
   await journal.append({ dismiss: cluster.pairs.map(pairKey) });
   return { dismissed: cluster.chunkIds.length };
 }

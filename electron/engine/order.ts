@@ -15,7 +15,9 @@
  * have no known time (reading it would mean reading their content).
  *
  * New messages get positions (`seq`) between their stored neighbours, so nothing stored moves:
- * fractions inside the session, whole numbers past either end.
+ * fractions inside the session, whole numbers past either end. When a gap has no number left between
+ * its neighbours (after about fifty insertions into it), the save numbers the whole session afresh,
+ * in the same order, and rewrites its chunks in one commit (savePipeline.ts).
  */
 
 export interface StoredPosition {
@@ -78,6 +80,16 @@ export function placeMessages(stored: readonly StoredPosition[], input: readonly
     entries.set(m.msgId, entry);
   }
   return { seqs: assignSeqs(order.all), order: order.all.map((e) => e.msgId) };
+}
+
+/**
+ * Whether every message of the placed order has a position above the one before it. Positions are
+ * numbers: about fifty insertions into one gap leave no number between two neighbours, and the
+ * session's positions must then be numbered afresh (`renumber`).
+ */
+export function positionsDistinct(order: readonly string[], seqs: ReadonlyMap<string, number>): boolean {
+  for (let i = 1; i < order.length; i++) if (!(seqs.get(order[i - 1]!)! < seqs.get(order[i]!)!)) return false;
+  return true;
 }
 
 /** The messages with their placed positions (`seq`), in order. */

@@ -10,7 +10,7 @@ import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type Archiv
 import type { Logger } from './logger.js';
 import { sortById } from './diff.js';
 import { messageSetFingerprint } from './hashing.js';
-import { bySeqThenId, type ChunkHead, type ChunkStore } from './store.js';
+import { inChunkOrder, type ChunkHead, type ChunkStore } from './store.js';
 
 export class RecordCache {
   /** `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. */
@@ -93,8 +93,8 @@ export class RecordCache {
     }
     const metas = await this.store.sessionMetas();
     const sessions: Record<string, ArchiveEntry> = {};
-    for (const [sessionId, heads] of bySession) {
-      heads.sort(bySeqThenId);
+    for (const [sessionId, unordered] of bySession) {
+      const heads = inChunkOrder(unordered);
       const meta = metas.get(sessionId);
       sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
     }

@@ -13,7 +13,7 @@ import { chunkDialogueAsync, type PlannedChunk } from './chunker.js';
 import { ChunkWriter } from './chunkWriter.js';
 import { crashPoint } from './crashPoints.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
-import { affectedChunks, applyToHeads, diffSession, rebuildAffected, sortById, toOwned } from './diff.js';
+import { affectedChunks, applyToHeads, diffSession, rebuildAffected, renumbered, sortById, toOwned } from './diff.js';
 import { KNOWN_WINDOWS } from '../embedding/models.js';
 import { describeIoError, EngineError } from './errors.js';
 import { inputFingerprint, messageSetFingerprint } from './hashing.js';
@@ -21,7 +21,7 @@ import { finishPendingForget } from './forget.js';
 import { appendSaveEvent } from './history.js';
 import { optimizeInterval } from './maintenance.js';
 import { normalizeSessionAsync } from './normalize.js';
-import { inOrder, newRuns, placeMessages } from './order.js';
+import { inOrder, newRuns, placeMessages, positionsDistinct } from './order.js';
 import { archiveEntry } from './recordCache.js';
 import { planAppend } from './reopen.js';
 import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
@@ -124,8 +124,21 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     }
 
     // Message level: compare with what the store holds for this session (its rows only).
-    const heads = await ctx.store.sessionHeads(sessionId);
-    const { stored, fresh, updated, unchanged, removed: removedMessages } = diffSession(session.messages, heads);
+    let heads = await ctx.store.sessionHeads(sessionId);
+    let diff = diffSession(session.messages, heads);
+    // Where the new messages go among the stored ones (order.ts).
+    const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
+    let placement = place();
+    if (placement && !options.dryRun && !positionsDistinct(placement.order, placement.seqs)) {
+      // No position is left between two neighbours (about fifty insertions into one gap): the stored
+      // messages are numbered afresh, in their order, by one commit that rewrites the session's rows
+      // (the same chunks, texts and vectors); then the new ones are placed among them.
+      await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
+      heads = await ctx.store.sessionHeads(sessionId);
+      diff = diffSession(session.messages, heads);
+      placement = place();
+    }
+    const { stored, fresh, updated, unchanged, removed: removedMessages } = diff;
     report.skipped += unchanged;
     report.new = fresh.length;
     report.updated = updated.length;
@@ -152,8 +165,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
       // New messages: placed among the stored ones (order.ts), chunked by runs of neighbours (so a
       // chunk never joins distant parts of the conversation), embedded and written as they stream in.
-      if (fresh.length > 0) {
-        const { seqs, order } = placeMessages([...stored.values()].map((s) => s.owned), session.messages);
+      if (placement) {
+        const { seqs, order } = placement;
         const placed = new Map(inOrder(fresh, seqs).map((m) => [m.msgId, m]));
         const runs = newRuns(order, placed);
         // New messages after everything stored reopen the session's last chunk (reopen.ts), so that

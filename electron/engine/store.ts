@@ -14,15 +14,15 @@ import { crashPoint } from './crashPoints.js';
 import { CJK_COLUMN, cjkText, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { fuseByRank } from './rankFusion.js';
 import { damagedDataFiles } from './storeDamage.js';
-import { bySeqThenId, HEAD_COLUMNS, headOf, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
+import { headColumns, headOf, inChunkOrder, PART_COLUMN, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
 import { isTableCommitted, openStoreTables } from './storeCreation.js';
 import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
-import { upgradeLayout } from './storeUpgrade.js';
+import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 import { chunksWithTextHashes, chunkTexts, sessionVectors, storedTextHashes, type ChunkLocation } from './storeLookups.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
-export { bySeqThenId, sqlString } from './storeRows.js';
+export { inChunkOrder, sqlString } from './storeRows.js';
 export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
 export { CHUNKS_TABLE } from './storeSchema.js';
 export type { ChunkLocation } from './storeLookups.js';
@@ -105,15 +105,21 @@ export class ChunkStore {
 
   /** Every chunk of one session (no text, no vector), through the session_id index. */
   async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
-    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(HEAD_COLUMNS).toArray()) as Row[];
-    return rows.map(headOf).sort(bySeqThenId);
+    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()).toArray()) as Row[];
+    return inChunkOrder(rows.map(headOf));
   }
 
   /** Full chunks of one session, in order. */
   async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
-    const columns = [...HEAD_COLUMNS, 'owned', 'text', ...(withVectors ? ['vector'] : [])];
+    const columns = [...(await this.headColumns()), 'owned', 'text', ...(withVectors ? ['vector'] : [])];
     const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
-    return rows.map((row) => recordOf(row, withVectors)).sort(bySeqThenId);
+    return inChunkOrder(rows.map((row) => recordOf(row, withVectors)));
+  }
+
+
+  private async headColumns(): Promise<string[]> {
+    this.hasPart ??= (await this.chunks.schema()).fields.some((f) => f.name === PART_COLUMN);
+    return headColumns(this.hasPart);
   }
 
   /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */
@@ -169,7 +175,7 @@ export class ChunkStore {
   }
 
   async chunk(chunkId: string): Promise<ChunkRecord | null> {
-    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...HEAD_COLUMNS, 'owned', 'text', 'vector']).limit(1).toArray()) as Row[];
+    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...(await this.headColumns()), 'owned', 'text', 'vector']).limit(1).toArray()) as Row[];
     const row = rows[0];
     return row ? recordOf(row, true) : null;
   }
@@ -186,6 +192,9 @@ export class ChunkStore {
       else await this.chunks.delete(sqlIn('chunk_id', removeIds));
       return;
     }
+    // Rows carry the part column: a table from before it gets it first (the caller holds the write lock).
+    if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexNames = null;
+    this.hasPart = true;
     crashPoint('commit');
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {
@@ -219,7 +228,7 @@ export class ChunkStore {
 
   /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
   async *allHeads(): AsyncGenerator<ChunkHead[]> {
-    for await (const batch of this.chunks.query().select(HEAD_COLUMNS)) {
+    for await (const batch of this.chunks.query().select(await this.headColumns())) {
       const rows = batch.toArray() as Row[];
       yield rows.map(headOf);
     }
@@ -276,6 +285,8 @@ export class ChunkStore {
   private indexNames: Set<string> | null = null;
   /** Set once `upgrade()` found (or made) the current layout; a rollback clears it. */
   private upToDate = false;
+  /** Whether the chunks table has the `part` column (a store not yet upgraded, or rolled back, has not); null: not looked yet. */
+  private hasPart: boolean | null = null;
 
   private async hasIndex(column: string): Promise<boolean> {
     if (!this.indexNames || !this.indexNames.has(column)) {
@@ -320,6 +331,7 @@ export class ChunkStore {
     });
     this.ftsLayout = FTS_LAYOUT;
     this.upToDate = true;
+    this.hasPart = true;
   }
 
   /**
@@ -405,6 +417,7 @@ export class ChunkStore {
     if (restored !== null) {
       this.upToDate = false;
       this.indexNames = null;
+      this.hasPart = null;
     }
     return restored;
   }

@@ -16,11 +16,19 @@ export interface OwnedMessage extends OwnedKey {
   timestamp?: string;
 }
 
-export interface ChunkRecord {
+/**
+ * Where a chunk sits in its session: the position (`seq`) of its first message, then which part of
+ * that message it starts with. `part` is -1 for a row written before the pair had a column of its
+ * own: its `seq` then packs both as `position * 1000 + part`, which `inChunkOrder` takes apart.
+ */
+interface ChunkPosition {
+  seq: number;
+  part: number;
+}
+
+export interface ChunkRecord extends ChunkPosition {
   chunkId: string;
   sessionId: string;
-  /** Ordering key within the session: the first message's position, then the part. */
-  seq: number;
   text: string;
   textHash: string;
   vector: Float32Array;
@@ -30,10 +38,9 @@ export interface ChunkRecord {
 }
 
 /** What a save needs to know of a stored chunk: no text, no vector, no message content. */
-export interface ChunkHead {
+export interface ChunkHead extends ChunkPosition {
   chunkId: string;
   sessionId: string;
-  seq: number;
   textHash: string;
   msgIds: string[];
   owned: OwnedKey[];
@@ -66,12 +73,22 @@ export interface VectorHit {
 }
 
 /**
- * Chunk order within a session: by position, then by id. Positions can tie (new messages take their
- * input position, which a stored message may share), and the row order LanceDB returns is not
- * stable across commits, so the id makes the order the same however the store was written.
+ * A session's chunks in order: by the position of their first message, then by part, then by id.
+ * Positions can tie (new messages take their input position, which a stored message may share), and
+ * the row order LanceDB returns is not stable across commits, so the id makes the order the same
+ * however the store was written. Give every chunk of the session: a row written before the part
+ * had its own column finds its first message's position among them.
  */
-export function bySeqThenId(a: { seq: number; chunkId: string }, b: { seq: number; chunkId: string }): number {
-  return a.seq - b.seq || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
+export function inChunkOrder<T extends ChunkPosition & { chunkId: string; msgIds: readonly string[]; owned: readonly OwnedKey[] }>(chunks: readonly T[]): T[] {
+  let positions: Map<string, number> | null = null;
+  const keyed = chunks.map((chunk) => {
+    if (chunk.part >= 0) return { chunk, seq: chunk.seq, part: chunk.part };
+    positions ??= new Map(chunks.flatMap((c) => c.owned.map((m) => [m.msgId, m.seq] as const)));
+    const seq = positions.get(chunk.msgIds[0] ?? '') ?? Math.floor(chunk.seq / 1000);
+    return { chunk, seq, part: Math.round(chunk.seq - seq * 1000) };
+  });
+  keyed.sort((a, b) => a.seq - b.seq || a.part - b.part || (a.chunk.chunkId < b.chunk.chunkId ? -1 : a.chunk.chunkId > b.chunk.chunkId ? 1 : 0));
+  return keyed.map((k) => k.chunk);
 }
 
 /** Quotes a string for a LanceDB SQL filter. */
@@ -105,6 +122,8 @@ export function headOf(row: Row): ChunkHead {
     chunkId: String(row.chunk_id),
     sessionId: String(row.session_id),
     seq: Number(row.seq),
+    // Absent (a store not yet upgraded, or rolled back to before the column): the packed key.
+    part: row[PART_COLUMN] == null ? -1 : Number(row[PART_COLUMN]),
     textHash: String(row.text_hash),
     msgIds: listOf(row.msg_ids),
     owned: keys.map(([msgId, contentHash, seq]) => ({ msgId, contentHash, seq })),
@@ -126,6 +145,7 @@ export function toRow(chunk: ChunkRecord): Row {
     chunk_id: chunk.chunkId,
     session_id: chunk.sessionId,
     seq: chunk.seq,
+    [PART_COLUMN]: chunk.part,
     text: chunk.text,
     [CJK_COLUMN]: cjkText(chunk.text),
     text_hash: chunk.textHash,
@@ -137,4 +157,12 @@ export function toRow(chunk: ChunkRecord): Row {
   };
 }
 
+/** Which part of its first message a chunk starts with (see ChunkPosition); added after the first layout. */
+export const PART_COLUMN = 'part';
+
 export const HEAD_COLUMNS = ['chunk_id', 'session_id', 'seq', 'text_hash', 'msg_ids', 'owned_keys', 'created_at'];
+
+/** The head columns of a table, with `part` when it has it. */
+export function headColumns(hasPart: boolean): string[] {
+  return hasPart ? [...HEAD_COLUMNS, PART_COLUMN] : HEAD_COLUMNS;
+}

@@ -1,7 +1,7 @@
 /** The store's tables and their columns, and the model a store records in its meta table. */
 import * as arrow from 'apache-arrow';
 import { CJK_COLUMN } from './fullTextLayout.js';
-import type { Row, StoreModelInfo } from './storeRows.js';
+import { PART_COLUMN, type Row, type StoreModelInfo } from './storeRows.js';
 
 export const CHUNKS_TABLE = 'chunks';
 export const SESSIONS_TABLE = 'sessions';
@@ -13,7 +13,9 @@ export function chunkSchema(dim: number): arrow.Schema {
   return new arrow.Schema([
     new arrow.Field('chunk_id', new arrow.Utf8(), false),
     new arrow.Field('session_id', new arrow.Utf8(), false),
+    // The position of the chunk's first message, and which part of it the chunk starts with.
     new arrow.Field('seq', new arrow.Float64(), false),
+    new arrow.Field(PART_COLUMN, new arrow.Float64(), false),
     new arrow.Field('text', new arrow.Utf8(), false),
     // What of the text the n-gram index covers (see cjkText).
     new arrow.Field(CJK_COLUMN, new arrow.Utf8(), false),

@@ -9,7 +9,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PersistedSettings } from './settingsFile.js';
 import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, SkippedPart } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
-import { StagingArea, type StagedFile } from './staging.js';
+import { StagingArea, stagingDirOf, type StagedFile } from './staging.js';
 import { detachedString } from '../engine/normalize.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
@@ -37,7 +37,7 @@ export interface MemoryHostOptions {
   logger?: Logger;
   /** The embedding worker script of a packaged build. */
   embedWorkerUrl?: URL;
-  /** Where dropped files are staged. Default: a fresh folder under the OS temp directory. */
+  /** Where dropped files are staged. Default: `staging` under the data folder (leftovers of a killed run are swept at start). */
   stagingDir?: string;
   /** Chunks from which the store gets a vector index (the engine's default, 10k, unless a test says otherwise). */
   vectorIndexMinRows?: number;
@@ -68,7 +68,7 @@ export class MemoryHost {
   private appLog: AppLog | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
-    this.staging = new StagingArea(options.stagingDir);
+    this.staging = new StagingArea(options.stagingDir ?? (() => stagingDirOf(this.settings.dataDir)));
     this.settings = {
       dataDir: path.resolve(options.dataDir),
       ...(options.model ? { model: options.model } : {}),
@@ -80,6 +80,12 @@ export class MemoryHost {
       nativeDialogs: options.nativeDialogs ?? false,
     };
     if (options.fileLog) this.appLog = openAppLog(this.settings.dataDir);
+    try {
+      const swept = this.staging.sweep();
+      if (swept.length > 0) this.logger.info(`deleted ${swept.length} staged upload folder(s) that a run which did not finish left behind`);
+    } catch (error) {
+      this.logger.warn(`staged uploads left by an earlier run could not be deleted: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Where warnings and background failures go: the log file (when kept) and the shell's logger. */
@@ -171,9 +177,10 @@ export class MemoryHost {
       if (!(await this.storeExists())) return { threshold: threshold ?? DUPLICATE_THRESHOLD, total: 0, dismissed: 0, clusters: [] };
       return (await this.engine()).duplicates({ ...(threshold !== undefined ? { threshold } : {}), ...(limit ? { limit } : {}), includeDismissed: Boolean(includeDismissed) });
     },
-    'duplicates:dismiss': async ({ clusterId, threshold }) => {
+    // The threshold the view listed at is accepted but not needed: a cluster's id names it at every threshold.
+    'duplicates:dismiss': async ({ clusterId }) => {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} in this store`);
-      return (await this.engine()).dismissDuplicates(clusterId, threshold);
+      return (await this.engine()).dismissDuplicates(clusterId);
     },
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),

@@ -11,10 +11,11 @@ import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { EventMap, EventName, ResponseMap } from '../../shared/ipc.js';
 import { MAX_INLINE_STAGED_BYTES, MAX_STAGED_BYTES } from '../../shared/ipc.js';
 import { toErrorInfo } from './memoryHost.js';
+import { FileTooLargeError } from './staging.js';
 import { dispatch } from './dispatch.js';
 import type { Handlers } from './memoryHost.js';
 
@@ -92,14 +93,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
           if (name === '' || name.length > 255) return send(res, 400, { ok: false, error: { code: 'invalid_request', message: 'files:upload: name: give the file name (1 to 255 characters)' } });
           const declared = Number(req.headers['content-length'] ?? 0);
           if (declared > MAX_STAGED_BYTES) {
-            req.resume();
-            return send(res, 413, { ok: false, error: { code: 'invalid_request', message: `${name}: larger than the ${MAX_STAGED_BYTES / 1024 / 1024} MB a file may have` } });
+            return refuseBody(req, res, 413, { ok: false, error: { code: 'invalid_request', message: `${name}: larger than the ${MAX_STAGED_BYTES / 1024 / 1024} MB a file may have` } });
           }
+          // The stager reads a stream of its own: when it stops early (the limit), the request stays
+          // open, so the client reads the answer instead of a reset connection.
+          const body = new PassThrough();
+          req.pipe(body);
           try {
-            return send(res, 200, { ok: true, value: await options.upload(name, req) });
+            return send(res, 200, { ok: true, value: await options.upload(name, body) });
           } catch (error) {
-            req.resume();
-            return send(res, 200, { ok: false, error: toErrorInfo(error) });
+            req.unpipe(body);
+            return refuseBody(req, res, error instanceof FileTooLargeError ? 413 : 200, { ok: false, error: toErrorInfo(error) });
           }
         }
         const body = await readBody(req);
@@ -109,14 +113,15 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         } catch {
           return send(res, 400, { ok: false, error: { code: 'invalid_request', message: 'the body is not JSON' } });
         }
-        const channel = decodeURIComponent(url.pathname.slice('/api/'.length));
+        const channel = decodePath(url.pathname.slice('/api/'.length));
+        if (channel === null) return send(res, 400, { ok: false, error: { code: 'invalid_request', message: 'the path has a malformed % escape' } });
         const result = await dispatch(options.handlers, channel, request);
         return send(res, result.ok || result.error.code !== 'invalid_request' ? 200 : 400, result);
       }
       return await serveStatic(options.staticDir, url.pathname, res);
     } catch (error) {
-      const tooLarge = (error as Error).message === 'too large';
-      send(res, tooLarge ? 413 : 500, { ok: false, error: { code: tooLarge ? 'invalid_request' : 'internal', message: tooLarge ? 'request too large' : 'internal error' } });
+      if ((error as Error).message === 'too large') return refuseBody(req, res, 413, { ok: false, error: { code: 'invalid_request', message: 'request too large' } });
+      send(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
     }
   });
 
@@ -142,6 +147,26 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   };
 }
 
+/** A URL path with its % escapes decoded; null when one is malformed (`%E0%A4%A`, `%zz`). */
+function decodePath(pathname: string): string | null {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Answers a request whose body is refused, then reads and drops the rest of the body: a client
+ * still sending would otherwise meet a reset connection before it reads the answer. The connection
+ * is closed once the body has ended.
+ */
+function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close' });
+  res.end(JSON.stringify(body));
+  req.resume();
+}
+
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -149,7 +174,8 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        req.destroy();
+        // Not destroyed: the answer (413) goes out first, and the rest of the body is read and dropped.
+        req.removeAllListeners('data');
         reject(new Error('too large'));
         return;
       }
@@ -161,7 +187,12 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 }
 
 async function serveStatic(root: string, pathname: string, res: http.ServerResponse): Promise<void> {
-  const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+  const decoded = decodePath(pathname);
+  if (decoded === null) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('malformed % escape in the path');
+    return;
+  }
+  const relative = pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
   const file = path.resolve(root, relative);
   if (!file.startsWith(path.resolve(root) + path.sep)) {
     res.writeHead(404).end();

@@ -5,7 +5,7 @@
  *
  * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
  * in the file, so we take the path from the last message up to the root, as for the other
- * tree-shaped formats; after `/compact` the chain restarts at a boundary line whose
+ * tree-shaped formats (a file in which no line names a parent is read in file order); after `/compact` the chain restarts at a boundary line whose
  * `logicalParentUuid` leads back to the messages before it, which stay part of the conversation.
  *
  * A subagent's conversation is its own session: its file (`<session>/subagents/agent-<id>.jsonl`)
@@ -65,7 +65,11 @@ function conversationPath(records: readonly JsonlRecord[], isConversationLine: (
   for (const record of records) {
     if (typeof record.value.uuid === 'string') byUuid.set(record.value.uuid, record);
   }
-  const leaf = records.findLast((record) => isConversationLine(record.value));
+  // A file in which no line names a parent (hand-written logs leave every parentUuid null) has no
+  // chain to follow: its order is the conversation's.
+  const conversation = records.filter((record) => isConversationLine(record.value));
+  if (!conversation.some((record) => parentOf(record) !== undefined)) return conversation;
+  const leaf = conversation.at(-1);
   const path: JsonlRecord[] = [];
   const seen = new Set<string>();
   for (let record = leaf; record !== undefined; ) {
@@ -73,13 +77,17 @@ function conversationPath(records: readonly JsonlRecord[], isConversationLine: (
     if (typeof uuid !== 'string' || seen.has(uuid)) break;
     seen.add(uuid);
     if (isConversationLine(record.value)) path.push(record);
-    const parent = optionalText(record.value.parentUuid) ?? optionalText(record.value.logicalParentUuid);
+    const parent = parentOf(record);
     if (parent === undefined) break;
     // A parent that is not in the file: a session resumed from another file (nothing before this line
     // then), or a damaged line that was skipped, which must not cost the conversation before it.
     record = byUuid.get(parent) ?? previousConversationLine(records, record, seen, isConversationLine);
   }
   return path.reverse();
+}
+
+function parentOf(record: JsonlRecord): string | undefined {
+  return optionalText(record.value.parentUuid) ?? optionalText(record.value.logicalParentUuid);
 }
 
 function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRecord, seen: ReadonlySet<string>, isConversationLine: (value: JsonObject) => boolean): JsonlRecord | undefined {

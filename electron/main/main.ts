@@ -55,7 +55,7 @@ async function start(): Promise<void> {
   if (loaded.problem) {
     console.warn(loaded.problem);
     app.once('browser-window-created', (_event, window) => {
-      window.once('ready-to-show', () => void dialog.showMessageBox(window, { type: 'warning', message: 'Settings could not be read', detail: loaded.problem }));
+      window.once('ready-to-show', () => void dialog.showMessageBox(window, { type: 'warning', message: 'Some settings could not be used', detail: loaded.problem }));
     });
   }
   host = new MemoryHost({

@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
@@ -56,6 +56,34 @@ describe('Claude Code transcript', () => {
     expect(triples(after).slice(before!.messages.length)).toEqual([
       ['cc-0016', 'user', 'Push it too.'],
       ['cc-0017', 'assistant', 'Pushed.'],
+    ]);
+  });
+
+  it('keeps every line, in file order, when no line names its parent', async () => {
+    // Hand-written logs (a log viewer's fixtures among them) leave every parentUuid null: the chain
+    // then explains nothing, and the file's order is the conversation's.
+    const file = path.join(tempDir(), 'no-parents.jsonl');
+    const lines = [
+      { type: 'user', text: 'How do I list hidden files?' },
+      { type: 'assistant', text: 'Use ls -a.' },
+      { type: 'user', text: 'And sorted by size?' },
+      { type: 'assistant', text: 'ls -aS sorts them by size.' },
+    ].map(({ type, text }, i) => ({
+      parentUuid: null,
+      isSidechain: false,
+      sessionId: 'viewer-fixture',
+      type,
+      message: { role: type, content: type === 'user' ? text : [{ type: 'text', text }] },
+      uuid: `line-${i + 1}`,
+      timestamp: `2025-07-01T10:00:0${i}.000Z`,
+    }));
+    writeFileSync(file, lines.map((line) => JSON.stringify(line) + '\n').join(''));
+    const [session] = await sessionsOf(file);
+    expect(triples(session)).toEqual([
+      ['line-1', 'user', 'How do I list hidden files?'],
+      ['line-2', 'assistant', 'Use ls -a.'],
+      ['line-3', 'user', 'And sorted by size?'],
+      ['line-4', 'assistant', 'ls -aS sorts them by size.'],
     ]);
   });
 

@@ -41,7 +41,7 @@ export function redactText(text: string): Redaction {
       if (spans.some(([start, end]) => offset < end && offset + match.length > start)) return match;
       const pre = named?.pre ?? '';
       const secret = named?.secret ?? match.slice(pre.length);
-      if (!isSecret(rule, secret)) return match;
+      if (!isSecret(rule, secret, pre)) return match;
       replaced++;
       return pre + redactionMark(rule.kind) + match.slice(pre.length + secret.length);
     });
@@ -61,11 +61,12 @@ function dataUrlSpans(text: string): Array<[number, number]> {
   return [...text.matchAll(DATA_URL)].map((m) => [m.index, m.index + m[0].length]);
 }
 
-function isSecret(rule: RedactionRule, value: string): boolean {
+function isSecret(rule: RedactionRule, value: string, pre: string): boolean {
   // Keys from providers' documentation (AKIAIOSFODNN7EXAMPLE, ...) are published on purpose.
   if (value.includes('EXAMPLE') || value.startsWith('[REDACTED:')) return false;
   if (rule.minLength !== undefined && value.length < rule.minLength) return false;
-  if (rule.valueChecks && !looksLikeValue(value)) return false;
+  if (rule.valueChecks && !looksLikeValue(value, rule.literalWords === true && isLiteralWord(value, pre))) return false;
+  if (rule.tokenLike && !looksLikeToken(value)) return false;
   if (rule.minEntropy !== undefined && shannonEntropy(value) < rule.minEntropy) return false;
   return true;
 }
@@ -74,12 +75,35 @@ const PLACEHOLDER_START = /^(?:your|example|sample|dummy|placeholder|redacted|in
 // A name, or a dotted path of names (`userPassword`, `process.env.API_KEY`, `settings.secret`).
 const IDENTIFIER_PATH = /^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
-/** An assignment's value that could be a literal secret, not code, a path or a placeholder. */
-function looksLikeValue(value: string): boolean {
+// Words that name a type or a state, not a password (`password: string`, `"password": "required"`).
+const TYPE_WORDS = new Set(['string', 'str', 'text', 'number', 'int', 'integer', 'boolean', 'bool', 'null', 'none', 'nil', 'undefined', 'true', 'false', 'required', 'optional', 'hidden', 'empty', 'changed', 'unset']);
+// A word that names where a password is kept (`password=db_password`, `pass=userPass`).
+const NAME_LIKE = /[._]|pass|pwd|secret|cred|key|token|hash/i;
+
+/** A bare word that is quoted, or written right after `=`, and reads as neither a name nor a type. */
+function isLiteralWord(value: string, pre: string): boolean {
+  const quoted = /["'`]$/.test(pre);
+  const tight = /[A-Za-z]["']?:?=$/.test(pre);
+  return (quoted || tight) && !NAME_LIKE.test(value) && !/[a-z][A-Z]/.test(value) && !TYPE_WORDS.has(value.toLowerCase());
+}
+
+/** An opaque token: a digit, or two of lower case, upper case and `._~+/=`; never a name. */
+function looksLikeToken(value: string): boolean {
+  const trimmed = value.replace(/[.]+$/, '');
+  if (/\d/.test(trimmed)) return true;
+  if (IDENTIFIER_PATH.test(trimmed)) return false;
+  return [/[a-z]/, /[A-Z]/, /[._~+/=]/].filter((re) => re.test(trimmed)).length >= 2;
+}
+
+/**
+ * An assignment's value that could be a literal secret, not code, a path or a placeholder.
+ * `literalWord`: the value is known to be a literal, so a plain word is taken too.
+ */
+function looksLikeValue(value: string, literalWord = false): boolean {
   if (/^[$<{%*[#@(&|!]/.test(value)) return false;
   if (/\$\{|\{\{|\(|\bprocess\.env\b|\bos\.environ\b|\bgetenv\b/.test(value)) return false;
   if (/^(?:\/|~\/|\.\.?\/|[A-Za-z]:\\)/.test(value) || value.includes('://')) return false;
-  if (IDENTIFIER_PATH.test(value)) return false;
+  if (IDENTIFIER_PATH.test(value) && !literalWord) return false;
   if (/^(.)\1+$/.test(value) || /^x{3,}/i.test(value)) return false;
   if (PLACEHOLDER_START.test(value)) return false;
   return true;

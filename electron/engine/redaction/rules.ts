@@ -12,7 +12,7 @@
  * ordinary messages that hold none of them.
  */
 /** Changes whenever the rules change, so that inputs saved under older rules are looked at again. */
-export const REDACTION_RULES_VERSION = 'rules-1';
+export const REDACTION_RULES_VERSION = 'rules-2';
 
 export interface RedactionRule {
   kind: RedactionKind;
@@ -24,6 +24,14 @@ export interface RedactionRule {
   minLength?: number;
   /** Assignments: the value must not look like a placeholder, a variable or a path. */
   valueChecks?: boolean;
+  /**
+   * A plain word is a literal, not a variable, when it is quoted or written right after `=`
+   * (`password=letmein`, `"password": "letmein"`), unless it reads as a name or a type
+   * (`password=password`, `password=db_password`, `"password": "string"`).
+   */
+  literalWords?: boolean;
+  /** The value must look like a token (a digit, or two of lower case, upper case and `._~+/=`), not a word or a name. */
+  tokenLike?: boolean;
 }
 
 export const REDACTION_KINDS = [
@@ -52,6 +60,11 @@ export type RedactionKind = (typeof REDACTION_KINDS)[number];
 const B = String.raw`(?<![A-Za-z0-9_-])`;
 const E = String.raw`(?![A-Za-z0-9_-])`;
 
+// A PEM block's first and last lines, and what separates its lines (escaped newlines included).
+const PEM_BEGIN = '-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----';
+const PEM_END = '-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----';
+const PEM_SEP = String.raw`(?:\s|\\[nr])`;
+
 const ASSIGN_NAMES = String.raw`secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|session[_-]?token|token`;
 // `client_secret = ...`, `"api_key": "..."`, `API_KEY=...`, `token => '...'`, `--password ...` is not an assignment.
 const ASSIGN = String.raw`(?<![A-Za-z])(?:${ASSIGN_NAMES})["']?\s*(?::=|=>|[:=])\s*`;
@@ -59,9 +72,10 @@ const ASSIGN = String.raw`(?<![A-Za-z])(?:${ASSIGN_NAMES})["']?\s*(?::=|=>|[:=])
 export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     kind: 'private-key',
-    // A whole PEM block, also with `\n` escapes (a service-account JSON pasted as text), or a block
-    // whose end was cut off.
-    pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{1,20000}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s:-]|\\n|\\r){16,20000})/g,
+    // A PEM block: its header lines, the base64 lines of the body and the end line, also with `\n`
+    // escapes (a service-account JSON pasted as text), or a block whose end was cut off. Only base64
+    // lines are taken (at least one long one), so a header line in prose takes nothing after it.
+    pattern: new RegExp(String.raw`${PEM_BEGIN}(?:${PEM_SEP}*(?:Proc-Type|DEK-Info|Comment):[^\n\\]{1,200})*(?:${PEM_SEP}+[A-Za-z0-9+/=]{16,}){1,400}(?:${PEM_SEP}+[A-Za-z0-9+/]{0,15}={1,2}(?![A-Za-z0-9+/=]))?(?:(?:${PEM_SEP}+[A-Za-z0-9+/]{1,15})?${PEM_SEP}*${PEM_END})?`, 'g'),
     keywords: ['private key'],
   },
   { kind: 'aws-access-key', pattern: new RegExp(String.raw`${B}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${E}`, 'g'), keywords: ['akia', 'asia', 'abia', 'acca', 'a3t'] },
@@ -99,11 +113,13 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     pattern: /(?<pre>\b(?:Authorization["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|Bearer)\s+)(?<secret>[A-Za-z0-9._~+/-]{12,}=*)/gi,
     keywords: ['bearer', 'authorization'],
     minEntropy: 3,
+    // "bearer authentication" is prose, `Bearer getToken()` code.
+    tokenLike: true,
   },
   {
     kind: 'url-password',
-    // scheme://user:password@host
-    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/'"`<>]{1,100}:)(?<secret>[^\s@/'"`<>]{1,200})(?=@[A-Za-z0-9[])/g,
+    // scheme://user:password@host, also with no user (`redis://:password@host`)
+    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/'"`<>]{0,100}:)(?<secret>[^\s@/'"`<>]{1,200})(?=@[A-Za-z0-9[])/g,
     keywords: ['://'],
     valueChecks: true,
   },
@@ -113,6 +129,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     keywords: ['pass', 'pwd'],
     minLength: 6,
     valueChecks: true,
+    literalWords: true,
   },
   {
     kind: 'secret',
