@@ -18,6 +18,7 @@ const HEAD_BYTES = 4096;
 
 export interface FileCursor {
   size: number;
+  /** Whole milliseconds: finer parts do not survive every file system and copy tool. */
   mtimeMs: number;
   /** sha256 of the first 4 KiB, hex (a database: its change marker instead). */
   head: string;
@@ -73,7 +74,7 @@ export async function fileCursor(file: string): Promise<FileCursor | null> {
     const stat = await handle.stat();
     const buffer = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return { size: stat.size, mtimeMs: stat.mtimeMs, head: createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex') };
+    return { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), head: createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex') };
   } finally {
     await handle.close();
   }
@@ -93,5 +94,5 @@ export async function databaseCursor(file: string): Promise<FileCursor | null> {
   }
   const wal = await fs.stat(`${file}-wal`).catch(() => null);
   parts.push(wal ? `${wal.size}:${wal.mtimeMs}` : '-');
-  return { size: main.size, mtimeMs: main.mtimeMs, head: `db:${parts.join('/')}` };
+  return { size: main.size, mtimeMs: Math.trunc(main.mtimeMs), head: `db:${parts.join('/')}` };
 }
