@@ -4,6 +4,7 @@
  * only once a file has something new, so a hook after a turn with nothing new returns at once.
  */
 import { Command, Option } from 'commander';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import { SourceCursors } from '../sources/cursors.js';
@@ -107,8 +108,14 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       }).catch(() => 'no-server' as const);
       if (handed === 'no-server') {
         const engine = lazyEngineOnDemand(globals(), io);
+        const cursors = await SourceCursors.load(dataDir);
+        // A log that grew since its last save has new turns to embed: the store and the model start
+        // loading now, while the file is read. A log that did not grow never loads the model.
+        const seen = cursors.get(file);
+        const size = await stat(file).then((s) => s.size, () => 0);
+        if (seen && size > seen.size) void engine.get().then((e) => e.embedder()).catch(() => {});
         try {
-          await syncFile('hook', file, 'files', { cursors: await SourceCursors.load(dataDir), engine: engine.get, ...(flags.include ? { include: flags.include } : {}), redact: true, ...printer });
+          await syncFile('hook', file, 'files', { cursors, engine: engine.get, ...(flags.include ? { include: flags.include } : {}), redact: true, ...printer });
         } finally {
           await engine.close();
         }
