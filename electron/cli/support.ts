@@ -1,7 +1,6 @@
 /** What the CLI's commands share: options, output, reports and exit statuses. Light: `--help` loads only this. */
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type CliProgress from 'cli-progress';
+import cliProgress from 'cli-progress';
 import { NEAR_DUPLICATE_FLOOR, type SaveProgress, type SaveReport } from '../../shared/domain.js';
 import { defaultDataDir } from '../engine/paths.js';
 import type { SkippedPart } from '../importers/read-types.js';
@@ -63,8 +62,6 @@ export function describeSkipped(part: SkippedPart): string {
 
 export function progressBar(io: Io, enabled: boolean): { onProgress?: (p: SaveProgress) => void; stop: () => void } {
   if (!enabled || !io.isTTY) return { stop: () => {} };
-  // Loaded only when a bar is shown (a terminal, a large save): most commands never draw one.
-  const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
   const bar = new cliProgress.SingleBar({ format: ' {session} {phase} [{bar}] {value}/{total} chunks', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
   let started = false;
   return {
