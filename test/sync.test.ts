@@ -96,6 +96,12 @@ describe('session-memory sources and sync', () => {
     expect(again.status).toBe(0);
     expect(again.stdout).toBe('');
 
+    // A log touched but not changed is read again, and its save loads no model: with none to be had, it still succeeds.
+    await fs.utimes(log, new Date(), new Date());
+    const touched = await hook(['--data', data, 'hook', '--json'], input, { ...env, SESSION_MEMORY_MODELS_DIR: path.join(log, 'no-models-here') });
+    expect(touched.stderr).toBe('');
+    expect(jsonLines(touched.stdout)).toEqual([expect.objectContaining({ sessionId: SESSION, skippedSession: true, new: 0, embeddingsComputed: 0 })]);
+
     // Never exit status 2, which Claude Code reads from a Stop hook as "do not stop".
     const bad = await hook(['--data', data, 'hook'], 'not json', env);
     expect(bad.status).toBe(1);
