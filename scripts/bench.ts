@@ -8,7 +8,9 @@
  * model, see benchCorpus.ts, with the vector index that maintenance gives a store that size) in the
  * store; the appended messages are new text, every fifth a paraphrase of a stored passage; the share of each save taken by its
  * near-duplicate check (`nearDupOverhead`); and the MCP server on a store of about 10k chunks: time
- * to its first answer, and search p95.
+ * to its first answer, and search p95; and the CLI's start-up as a hook after each turn meets it
+ * (`cliHelpMs`, `hookResaveMs`, `hookAppendMs`, cold and warm: scripts/benchCli.ts). `--cli-only`
+ * measures only the last.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
 import { ChunkStore, type ChunkRecord } from '../electron/engine/store.js';
+import { measureCli } from './benchCli.js';
 import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
 import { realisticConversation } from './transcriptGenerator.js';
 
@@ -34,6 +37,8 @@ const { values } = parseArgs({
     // Distinct embedded passages the other sessions draw from (cached under .cache/bench).
     distinct: { type: 'string', default: '20000' },
     models: { type: 'string', default: path.resolve('.cache/models') },
+    'cli-only': { type: 'boolean', default: false },
+    'cli-runs': { type: 'string', default: '9' },
   },
 });
 const MESSAGES = Number(values.messages);
@@ -161,6 +166,16 @@ async function measureMcp(tmp: string, modelsDir: string, embedder: WorkerEmbedd
 async function main(): Promise<void> {
   const modelsDir = path.resolve(values.models);
   await ensureUseLiteEn(modelsDir);
+  if (values['cli-only']) {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-cli-'));
+    try {
+      const cli = await measureCli(tmp, modelsDir, Number(values['cli-runs']), log);
+      if (values.json) console.log(JSON.stringify(cli));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    return;
+  }
   const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
   const session = realisticConversation('bench-session', MESSAGES, 7);
   // Real passages for the other sessions of the large and the MCP store (embedded once, then cached).
@@ -317,6 +332,7 @@ async function main(): Promise<void> {
 
     const mcp = await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten, passages);
     log(`MCP server (${mcp.chunks} chunks): first answer ${mcp.firstSearchMs.toFixed(0)} ms after start (model load included), search p95 ${mcp.searchP95Ms.toFixed(1)} ms over ${mcp.searches} queries`);
+    const cli = await measureCli(tmp, modelsDir, Number(values['cli-runs']), log);
 
     const summary = {
       messages: MESSAGES,
@@ -362,6 +378,12 @@ async function main(): Promise<void> {
       mcpFirstSearchMs: Math.round(mcp.firstSearchMs),
       mcpSearchP95Ms: Math.round(mcp.searchP95Ms * 10) / 10,
       mcpStoreChunks: mcp.chunks,
+      nodeStartMs: cli.nodeMs,
+      cliHelpMs: cli.cliHelpMs,
+      syncNothingNewMs: cli.syncNothingNewMs,
+      hookResaveMs: cli.hookResaveMs,
+      hookAppendMs: cli.hookAppendMs,
+      cliOverNode: cli.overNode,
       otherChunks,
       ratios: {
         resaveOfFirst: resaveMs / firstSaveMs,

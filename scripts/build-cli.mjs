@@ -6,7 +6,9 @@ import { build } from 'esbuild';
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', logLevel: 'warning', sourcemap: true };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['electron/cli/main.ts'], outfile: 'dist-cli/cli.mjs' }),
+  // Split at the CLI's dynamic imports: `--help` and a hook with nothing new load neither the store
+  // (LanceDB) nor the importers, which load in chunks of their own when a command needs them.
+  build({ ...common, entryPoints: { cli: 'electron/cli/main.ts' }, outdir: 'dist-cli', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' } }),
   // Named like the source entry, so the embedder finds it beside the bundle by the same relative URL.
   build({ ...common, entryPoints: ['electron/embedding/embedWorker.ts'], outfile: 'dist-cli/embedWorker.entry.mjs' }),
 ]);

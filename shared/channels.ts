@@ -20,6 +20,9 @@ export const CHANNEL_NAMES = [
   'settings:get',
   'app:openLogFolder',
   'settings:set',
+  'sources:list',
+  'sources:set',
+  'sources:sync',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 

@@ -80,6 +80,11 @@ export const requestSchemas = {
       redactSecrets: z.boolean().optional(),
     })
     .strict(),
+  'sources:list': z.object({}).strict(),
+  /** Turns a source on (its conversations are read and saved from then on) or off. */
+  'sources:set': z.object({ id: z.string().min(1).max(128), enabled: z.boolean() }).strict(),
+  /** Saves what is new in the sources that are on (or in the one named, if it is on) now. */
+  'sources:sync': z.object({ id: z.string().min(1).max(128).optional() }).strict(),
 } as const satisfies Record<ChannelName, z.ZodType>;
 
 export type Channel = keyof typeof requestSchemas;
@@ -132,6 +137,28 @@ export interface Settings {
   logDir: string | null;
   /** How an assistant starts this store's MCP server (`session-memory mcp`), or null when the host cannot say. */
   mcpServer: McpLaunch | null;
+  /** How an assistant's hook saves the conversation it names (`session-memory hook`), or null when the host cannot say. */
+  hookCommand: McpLaunch | null;
+}
+
+/** A place on this machine where an assistant keeps conversations, as the Sources view shows it. */
+export interface SourceView {
+  id: string;
+  tool: string;
+  path: string;
+  /** Conversation files (or databases) found there. */
+  sessions: number;
+  lastModified: string | null;
+  /** Nothing is read from a source until a person turns it on. */
+  enabled: boolean;
+  /** Whether its format imports today; a source that does not is listed but not read. */
+  imports: boolean;
+  /** When it was last synced, ISO; null before its first sync. */
+  lastSync: string | null;
+  /** Sessions saved by the last sync that found something new. */
+  sessionsSaved: number;
+  /** What went wrong at the last sync, one line per file. */
+  errors: string[];
 }
 
 /** A stdio MCP server's launch: what assistants' configurations name as command, args and env. */
@@ -159,6 +186,9 @@ export interface ResponseMap {
   /** `opened` is false where the host cannot open folders (web mode): the path is then shown. */
   'app:openLogFolder': { opened: boolean; path: string };
   'settings:set': Settings;
+  'sources:list': SourceView[];
+  'sources:set': SourceView[];
+  'sources:sync': SourceView[];
 }
 
 export type RequestMap = { [C in Channel]: z.infer<(typeof requestSchemas)[C]> };

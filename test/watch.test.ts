@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
+import { follow } from './helpers/follow.js';
 
 const { dir: root, cleanup } = tempDir('sm-watch-');
 afterAll(() => cleanup());
@@ -20,35 +20,6 @@ function openclawSession(id: string, count: number): string {
     parent = entryId;
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** Collects the JSON lines a watcher prints, and lets a test wait for the next ones. */
-function follow(child: ChildProcess) {
-  const lines: Array<Record<string, unknown>> = [];
-  let buffer = '';
-  const waiters: Array<() => void> = [];
-  child.stdout!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      waiters.splice(0).forEach((w) => w());
-    }
-  });
-  const until = (count: number, timeoutMs = 60_000) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${count} reports; got ${JSON.stringify(lines)}`)), timeoutMs);
-      const check = () => {
-        if (lines.length >= count) {
-          clearTimeout(timer);
-          resolve();
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { lines, until };
 }
 
 describe('session-memory watch', () => {

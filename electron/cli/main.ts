@@ -5,11 +5,10 @@
 import { Command, Option, CommanderError } from 'commander';
 import path from 'node:path';
 import type { SaveMode } from '../../shared/domain.js';
-import { SAVE_MODES } from '../../shared/domain.js';
+import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
-import { readTranscripts } from '../importers/index.js';
-import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR } from '../engine/nearDuplicates.js';
-import { watchTranscripts } from './watch.js';
+import type { MemoryEngine } from '../engine/engine.js';
+import { registerSourceCommands } from './sourceCommands.js';
 import {
   parseInclude,
   defaultIo,
@@ -17,13 +16,8 @@ import {
   reportJson,
   describeReport,
   dataDirOf,
-  storeExists,
-  withEngine,
-  loadSessions,
   describeSkipped,
   progressBar,
-  noteMaintenance,
-  maintainInBackground,
   ExitStatus,
   positiveInt,
   similarity,
@@ -32,6 +26,15 @@ import {
   type IncludedExtra,
   type Io,
 } from './support.js';
+
+// The store, the importers and the model load only for the commands that use them: `--help`, and a
+// hook or sync with nothing new, start in a fraction of the time.
+const engineSupport = () => import('./engineSupport.js');
+const withEngine = async <T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> => (await engineSupport()).withEngine(options, io, job);
+const storeExists = async (dataDir: string) => (await engineSupport()).storeExists(dataDir);
+const loadSessions = async (file: string, session?: string) => (await engineSupport()).loadSessions(file, session);
+const noteMaintenance = async (engine: MemoryEngine, io: Io) => (await engineSupport()).noteMaintenance(engine, io);
+const maintainInBackground = async (engine: MemoryEngine, io: Io, json: boolean) => (await engineSupport()).maintainInBackground(engine, io, json);
 
 export { describeReport, describeSkipped, reportJson } from './support.js';
 
@@ -88,6 +91,7 @@ export function buildProgram(io: Io = defaultIo): Command {
       let failed = 0;
       let skipped = 0;
       await withEngine(globals(), io, async (engine) => {
+        const { readTranscripts } = await import('../importers/index.js');
         for await (const file of readTranscripts(paths, { ...(options.include ? { include: options.include } : {}), strict: Boolean(options.strict) })) {
           if ('error' in file) {
             failed++;
@@ -133,6 +137,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--json', 'one JSON report per save per line')
     .action(async (dir: string, options: { debounce: number; include?: IncludedExtra[]; redact: boolean; json?: boolean }) => {
       await withEngine(globals(), io, async (engine) => {
+        const { watchTranscripts } = await import('./watch.js');
         const watcher = await watchTranscripts(engine, {
           dir: path.resolve(dir),
           debounceMs: options.debounce,
@@ -350,6 +355,8 @@ export function buildProgram(io: Io = defaultIo): Command {
       }
       if (!result.ok) throw new ExitStatus(1);
     });
+
+  registerSourceCommands(program, io, globals);
 
   return program;
 }

@@ -1,16 +1,9 @@
-/** What the CLI's commands share: options, output, the engine's lifetime, reports and exit statuses. */
+/** What the CLI's commands share: options, output, reports and exit statuses. Light: `--help` loads only this. */
 import path from 'node:path';
-import { NEAR_DUPLICATE_FLOOR } from '../engine/nearDuplicates.js';
-import { existsSync } from 'node:fs';
 import cliProgress from 'cli-progress';
-import type { SaveProgress, SaveReport, SessionInput } from '../../shared/domain.js';
-import { MemoryEngine, type Logger } from '../engine/engine.js';
-import { EngineError } from '../engine/errors.js';
-import { normalizeSession } from '../engine/normalize.js';
+import { NEAR_DUPLICATE_FLOOR, type SaveProgress, type SaveReport } from '../../shared/domain.js';
 import { defaultDataDir } from '../engine/paths.js';
-import { ChunkStore } from '../engine/store.js';
-import { testSwitch } from '../engine/testSwitches.js';
-import { readSessionsFromFile, ImportError, type SkippedPart } from '../importers/index.js';
+import type { SkippedPart } from '../importers/read-types.js';
 
 export type IncludedExtra = 'tools' | 'thinking';
 
@@ -57,72 +50,8 @@ export function describeReport(report: SaveReport): string {
   return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings${redacted}, ${report.durationMs} ms)${copies}`;
 }
 
-export function engineLogger(io: Io): Logger {
-  return { warn: (m) => io.err(`warning: ${m}`), info: () => {} };
-}
-
 export function dataDirOf(options: GlobalOptions): string {
   return options.data ? path.resolve(options.data) : defaultDataDir();
-}
-
-export async function storeExists(dataDir: string): Promise<boolean> {
-  return existsSync(dataDir) && (await ChunkStore.readModel(path.join(dataDir, 'lancedb'))) !== null;
-}
-
-export async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> {
-  const engine = await MemoryEngine.open({
-    dataDir: dataDirOf(options),
-    ...(options.model ? { model: options.model } : {}),
-    // Models can live apart from the data (one download shared by several stores).
-    ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
-    // Test runs only: small commits, so that a save can be interrupted between many of them.
-    ...(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH') ? { writeBatchChunks: Number(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH')) } : {}),
-    ...(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY') ? { optimizeEvery: Number(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY')) } : {}),
-    ...(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS') ? { vectorIndexMinRows: Number(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS')) } : {}),
-    logger: engineLogger(io),
-    onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
-  });
-  try {
-    return await job(engine);
-  } finally {
-    await engine.close();
-  }
-}
-
-export function downloadReporter(io: Io): (p: { file: string; loaded: number; total: number; status: string }) => void {
-  let last = 0;
-  return (p) => {
-    const now = Date.now();
-    if (p.status === 'progress' && now - last < 500) return;
-    last = now;
-    const pct = p.total > 0 ? ` ${Math.round((p.loaded / p.total) * 100)}%` : '';
-    io.err(`downloading ${p.file}${pct}`);
-  };
-}
-
-/** Reads and checks every session of a file before anything is written. */
-export async function loadSessions(file: string, sessionOverride?: string): Promise<SessionInput[]> {
-  let sessions: SessionInput[];
-  try {
-    sessions = await readSessionsFromFile(file, sessionOverride ? { sessionId: sessionOverride } : {});
-  } catch (error) {
-    if (error instanceof ImportError) throw new UsageError(error.message);
-    throw error;
-  }
-  if (sessions.length === 0) throw new UsageError(`${file}: no conversation found`);
-  if (sessionOverride) {
-    if (sessions.length > 1) throw new UsageError(`${file}: --session names one session, but the file holds ${sessions.length}`);
-    sessions = [{ ...sessions[0]!, sessionId: sessionOverride }];
-  }
-  sessions.forEach((s, i) => {
-    try {
-      normalizeSession(s);
-    } catch (error) {
-      if (error instanceof EngineError) throw new UsageError(`${file}: ${sessions.length > 1 ? `sessions[${i}].` : ''}${error.message}`);
-      throw error;
-    }
-  });
-  return sessions;
 }
 
 /** "conversations.json, conversation abc: [3].mapping must be an object" / "log.jsonl, line 12: invalid JSON ..." */
@@ -146,27 +75,6 @@ export function progressBar(io: Io, enabled: boolean): { onProgress?: (p: SavePr
     },
     stop: () => started && bar.stop(),
   };
-}
-
-/** After saves: says so when the store has outgrown a flat vector scan and has no vector index yet. */
-export async function noteMaintenance(engine: MemoryEngine, io: Io): Promise<void> {
-  if (!(await engine.maintenanceDue())) return;
-  io.err(
-    `note: the store holds ${await engine.store.countChunks()} chunks and has no vector index yet, so every search scans all vectors; ` +
-      'run "session-memory optimize" to build it (a few minutes; saves can go on meanwhile)',
-  );
-}
-
-export async function maintainInBackground(engine: MemoryEngine, io: Io, json: boolean): Promise<void> {
-  try {
-    if (!(await engine.maintenanceDue())) return;
-    if (!json) io.err('building the vector index in the background; saves go on meanwhile');
-    const report = await engine.maintain();
-    if (!json && report.vectorIndexBuilt) io.err(`vector index built in ${(report.vectorIndexMs / 1000).toFixed(1)} s (${report.chunks} chunks)`);
-  } catch (error) {
-    // Not fatal: searches stay exact (a flat scan), and the next save tries again.
-    if (!json) io.err(`session-memory: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 export class ExitStatus extends Error {

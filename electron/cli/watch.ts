@@ -5,13 +5,14 @@
  * are kept in `<dataDir>/watch-state.json`, so after a restart only files that changed meanwhile
  * are read again.
  */
-import chokidar from 'chokidar';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
 import { writeFileAtomic } from '../engine/atomicFile.js';
-import { readTranscripts, ImportError, type SkippedPart } from '../importers/index.js';
+import { ImportError, type SkippedPart } from '../importers/index.js';
+import { followFiles } from '../sources/follow.js';
+import { saveTranscriptFile } from '../sources/saveFile.js';
 
 export interface WatchOptions {
   dir: string;
@@ -44,9 +45,6 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
   } catch {
     state = {};
   }
-  const timers = new Map<string, NodeJS.Timeout>();
-  let chain: Promise<void> = Promise.resolve();
-  let closing = false;
 
   const saveFile = async (file: string) => {
     let stat;
@@ -57,64 +55,22 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     }
     const seen = state[file];
     if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) return;
-    // A file whose last line has no newline yet is still being written: its cut-off end is not damage.
-    const stillWriting = !(await endsWithNewline(file, stat.size));
     try {
-      let waiting = false;
-      for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
-        if ('error' in result) throw result.error;
-        for await (const session of result.sessions) options.onReport(file, await engine.save(session, { redact: options.redact ?? true }));
-        for (const part of result.skipped) {
-          if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
-          else options.onSkipped?.(part);
-        }
-      }
+      const outcome = await saveTranscriptFile(engine, file, {
+        ...(options.include ? { include: options.include } : {}),
+        redact: options.redact ?? true,
+        onReport: (report) => options.onReport(file, report),
+        ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
+      });
       // Saved up to the line being written; the rest comes with the file's next change.
-      if (waiting) return;
+      if (outcome === 'waiting') return;
       state[file] = { size: stat.size, mtimeMs: stat.mtimeMs };
       await writeFileAtomic(stateFile, JSON.stringify(state));
     } catch (error) {
-      // A file caught mid-write (even mid-character) is tried again at its next change, without a word.
-      if (stillWriting && error instanceof ImportError && error.code === 'truncated') return;
       options.onError(file, error instanceof ImportError || error instanceof Error ? error.message : String(error));
     }
   };
 
-  const schedule = (file: string) => {
-    if (closing || !TRANSCRIPT.test(file)) return;
-    clearTimeout(timers.get(file));
-    timers.set(
-      file,
-      setTimeout(() => {
-        timers.delete(file);
-        chain = chain.then(() => saveFile(file));
-      }, options.debounceMs),
-    );
-  };
-
-  const watcher = chokidar.watch(options.dir, { ignoreInitial: false, awaitWriteFinish: false, ignored: (p) => path.basename(p).startsWith('.') && p !== options.dir });
-  watcher.on('add', schedule).on('change', schedule);
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-
-  return {
-    ready,
-    async close() {
-      closing = true;
-      for (const t of timers.values()) clearTimeout(t);
-      timers.clear();
-      await watcher.close();
-      await chain;
-    },
-  };
-}
-
-async function endsWithNewline(file: string, size: number): Promise<boolean> {
-  if (size === 0) return true;
-  const handle = await fs.open(file, 'r');
-  try {
-    const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
-    return buffer[0] === 0x0a;
-  } finally {
-    await handle.close();
-  }
+  const follower = followFiles({ dirs: [options.dir], debounceMs: options.debounceMs, accept: (file) => TRANSCRIPT.test(file), onChange: saveFile });
+  return { ready: follower.ready, close: () => follower.close() };
 }

@@ -18,6 +18,7 @@ import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
 import { ImportError, readTranscripts, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
+import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
 
@@ -47,6 +48,8 @@ export interface MemoryHostOptions {
   openFolder?: (dir: string) => Promise<void>;
   /** How to start the CLI (`session-memory`) from outside: the app's binary in a package, node and the bin script in a checkout. */
   cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
+  /** Sources: background sync of those a person turned on, and hooks' saves handed over (the app and web mode). Off when absent. */
+  sources?: Pick<SourcesHostOptions, 'intervalMs' | 'serveHooks' | 'discover'>;
 }
 
 export function toErrorInfo(error: unknown): ErrorInfo {
@@ -63,7 +66,8 @@ export class MemoryHost {
   private readonly staging: StagingArea;
   private running: AbortController | null = null;
   private runningJob: Promise<unknown> | null = null;
-  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'logDir'> & { model?: string };
+  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'hookCommand' | 'logDir'> & { model?: string };
+  private sources: SourcesHost;
   private closed = false;
   private appLog: AppLog | null = null;
 
@@ -86,6 +90,20 @@ export class MemoryHost {
     } catch (error) {
       this.logger.warn(`staged uploads left by an earlier run could not be deleted: ${error instanceof Error ? error.message : String(error)}`);
     }
+    this.sources = this.startSources();
+  }
+
+  private startSources(): SourcesHost {
+    const sources = new SourcesHost({
+      dataDir: () => this.settings.dataDir,
+      engine: () => this.engine(),
+      redact: () => this.settings.redactSecrets,
+      logger: this.logger,
+      intervalMs: this.options.sources?.intervalMs ?? 0,
+      ...this.options.sources,
+    });
+    if (this.options.sources) sources.start();
+    return sources;
   }
 
   /** Where warnings and background failures go: the log file (when kept) and the shell's logger. */
@@ -182,6 +200,9 @@ export class MemoryHost {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} in this store`);
       return (await this.engine()).dismissDuplicates(clusterId);
     },
+    'sources:list': async () => this.sources.list(),
+    'sources:set': async ({ id, enabled }) => this.sources.setEnabled(id, enabled),
+    'sources:sync': async ({ id }) => this.sources.sync(id),
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
     'app:openLogFolder': async () => {
@@ -203,11 +224,18 @@ export class MemoryHost {
     return { command: launcher.command, args: [...launcher.args, '--data', this.settings.dataDir, 'mcp'], env };
   }
 
+  /** The hook command of this store (`session-memory --data <folder> hook`), as assistants' hook settings name it. */
+  private hookCommand(): McpLaunch | null {
+    const server = this.mcpServer();
+    return server ? { ...server, args: [...server.args.slice(0, -1), 'hook'] } : null;
+  }
+
   private async currentSettings(): Promise<Settings> {
     const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
     return {
       ...this.settings,
       mcpServer: this.mcpServer(),
+      hookCommand: this.hookCommand(),
       logDir: this.appLog?.dir ?? null,
       model: stored?.model ?? this.settings.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL,
       storeModel: stored?.model ?? null,
@@ -225,6 +253,11 @@ export class MemoryHost {
       if (changes.dataDir !== undefined) this.settings.dataDir = path.resolve(changes.dataDir);
       if (changes.model !== undefined) this.settings.model = changes.model;
       await this.closeEngine();
+      // Sources' choices, cursors and the hooks' door live in the data folder: they follow it.
+      if (changes.dataDir !== undefined) {
+        await this.sources.close();
+        this.sources = this.startSources();
+      }
       // The log follows the data folder.
       if (this.appLog && changes.dataDir !== undefined && this.appLog.dir !== path.join(this.settings.dataDir, LOG_FOLDER)) {
         await this.appLog.close();
@@ -379,6 +412,7 @@ export class MemoryHost {
     this.running?.abort();
     await this.runningJob?.catch(() => {});
     this.closed = true;
+    await this.sources.close();
     await this.closeEngine();
     await this.staging.close();
     await this.appLog?.close();

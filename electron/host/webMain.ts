@@ -33,6 +33,7 @@ export async function runWeb(argv: string[]): Promise<void> {
     cliLauncher: { command: process.execPath, args: [path.join(repo, 'bin', 'session-memory.mjs')] },
     logger: { warn: (m) => process.stderr.write(`warning: ${m}\n`), info: () => {} },
     fileLog: true,
+    sources: { intervalMs: 10_000, serveHooks: true },
   });
   // A crash is written to the log before the process goes down.
   process.on('uncaughtException', (error) => {

@@ -67,6 +67,8 @@ async function start(): Promise<void> {
     ...(saved.redactSecrets === false ? { redactSecrets: false } : {}),
     nativeDialogs: true,
     fileLog: true,
+    // Sources a person turned on are synced while the app runs; hooks hand their saves to it.
+    sources: { intervalMs: 10_000, serveHooks: true },
     openFolder: async (dir) => {
       const problem = await shell.openPath(dir);
       if (problem) throw new Error(`${dir} could not be opened: ${problem}`);

@@ -16,13 +16,15 @@ import { SearchView } from './views/SearchView.js';
 import { SessionsView } from './views/SessionsView.js';
 import { SessionView } from './views/SessionView.js';
 import { SettingsView } from './views/SettingsView.js';
+import { SourcesView } from './views/SourcesView.js';
 
-type Section = 'sessions' | 'search' | 'import' | 'duplicates' | 'settings';
+type Section = 'sessions' | 'search' | 'import' | 'sources' | 'duplicates' | 'settings';
 
-const NAV: Array<{ section: Section; label: MessageKey; icon: 'sessions' | 'search' | 'import' | 'duplicates' | 'settings' }> = [
+const NAV: Array<{ section: Section; label: MessageKey; icon: 'sessions' | 'search' | 'import' | 'sources' | 'duplicates' | 'settings' }> = [
   { section: 'sessions', label: 'nav.sessions', icon: 'sessions' },
   { section: 'search', label: 'nav.search', icon: 'search' },
   { section: 'import', label: 'nav.import', icon: 'import' },
+  { section: 'sources', label: 'nav.sources', icon: 'sources' },
   { section: 'duplicates', label: 'nav.duplicates', icon: 'duplicates' },
   { section: 'settings', label: 'nav.settings', icon: 'settings' },
 ];
@@ -31,6 +33,7 @@ const SECTION_HREF: Record<Section, string> = {
   sessions: hrefFor({ name: 'sessions' }),
   search: hrefFor({ name: 'search', query: '' }),
   import: hrefFor({ name: 'import' }),
+  sources: hrefFor({ name: 'sources' }),
   duplicates: hrefFor({ name: 'duplicates' }),
   settings: hrefFor({ name: 'settings' }),
 };
@@ -47,6 +50,8 @@ function sectionOf(route: Route): Section | null {
       return 'import';
     case 'duplicates':
       return 'duplicates';
+    case 'sources':
+      return 'sources';
     case 'settings':
       return 'settings';
     case 'notFound':
@@ -147,6 +152,8 @@ function CurrentView({ route }: { route: Route }): ReactNode {
       return <ImportView />;
     case 'duplicates':
       return <DuplicatesView />;
+    case 'sources':
+      return <SourcesView />;
     case 'settings':
       return <SettingsView />;
     case 'notFound':

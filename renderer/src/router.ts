@@ -12,6 +12,7 @@ export type Route =
   | { name: 'search'; query: string }
   | { name: 'import' }
   | { name: 'duplicates' }
+  | { name: 'sources' }
   | { name: 'settings' }
   | { name: 'notFound'; path: string };
 
@@ -45,6 +46,7 @@ export function parseHash(hash: string): Route {
   if (head === 'import' && parts.length === 1) return { name: 'import' };
   if (head === 'settings' && parts.length === 1) return { name: 'settings' };
   if (head === 'duplicates' && parts.length === 1) return { name: 'duplicates' };
+  if (head === 'sources' && parts.length === 1) return { name: 'sources' };
   return { name: 'notFound', path: raw };
 }
 
@@ -62,6 +64,8 @@ export function hrefFor(route: Route): string {
       return '#/import';
     case 'duplicates':
       return '#/duplicates';
+    case 'sources':
+      return '#/sources';
     case 'settings':
       return '#/settings';
     case 'notFound':

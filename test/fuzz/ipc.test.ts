@@ -232,6 +232,15 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
         theme: { kind: { type: 'enum', values: ['light', 'dark', 'system'] }, required: false, valid: (rng) => rng.pick(['light', 'dark', 'system']) },
       },
     },
+    'sources:list': { fields: {} },
+    // A source that exists would be read: only ever one that does not.
+    'sources:set': {
+      fields: {
+        id: { kind: { type: 'string', min: 1, max: 128 }, required: true, valid: () => 'no-such-source', safe: () => 'no-such-source' },
+        enabled: { kind: { type: 'bool' }, required: true, valid: (rng) => rng.chance(0.5) },
+      },
+    },
+    'sources:sync': { fields: { id: { kind: { type: 'string', min: 1, max: 128 }, required: false, valid: () => 'no-such-source', safe: () => 'no-such-source' } } },
   };
 }
 

@@ -12,7 +12,7 @@ describe('languages', () => {
     fireEvent.change(await screen.findByRole('combobox', { name: 'Language' }), { target: { value: 'zh-CN' } });
     expect(await screen.findByRole('heading', { level: 1, name: '设置' })).toBeTruthy();
     const nav = screen.getByRole('navigation', { name: '主导航' });
-    expect(within(nav).getAllByRole('link').map((link) => link.textContent)).toEqual(['会话', '搜索', '导入', '重复内容', '设置']);
+    expect(within(nav).getAllByRole('link').map((link) => link.textContent)).toEqual(['会话', '搜索', '导入', '来源', '重复内容', '设置']);
     expect(document.documentElement.lang).toBe('zh-CN');
     expect(mock.requestsOn('settings:set')).toContainEqual({ language: 'zh-CN' });
     expect(mock.host.settings.language).toBe('zh-CN');

@@ -98,6 +98,7 @@ const ICON_PATHS = {
   file: 'M6 3h8l4 4v14H6zM14 3v4h4',
   chunk: 'M4 4h7v7H4zM13 4h7v7h-7zM4 13h7v7H4zM13 13h7v7h-7z',
   duplicates: 'M8 8h11v11H8zM5 16V5h11',
+  sources: 'M4 6h16M4 12h16M4 18h16M8 4v4m8 2v4m-6 2v4',
   sun: 'M12 8a4 4 0 1 1 0 8 4 4 0 0 1 0-8ZM12 2v2m0 16v2M4.9 4.9l1.4 1.4m11.4 11.4 1.4 1.4M2 12h2m16 0h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4',
   moon: 'M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5Z',
   arrow: 'M5 12h14m-5-5 5 5-5 5',

@@ -6,6 +6,7 @@
  */
 import type { Chunk, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
 import { emptySaveReport, type ForkOf } from '../../../shared/domain.js';
+import { DEMO_SOURCES, ToySources } from './toySources.js';
 import { bytesFromBase64, chunkMessages, cosine, forkAmong, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 import { ToyDuplicates } from './toyDuplicates.js';
 
@@ -22,6 +23,7 @@ import {
   type RequestMap,
   type ResponseMap,
   type Settings,
+  type SourceView,
 } from '../../../shared/ipc.js';
 
 export interface InMemoryOptions {
@@ -31,6 +33,8 @@ export interface InMemoryOptions {
   step?: () => Promise<void>;
   /** Models already on disk; choosing another "downloads" it with `onModelDownload` events. */
   downloadedModels?: string[];
+  /** The assistants' folders "found" on the machine (default: a few demo ones). */
+  sources?: SourceView[];
 }
 
 export interface SaveOptionsInMemory {
@@ -88,6 +92,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     nativeDialogs: false,
     logDir: '/home/demo/.session-memory/logs',
     mcpServer: { command: 'session-memory', args: ['--data', '/home/demo/.session-memory', 'mcp'], env: {} },
+    hookCommand: { command: 'session-memory', args: ['--data', '/home/demo/.session-memory', 'hook'], env: {} },
     ...options.settings,
   };
   downloaded.add(settings.offlineModel);
@@ -229,7 +234,12 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     (sessionId) => requireSession(sessionId).title,
   );
 
+  const sources = new ToySources(options.sources ?? DEMO_SOURCES, now);
+
   const handlers: Handlers = {
+    'sources:list': async () => sources.list(),
+    'sources:set': async ({ id, enabled }) => sources.setEnabled(id, enabled),
+    'sources:sync': async ({ id }) => sources.sync(id),
     'sessions:list': async () =>
       [...sessions.values()].map((session) => ({
         sessionId: session.sessionId,

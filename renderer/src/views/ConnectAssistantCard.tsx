@@ -15,7 +15,7 @@ export function claudeDesktopConfig(launch: McpLaunch): string {
 }
 
 /** A POSIX shell word: bare when safe, else single-quoted. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -28,7 +28,7 @@ export function genericConfig(launch: McpLaunch): string {
   return JSON.stringify({ name: MCP_SERVER_NAME, transport: 'stdio', command: launch.command, args: launch.args, env: launch.env }, null, 2);
 }
 
-function CopyBlock({ label, text }: { label: string; text: string }): ReactNode {
+export function CopyBlock({ label, text }: { label: string; text: string }): ReactNode {
   const t = useT();
   const [copied, setCopied] = useState(false);
   const copy = async (): Promise<void> => {

@@ -14,6 +14,7 @@ import { errorTitle, LANGUAGE_NAMES, LANGUAGES, systemLanguage, useT } from '../
 import { useApi, useStoreVersion } from '../memory.js';
 import { usePreferences, type LanguagePreference, type ThemePreference } from '../preferences.js';
 import { ConnectAssistantCard } from './ConnectAssistantCard.js';
+import { HooksCard } from './HooksCard.js';
 
 type ModelChoice = 'default' | 'offline' | 'local';
 
@@ -391,6 +392,7 @@ export function SettingsView(): ReactNode {
         <AppearanceCard />
         <VerifyCard />
         {settings && <ConnectAssistantCard launch={settings.mcpServer} />}
+        {settings && <HooksCard hook={settings.hookCommand} mcp={settings.mcpServer} />}
       </div>
     </div>
   );

@@ -1,0 +1,87 @@
+/**
+ * `sync --watch`: after the first sync, follows every source: file events on their folders (a log
+ * is saved as it grows), a poll of their databases, and saves handed over by hooks (see
+ * sources/handoff.ts), all in one queue so saves never overlap.
+ */
+import { reportJson, type Io } from './support.js';
+import type { FoundSource } from '../sources/discover.js';
+import { pickedFiles } from '../sources/discover.js';
+import { followFiles } from '../sources/follow.js';
+import { serveHandoff } from '../sources/handoff.js';
+import { syncFile, type SyncOptions } from '../sources/sync.js';
+
+export interface FollowSettings {
+  debounceMs: number;
+  pollMs: number;
+  json: boolean;
+  io: Io;
+}
+
+export async function followSources(dataDir: string, sources: FoundSource[], options: SyncOptions, settings: FollowSettings): Promise<void> {
+  const fileSources = sources.filter((s) => s.picks.some((p) => p.pick.imports && p.pick.kind === 'files'));
+  const ownerOf = (file: string) => fileSources.find((s) => file.startsWith(s.path));
+
+  const follower = followFiles({
+    dirs: fileSources.map((s) => s.path),
+    debounceMs: settings.debounceMs,
+    accept: (file) => ownerOf(file) !== undefined,
+    // aider's log is a hidden file; other hidden files and folders are not followed.
+    hiddenAllowed: (file) => file.endsWith('.aider.chat.history.md'),
+    onChange: async (file) => {
+      const source = ownerOf(file);
+      if (!source) return;
+      for (const { pick } of source.picks) {
+        if (!pick.imports || pick.kind !== 'files') continue;
+        // The picks' globs decide, as for the first sync: a file is saved when the source would list it.
+        if ((await pickedFiles(source.path, pick)).some((f) => f.path === file)) {
+          await syncFile(source.id, file, 'files', options);
+          return;
+        }
+      }
+    },
+  });
+
+  // Databases are written through a log beside them (SQLite's WAL), whose events are unreliable across systems: polled.
+  const poll = setInterval(() => {
+    void follower.enqueue(async () => {
+      for (const source of sources) {
+        for (const { pick } of source.picks) {
+          if (!pick.imports || pick.kind !== 'database') continue;
+          for (const db of await pickedFiles(source.path, pick)) await syncFile(source.id, db.path, 'database', options);
+        }
+      }
+    });
+  }, settings.pollMs);
+
+  const server = await serveHandoff(dataDir, (request, reply) =>
+    follower.enqueue(async () => {
+      await syncFile('hook', request.file, 'files', {
+        ...options,
+        ...(request.include ? { include: request.include } : {}),
+        onReport: (source, file, report) => {
+          options.onReport(source, file, report);
+          reply({ report: { source, file, ...reportJson(report) } });
+        },
+        onError: (source, file, message) => {
+          options.onError(source, file, message);
+          reply({ error: message, file });
+        },
+      });
+    }).then(() => true),
+  ).catch((error: unknown) => {
+    settings.io.err(`session-memory: hooks cannot hand saves to this process (${error instanceof Error ? error.message : String(error)}); they save on their own`);
+    return null;
+  });
+
+  await follower.ready;
+  if (!settings.json) settings.io.err(`following ${sources.length} source${sources.length === 1 ? '' : 's'} (Ctrl-C to stop)`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  clearInterval(poll);
+  await server?.close();
+  await follower.close();
+  if (!settings.json) settings.io.err('stopped');
+}

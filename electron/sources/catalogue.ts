@@ -1,0 +1,168 @@
+/**
+ * Where assistants keep their conversations on a person's machine: one entry per tool, as data.
+ * An entry says where the tool's folders are (its own variable first, then its default places on
+ * Linux, macOS and Windows) and what to pick under them: transcript files (globs) or a database.
+ * A pick whose format the import pipeline does not read yet is listed (the person sees the source)
+ * and its sync says so; adding a format is adding or flipping an entry here.
+ *
+ * Plain data and path arithmetic: nothing here touches the disk.
+ */
+import path from 'node:path';
+
+export interface PlaceContext {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  home: string;
+}
+
+/** One folder of a tool. `variant` tells the sources of one tool apart (`cursor` for Cline in Cursor). */
+export interface SourceRoot {
+  path: string;
+  variant?: string;
+}
+
+export type SourcePick =
+  /** Transcript files, by globs relative to the root; each file is saved by the import pipeline. */
+  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean }
+  /** A database written while the tool runs, polled by its change marker. */
+  | { kind: 'database'; globs: string[]; imports: boolean };
+
+export interface SourceKind {
+  /** Stable id: the source ids of `sources` start with it. */
+  id: string;
+  /** The tool's name as people know it. */
+  tool: string;
+  /** The tool's own variable that moves its folder, if it has one. */
+  variable?: string;
+  roots(context: PlaceContext): SourceRoot[];
+  picks: SourcePick[];
+  /** Folders a person names (aider keeps its log in each project); these tools have no default place. */
+  personFolders?: boolean;
+}
+
+/** `%APPDATA%`, `~/Library/Application Support` or `$XDG_CONFIG_HOME`: where Electron apps such as VS Code keep user data. */
+export function configHome({ env, platform, home }: PlaceContext): string {
+  if (platform === 'win32') return env.APPDATA || path.win32.join(home, 'AppData', 'Roaming');
+  if (platform === 'darwin') return path.posix.join(home, 'Library', 'Application Support');
+  return env.XDG_CONFIG_HOME || path.posix.join(home, '.config');
+}
+
+/** A path joined the way the platform whose places are listed joins them (tests list Windows places on Linux). */
+export function joinFor(platform: NodeJS.Platform, ...parts: string[]): string {
+  return platform === 'win32' ? path.win32.join(...parts) : path.posix.join(...parts);
+}
+
+/** The tool's variable when set, else `<home>/<folder>`. */
+function homeFolder(variable: string | undefined, folder: string) {
+  return (context: PlaceContext): SourceRoot[] => {
+    const own = variable ? context.env[variable] : undefined;
+    return [{ path: own ? own : joinFor(context.platform, context.home, folder) }];
+  };
+}
+
+/** VS Code and the editors built from it, with the folder names their user data lives under. */
+const VS_CODE_EDITORS: Array<{ variant?: string; folder: string }> = [
+  { folder: 'Code' },
+  { variant: 'insiders', folder: 'Code - Insiders' },
+  { variant: 'vscodium', folder: 'VSCodium' },
+  { variant: 'cursor', folder: 'Cursor' },
+  { variant: 'windsurf', folder: 'Windsurf' },
+];
+
+function globalStorage(extension: string) {
+  return (context: PlaceContext): SourceRoot[] =>
+    VS_CODE_EDITORS.map(({ variant, folder }) => ({
+      path: joinFor(context.platform, configHome(context), folder, 'User', 'globalStorage', extension),
+      ...(variant ? { variant } : {}),
+    }));
+}
+
+const CLINE_TASKS: SourcePick[] = [{ kind: 'files', globs: ['tasks/*/api_conversation_history.json'], imports: false }];
+
+export const SOURCE_CATALOGUE: readonly SourceKind[] = [
+  {
+    id: 'claude-code',
+    tool: 'Claude Code',
+    variable: 'CLAUDE_CONFIG_DIR',
+    roots: homeFolder('CLAUDE_CONFIG_DIR', '.claude'),
+    // Sub-agents' logs sit in `<project>/<session>/subagents/`: the same format, found by the same glob.
+    picks: [{ kind: 'files', globs: ['projects/**/*.jsonl'], imports: true }],
+  },
+  {
+    id: 'openclaw',
+    tool: 'OpenClaw',
+    variable: 'OPENCLAW_STATE_DIR',
+    roots: (context) => {
+      const own = context.env.OPENCLAW_STATE_DIR;
+      return [
+        { path: own ? own : joinFor(context.platform, context.home, '.openclaw') },
+        // Older installs, under the tool's earlier names.
+        { path: joinFor(context.platform, context.home, '.clawdbot'), variant: 'clawdbot' },
+        { path: joinFor(context.platform, context.home, '.moltbot'), variant: 'moltbot' },
+      ];
+    },
+    picks: [
+      {
+        kind: 'files',
+        globs: ['agents/*/sessions/*.jsonl', 'agents/*/sessions/*.jsonl.reset.*', 'agents/*/sessions/*.jsonl.deleted.*', 'agents/*/session-sqlite-import-archive/*.jsonl.imported-*'],
+        imports: true,
+      },
+      { kind: 'database', globs: ['agents/*/agent/openclaw-agent.sqlite'], imports: false },
+    ],
+  },
+  {
+    id: 'codex',
+    tool: 'Codex CLI',
+    variable: 'CODEX_HOME',
+    roots: homeFolder('CODEX_HOME', '.codex'),
+    picks: [{ kind: 'files', globs: ['sessions/**/rollout-*.jsonl', 'archived_sessions/**/rollout-*.jsonl'], imports: false }],
+  },
+  {
+    id: 'gemini-cli',
+    tool: 'Gemini CLI',
+    variable: 'GEMINI_CLI_HOME',
+    // GEMINI_CLI_HOME stands for the home folder; `.gemini` is under it.
+    roots: (context) => [{ path: joinFor(context.platform, context.env.GEMINI_CLI_HOME || context.home, '.gemini') }],
+    picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl'], imports: false }],
+  },
+  {
+    id: 'continue',
+    tool: 'Continue',
+    variable: 'CONTINUE_GLOBAL_DIR',
+    roots: homeFolder('CONTINUE_GLOBAL_DIR', '.continue'),
+    picks: [{ kind: 'files', globs: ['sessions/*.json'], ignore: ['sessions/sessions.json'], imports: false }],
+  },
+  { id: 'cline', tool: 'Cline', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('saoudrizwan.claude-dev'), picks: CLINE_TASKS },
+  { id: 'roo-code', tool: 'Roo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('rooveterinaryinc.roo-cline'), picks: CLINE_TASKS },
+  { id: 'kilo-code', tool: 'Kilo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('kilocode.kilo-code'), picks: CLINE_TASKS },
+  {
+    id: 'aider',
+    tool: 'aider',
+    roots: () => [],
+    personFolders: true,
+    picks: [{ kind: 'files', globs: ['.aider.chat.history.md', '*/.aider.chat.history.md'], imports: false }],
+  },
+  {
+    id: 'opencode',
+    tool: 'opencode',
+    variable: 'XDG_DATA_HOME',
+    // opencode follows the XDG layout on every system, Windows and macOS included.
+    roots: (context) => [{ path: joinFor(context.platform, context.env.XDG_DATA_HOME || joinFor(context.platform, context.home, '.local', 'share'), 'opencode') }],
+    picks: [
+      { kind: 'database', globs: ['opencode.db'], imports: false },
+      { kind: 'files', globs: ['storage/session/info/*.json', 'storage/session/*/*.json'], imports: false },
+    ],
+  },
+  {
+    id: 'cursor',
+    tool: 'Cursor',
+    variable: 'APPDATA / XDG_CONFIG_HOME',
+    roots: (context) => [{ path: joinFor(context.platform, configHome(context), 'Cursor', 'User', 'globalStorage') }],
+    picks: [{ kind: 'database', globs: ['state.vscdb'], imports: false }],
+  },
+];
+
+/** The id of a source: the tool's id, and the variant after a dash when the tool has several places. */
+export function sourceId(kind: SourceKind, root: SourceRoot): string {
+  return root.variant ? `${kind.id}-${root.variant}` : kind.id;
+}

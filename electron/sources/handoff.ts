@@ -1,0 +1,168 @@
+/**
+ * Hands a save to the process that already holds the store open (the app, or `sync --watch`), so a
+ * hook run after every turn does not load the store and the model itself: a Unix socket in the
+ * data folder (permissions 0600) or, on Windows, a named pipe. Either way the client must first
+ * send the token kept in the data folder (0600), which only the person who owns that folder can
+ * read: a named pipe's default permissions let other accounts connect, the token keeps them out.
+ *
+ * One JSON object a line. The client sends `{token}` then `{op: "save", file, include?}`; the server
+ * answers with `{report}`, `{skipped}` and `{error}` lines and ends with `{done: true, read}`.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface HandoffRequest {
+  op: 'save';
+  file: string;
+  include?: Array<'tools' | 'thinking'>;
+}
+
+export type HandoffReply = { report: Record<string, unknown> } | { skipped: Record<string, unknown> } | { error: string; file?: string } | { done: true; read: boolean };
+
+export const TOKEN_FILE = 'sync.token';
+
+/** Where the server of a data folder listens. */
+export function handoffAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
+  const resolved = path.resolve(dataDir);
+  if (platform === 'win32') return `\\\\.\\pipe\\session-memory-${createHash('sha256').update(resolved.toLowerCase()).digest('hex').slice(0, 24)}`;
+  return path.join(resolved, 'sync.sock');
+}
+
+export interface HandoffServer {
+  address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens for saves handed over. Returns null when another live process already serves this data
+ * folder (or the socket's path is too long for the system), and then the caller serves nothing.
+ */
+export async function serveHandoff(dataDir: string, handle: (request: HandoffRequest, reply: (line: HandoffReply) => void) => Promise<boolean>): Promise<HandoffServer | null> {
+  const address = handoffAddress(dataDir);
+  if (process.platform !== 'win32' && Buffer.byteLength(address) > 100) return null;
+  if (await answers(address)) return null;
+  if (process.platform !== 'win32') await fs.rm(address, { force: true });
+  const token = randomBytes(32).toString('hex');
+  await fs.mkdir(dataDir, { recursive: true });
+  await fs.writeFile(path.join(dataDir, TOKEN_FILE), token, { mode: 0o600 });
+  await fs.chmod(path.join(dataDir, TOKEN_FILE), 0o600);
+
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let buffer = '';
+    let trusted = false;
+    let busy = false;
+    socket.on('data', (data: Buffer) => {
+      buffer += data.toString('utf8');
+      if (buffer.length > 1 << 20) return socket.destroy();
+      let newline: number;
+      while (!busy && (newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          return socket.destroy();
+        }
+        if (!trusted) {
+          if (!sameToken(message.token, token)) return socket.destroy();
+          trusted = true;
+          continue;
+        }
+        if (message.op !== 'save' || typeof message.file !== 'string') return socket.destroy();
+        busy = true;
+        const send = (reply: HandoffReply) => socket.writable && socket.write(`${JSON.stringify(reply)}\n`);
+        const request: HandoffRequest = { op: 'save', file: message.file, ...(Array.isArray(message.include) ? { include: message.include.filter((x): x is 'tools' | 'thinking' => x === 'tools' || x === 'thinking') } : {}) };
+        void handle(request, send)
+          .then(
+            (read) => send({ done: true, read }),
+            (error: unknown) => {
+              send({ error: error instanceof Error ? error.message : String(error), file: request.file });
+              send({ done: true, read: true });
+            },
+          )
+          .finally(() => socket.end());
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // The socket is created without permissions for others; chmod below says so again where umask is not honoured.
+    const umask = process.platform === 'win32' ? null : process.umask(0o177);
+    try {
+      server.listen(address, () => resolve());
+    } finally {
+      if (umask !== null) process.umask(umask);
+    }
+  });
+  if (process.platform !== 'win32') await fs.chmod(address, 0o600);
+  return {
+    address,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await fs.rm(path.join(dataDir, TOKEN_FILE), { force: true });
+    },
+  };
+}
+
+/**
+ * Sends a save to the process serving the data folder. `no-server` when none answers (then the
+ * caller saves in its own process); `done` once the server finished, its replies passed to `onReply`.
+ */
+export async function handOff(dataDir: string, request: HandoffRequest, onReply: (reply: HandoffReply) => void): Promise<'done' | 'no-server'> {
+  let token: string;
+  try {
+    token = await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8');
+  } catch {
+    return 'no-server';
+  }
+  const socket = await connect(handoffAddress(dataDir));
+  if (!socket) return 'no-server';
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let finished = false;
+    socket.on('data', (data: Buffer) => {
+      buffer += data.toString('utf8');
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const reply = JSON.parse(buffer.slice(0, newline)) as HandoffReply;
+        buffer = buffer.slice(newline + 1);
+        if ('done' in reply) finished = true;
+        else onReply(reply);
+      }
+    });
+    socket.on('error', (error) => reject(error));
+    // A server that hangs up without finishing (it was closing, or refused the token) leaves the save to the caller.
+    socket.on('close', () => resolve(finished ? 'done' : 'no-server'));
+    socket.write(`${JSON.stringify({ token })}\n${JSON.stringify(request)}\n`);
+  });
+}
+
+function connect(address: string): Promise<net.Socket | null> {
+  return new Promise((resolve) => {
+    const socket = net.connect(address);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', () => resolve(null));
+  });
+}
+
+async function answers(address: string): Promise<boolean> {
+  const socket = await connect(address);
+  socket?.destroy();
+  return socket !== null;
+}
+
+function sameToken(given: unknown, token: string): boolean {
+  if (typeof given !== 'string' || given.length !== token.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+}

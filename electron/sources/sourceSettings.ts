@@ -1,0 +1,55 @@
+/**
+ * What a person chose about sources, kept with the store (`<data folder>/sources.json`) so the app
+ * and the CLI see the same: which sources are on (none until a person turns one on in the app:
+ * nothing is read before that), folders added for tools without a default place (aider), and how
+ * each source's last sync went.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../engine/atomicFile.js';
+
+export const SOURCE_SETTINGS_FILE = 'sources.json';
+
+export interface SourceStatus {
+  lastSync: string;
+  sessionsSaved: number;
+  errors: string[];
+  unsupported?: string;
+}
+
+export interface SourceSettings {
+  enabled: Record<string, boolean>;
+  folders: Record<string, string[]>;
+  status: Record<string, SourceStatus>;
+}
+
+// Checked by hand, not with a schema library: the CLI reads this file on every sync, where start-up time counts.
+function record<T>(value: unknown, check: (item: unknown) => item is T): Record<string, T> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => check(item))) as Record<string, T>;
+}
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isFolders = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === 'string' && f !== '');
+const isStatus = (v: unknown): v is SourceStatus => {
+  const s = v as Partial<SourceStatus> | null;
+  return typeof s === 'object' && s !== null && typeof s.lastSync === 'string' && typeof s.sessionsSaved === 'number' && Array.isArray(s.errors) && s.errors.every((e) => typeof e === 'string') && (s.unsupported === undefined || typeof s.unsupported === 'string');
+};
+
+export function emptySourceSettings(): SourceSettings {
+  return { enabled: {}, folders: {}, status: {} };
+}
+
+/** The settings, or none chosen when the file is missing or unusable (then every source stays off). */
+export async function loadSourceSettings(dataDir: string): Promise<SourceSettings> {
+  try {
+    const parsed = JSON.parse(await fs.readFile(path.join(dataDir, SOURCE_SETTINGS_FILE), 'utf8')) as Record<string, unknown>;
+    return { enabled: record(parsed.enabled, isBoolean), folders: record(parsed.folders, isFolders), status: record(parsed.status, isStatus) };
+  } catch {
+    return emptySourceSettings();
+  }
+}
+
+export async function saveSourceSettings(dataDir: string, settings: SourceSettings): Promise<void> {
+  await fs.mkdir(dataDir, { recursive: true });
+  await writeFileAtomic(path.join(dataDir, SOURCE_SETTINGS_FILE), `${JSON.stringify(settings, null, 2)}\n`);
+}

@@ -1,0 +1,105 @@
+/**
+ * Saves what is new in each source: every picked file (or database) whose cursor moved goes
+ * through the import pipeline, and its cursor is advanced once its sessions are stored. Files whose
+ * cursor did not move are not read, and the engine (the store, the model) is opened only when a
+ * file has something to save, so a sync with nothing new costs a look at each file's size and head.
+ */
+import type { SaveReport } from '../../shared/domain.js';
+import { ImportError } from '../importers/errors.js';
+import type { SkippedPart } from '../importers/read-types.js';
+import { databaseCursor, fileCursor, SourceCursors, type FileCursor } from './cursors.js';
+import type { FoundSource } from './discover.js';
+import type { SavingEngine } from './saveFile.js';
+import type { SourcePick } from './catalogue.js';
+
+export interface SyncCallbacks {
+  onReport: (sourceId: string, file: string, report: SaveReport) => void;
+  onSkipped?: (sourceId: string, part: SkippedPart) => void;
+  onError: (sourceId: string, file: string, message: string) => void;
+  /** A source (or part of one) whose format does not import yet: listed, left unread. */
+  onUnsupported?: (sourceId: string, message: string) => void;
+}
+
+export interface SyncOptions extends SyncCallbacks {
+  cursors: SourceCursors;
+  /** Opened at the first file with something new; never when nothing changed. */
+  engine: () => Promise<SavingEngine>;
+  include?: Array<'tools' | 'thinking'>;
+  redact?: boolean;
+}
+
+export interface SourceSyncResult {
+  id: string;
+  /** Files (or databases) whose new content was saved. */
+  filesSaved: number;
+  /** Sessions saved (a save report each). */
+  sessionsSaved: number;
+  errors: string[];
+  /** Set when some of the source's content does not import yet. */
+  unsupported?: string;
+}
+
+/** A pick's files that do not import yet, said once per sync in words a person understands. */
+export function unsupportedMessage(source: FoundSource, pick: SourcePick, count: number): string {
+  const what = pick.kind === 'database' ? `database${count === 1 ? '' : 's'}` : `file${count === 1 ? '' : 's'}`;
+  return `${source.tool}: this format does not import yet; ${count} ${what} under ${source.path} left unread`;
+}
+
+export async function syncSources(sources: FoundSource[], options: SyncOptions): Promise<SourceSyncResult[]> {
+  const results: SourceSyncResult[] = [];
+  for (const source of sources) {
+    const result: SourceSyncResult = { id: source.id, filesSaved: 0, sessionsSaved: 0, errors: [] };
+    results.push(result);
+    for (const { pick, files } of source.picks) {
+      if (!pick.imports) {
+        if (files.length === 0) continue;
+        result.unsupported = unsupportedMessage(source, pick, files.length);
+        options.onUnsupported?.(source.id, result.unsupported);
+        continue;
+      }
+      for (const file of files) await syncFile(source.id, file.path, pick.kind, options, result);
+    }
+  }
+  return results;
+}
+
+/**
+ * Saves one file of a source if it changed since its cursor. Returns whether it was read. The
+ * cursor stored is the one taken before reading: a file that grew during the save is read again
+ * next time, and the engine finds the part it already holds.
+ */
+export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult): Promise<boolean> {
+  let cursor: FileCursor | null;
+  try {
+    cursor = kind === 'database' ? await databaseCursor(file) : await fileCursor(file);
+  } catch (error) {
+    const message = `${file}: cannot read: ${error instanceof Error ? error.message : String(error)}`;
+    result?.errors.push(message);
+    options.onError(sourceId, file, message);
+    return false;
+  }
+  if (cursor === null || (await options.cursors.unchanged(file, cursor))) return false;
+  const { saveTranscriptFile } = await import('./saveFile.js');
+  try {
+    const outcome = await saveTranscriptFile(options.engine, file, {
+      ...(options.include ? { include: options.include } : {}),
+      redact: options.redact ?? true,
+      onReport: (report) => {
+        if (result) result.sessionsSaved++;
+        options.onReport(sourceId, file, report);
+      },
+      onSkipped: (part) => options.onSkipped?.(sourceId, part),
+    });
+    if (result) result.filesSaved++;
+    // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
+    if (outcome === 'saved') await options.cursors.advance(file, cursor);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    result?.errors.push(message);
+    options.onError(sourceId, file, message);
+    // A file the importers refuse is refused again until it changes: not read again before then.
+    // A failure of the store is not the file's: it is tried again at the next sync.
+    if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
+  }
+  return true;
+}
