@@ -4,6 +4,7 @@ import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import { collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
+import { folderSnapshot } from './helpers/files.js';
 
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
@@ -225,6 +226,30 @@ describe('session-memory CLI', () => {
     expect(later.status).toBe(0);
     const laterReports = jsonLines(later.stdout);
     expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
+  });
+
+  it('import --dry-run touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(12, 'first'))])).status).toBe(0);
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(12, 'second'))])).status).toBe(0);
+    const fresh = await writeTranscript(dir, 'c.json', { ...transcript(12, 'third'), messages: transcript(12).messages.map((m, i) => ({ ...m, content: `${m.content} (third copy, ${i})` })) });
+    const sketch = path.join(data, 'vector-sketch.bin');
+
+    // A data folder from before the vector sketch: a save would build it; a preview must not.
+    await fs.rm(sketch);
+    const before = folderSnapshot(data);
+    const dry = await runCli(['--data', data, 'import', fresh, '--dry-run', '--json']);
+    expect(dry.status).toBe(0);
+    expect(jsonLines(dry.stdout)).toEqual([expect.objectContaining({ sessionId: 'third', new: 12 })]);
+    expect(folderSnapshot(data)).toEqual(before);
+
+    // A journal whose last record was cut short: the next writer cuts it off; a preview leaves it.
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b2.json', transcript(14, 'second'))])).status).toBe(0);
+    await fs.appendFile(sketch, Buffer.from([7, 0, 0]));
+    const cut = folderSnapshot(data);
+    expect((await runCli(['--data', data, 'import', fresh, '--dry-run', '--json'])).status).toBe(0);
+    expect(folderSnapshot(data)).toEqual(cut);
   });
 
   it('import: a damaged conversation is skipped and named (exit 3), the rest imported; --strict refuses the file (exit 1) and writes nothing', async () => {

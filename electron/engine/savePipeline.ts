@@ -173,7 +173,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         }
         // The near-duplicate check compares each batch's codes while the model embeds the next ones
         // (on a core the model leaves idle); what is left after the commit is reading candidates.
-        if (ctx.options.nearDuplicates !== false && plan.length > 0) {
+        // A dry run commits nothing and holds no lock: it must not bring the sketch up to date.
+        if (!options.dryRun && ctx.options.nearDuplicates !== false && plan.length > 0) {
           try {
             const check = await startPrecheck(ctx, record, sessionId);
             writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
