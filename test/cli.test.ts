@@ -287,6 +287,40 @@ describe('session-memory CLI', () => {
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
   });
 
+  it('save names the damaged lines it skipped (exit 3) and never deletes a stored message because its line was unreadable', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const source = path.join(REPO, 'test', 'fixtures', 'import', 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl');
+    const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
+    expect((await runCli(['--data', data, 'save', source])).status).toBe(0);
+    const stored = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as { messages: Array<{ msgId: string; content: string }> };
+    expect(stored.messages.length).toBeGreaterThan(3);
+
+    // The last message's line damaged on disk (cut short in the middle, as by a full disk).
+    const lines = (await fs.readFile(source, 'utf8')).split('\n');
+    const last = lines.findLastIndex((l) => l.trim());
+    lines[last] = lines[last]!.slice(0, 80);
+    const damaged = await writeTranscript(dir, 'damaged.jsonl', lines.join('\n'));
+
+    const overwrite = await runCli(['--data', data, 'save', damaged, '--mode', 'overwrite', '--json']);
+    expect(overwrite.status).toBe(3);
+    const out = jsonLines(overwrite.stdout);
+    expect(out[0]).toEqual({ file: damaged, line: last + 1, error: expect.any(String) });
+    expect(out[1]).toMatchObject({ sessionId: main, mode: 'incremental', deleted: 0, chunksDeleted: 0, warnings: [expect.stringMatching(/saved incrementally without deleting, not in overwrite mode as asked: 1 damaged line of .*damaged\.jsonl was skipped/)] });
+
+    const synced = await runCli(['--data', data, 'save', damaged, '--sync-deletes']);
+    expect(synced.status).toBe(3);
+    expect(synced.stderr).toContain(`session-memory: skipped ${damaged}, line ${last + 1}: `);
+    expect(synced.stderr).toMatch(/warning: saved incrementally without deleting, not with deletes synced as asked/);
+
+    const after = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as typeof stored;
+    expect(after.messages.map((m) => [m.msgId, m.content])).toEqual(stored.messages.map((m) => [m.msgId, m.content]));
+
+    // A whole file still overwrites as asked.
+    const whole = jsonLines((await runCli(['--data', data, 'save', source, '--mode', 'overwrite', '--json'])).stdout);
+    expect(whole).toEqual([expect.objectContaining({ sessionId: main, mode: 'overwrite', warnings: [] })]);
+  });
+
   it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async () => {
     const data = path.join(workDir(), 'data');
     const result = await runCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);

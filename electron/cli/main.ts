@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { SaveMode } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
-import { readTranscripts } from '../importers/index.js';
+import { incompleteSessions, readTranscripts } from '../importers/index.js';
 import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR } from '../engine/nearDuplicates.js';
 import { watchTranscripts } from './watch.js';
 import {
@@ -56,12 +56,14 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--json', 'one JSON report per session per line')
     .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; redact: boolean; json?: boolean }) => {
-      const sessions = await loadSessions(file, options.session);
+      const { sessions, skipped, incomplete } = await loadSessions(file, options.session);
+      // Damaged parts are named as \`import\` names them, before anything is saved.
+      for (const part of skipped) io[options.json ? 'out' : 'err'](options.json ? JSON.stringify(part) : `session-memory: skipped ${describeSkipped(part)}`);
       await withEngine(globals(), io, async (engine) => {
         for (const session of sessions) {
           const bar = progressBar(io, !options.json);
           try {
-            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress });
+            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
             bar.stop();
             io.out(options.json ? JSON.stringify(reportJson(report)) : describeReport(report));
             if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
@@ -71,6 +73,7 @@ export function buildProgram(io: Io = defaultIo): Command {
         }
         await noteMaintenance(engine, io);
       });
+      if (skipped.length > 0) throw new ExitStatus(3);
     });
 
   program
@@ -104,9 +107,11 @@ export function buildProgram(io: Io = defaultIo): Command {
           for await (const session of file.sessions) {
             const bar = progressBar(io, !options.json);
             try {
-              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress });
+              const incomplete = incompleteSessions(file);
+              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
               bar.stop();
               io.out(options.json ? JSON.stringify(reportJson(report)) : `  ${describeReport(report)}`);
+              if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
             } catch (error) {
               bar.stop();
               if (!(error instanceof EngineError) || error.code !== 'invalid_input') throw error;

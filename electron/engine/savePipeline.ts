@@ -52,9 +52,16 @@ export async function saveSession(ctx: EngineContext, input: SessionInput, optio
 async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
   const started = performance.now();
   crashPoint('save');
-  const mode: SaveMode = options.mode ?? 'incremental';
-  if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
-  const syncDeletes = options.syncDeletes ?? false;
+  // Warnings of reading the record (a damaged one is rebuilt) and of the mode join the report's.
+  const recordWarnings: string[] = [];
+  const asked: SaveMode = options.mode ?? 'incremental';
+  if (!SAVE_MODES.includes(asked)) throw new EngineError('invalid_input', `unknown save mode "${String(asked)}" (use ${SAVE_MODES.join(', ')})`);
+  // An input that lacks damaged parts of its file is never taken as the whole session: what it
+  // does not hold may only be unreadable, so nothing stored is deleted (or replaced) for it.
+  const holdBack = options.incomplete !== undefined && (asked === 'overwrite' || options.syncDeletes === true);
+  const mode: SaveMode = holdBack ? 'incremental' : asked;
+  const syncDeletes = holdBack ? false : (options.syncDeletes ?? false);
+  if (holdBack) recordWarnings.push(`saved incrementally without deleting, not ${asked === 'overwrite' ? 'in overwrite mode' : 'with deletes synced'} as asked: ${options.incomplete}, so stored messages the file does not show are kept`);
   const redact = options.redact ?? true;
   // The input as given, before any check: the same input as the last save of its session is
   // recognised from this alone (one hash over the text; no parsing of messages, no redaction).
@@ -71,8 +78,6 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
   let release: (() => Promise<void>) | null = null;
   let sessionId = givenId;
-  // Warnings of reading the record (a damaged one is rebuilt) join the report's.
-  const recordWarnings: string[] = [];
   try {
     if (!options.dryRun) release = await ctx.lock();
     if (!options.dryRun && givenFingerprint) {
