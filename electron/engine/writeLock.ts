@@ -5,6 +5,7 @@
  * holder stopped refreshing it for `stale` ms counts as abandoned. On top of that, the holder writes
  * its pid and host name beside the lock (removed on release), so a lock left by a process that died
  * on this machine (a crash, a kill) is taken over at once instead of after the stale period.
+ * A hold that another process took over (see `assertWriteLock`) stops this process's writes.
  */
 import lockfile from 'proper-lockfile';
 import os from 'node:os';
@@ -18,6 +19,8 @@ const OWNER_FILE = '.write.lock.owner';
 export interface WriteLockOptions {
   /** How long to wait for another writer before giving up. 0: fail at once. */
   waitMs: number;
+  /** How often the held lock is renewed (and checked for a takeover). Default 2 s. */
+  updateMs?: number;
 }
 
 interface LockOwner {
@@ -61,26 +64,50 @@ async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<boole
   return true;
 }
 
+/**
+ * Locks this process holds, by data directory, with the error that ended one's hold when another
+ * process took it over (proper-lockfile's `onCompromised`: the lock folder vanished or was renewed
+ * by someone else, e.g. after the machine slept past `stale`).
+ */
+const held = new Map<string, { lost: EngineError | null }>();
+
+/**
+ * Throws when this process held the write lock of `dataDir` and lost it: every writer calls it
+ * before a write (a store commit, a journal append, the archive record), so that nothing more is
+ * written once another process may be writing. Each write is whole, so what was written stays
+ * consistent; the save fails with this error, and saving again (under a fresh lock) finishes it.
+ */
+export function assertWriteLock(dataDir: string): void {
+  const lost = held.get(path.resolve(dataDir))?.lost;
+  if (lost) throw lost;
+}
+
 export async function acquireWriteLock(dataDir: string, options: WriteLockOptions): Promise<() => Promise<void>> {
+  const key = path.resolve(dataDir);
   const lockDir = path.join(dataDir, LOCK_FILE);
   const ownerFile = path.join(dataDir, OWNER_FILE);
   const deadline = Date.now() + options.waitMs;
   for (;;) {
+    const state: { lost: EngineError | null } = { lost: null };
     try {
       const release = await lockfile.lock(dataDir, {
         lockfilePath: lockDir,
         stale: 10_000,
-        update: 2_000,
+        update: options.updateMs ?? 2_000,
         realpath: false,
         retries: 0,
-        onCompromised: () => {
-          // The lock was taken over (e.g. the machine slept past `stale`). Every write is a whole
-          // commit and the next save re-checks the store, so carrying on is safe.
+        onCompromised: (error) => {
+          // Another process may be writing now: this one writes nothing more under this hold.
+          state.lost = new EngineError('locked', `the write lock of ${dataDir} was lost (${error.message}): another process may be saving, so this one stopped writing; what was written is whole, and saving again finishes it`, { cause: error });
         },
       });
+      held.set(key, state);
       const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
       await fs.writeFile(ownerFile, JSON.stringify(owner)).catch(() => {});
       return async () => {
+        if (held.get(key) === state) held.delete(key);
+        // A lock taken over belongs to its new holder, and so does the owner file beside it.
+        if (state.lost) return;
         await fs.rm(ownerFile, { force: true });
         await release();
       };
