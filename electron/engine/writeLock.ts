@@ -82,11 +82,52 @@ export function assertWriteLock(dataDir: string): void {
   if (lost) throw lost;
 }
 
+/** A writer waiting for the lock says so in a file of this prefix (see `letWaitingWritersIn`). */
+const WAITING_PREFIX = '.write.lock.waiting.';
+/** A waiting file not touched for this long belongs to a writer that died or gave up. */
+const WAITING_FRESH_MS = 3_000;
+let waiters = 0;
+
+/** True when a writer (of any process) is waiting for the lock of `dataDir`. */
+export async function writersWaiting(dataDir: string): Promise<boolean> {
+  const names = await fs.readdir(dataDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(WAITING_PREFIX)) continue;
+    const stats = await fs.stat(path.join(dataDir, name)).catch(() => null);
+    if (stats && Date.now() - stats.mtimeMs < WAITING_FRESH_MS) return true;
+  }
+  return false;
+}
+
+/**
+ * For long work done in many short holds of the lock (the near-duplicate catch-up): called between
+ * two holds, it lets writers that are waiting (a save of the app, `watch`, an MCP server) take the
+ * lock first, instead of racing them for it. Waits at most `maxMs`.
+ */
+export async function letWaitingWritersIn(dataDir: string, maxMs = 5_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline && (await writersWaiting(dataDir))) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 export async function acquireWriteLock(dataDir: string, options: WriteLockOptions): Promise<() => Promise<void>> {
+  let waiting: string | null = null;
+  try {
+    return await lockOrWait(dataDir, options, async () => {
+      waiting ??= path.join(dataDir, `${WAITING_PREFIX}${process.pid}.${++waiters}`);
+      await fs.writeFile(waiting, '').catch(() => {});
+    });
+  } finally {
+    if (waiting) await fs.rm(waiting, { force: true });
+  }
+}
+
+/** Takes the lock, or waits for it (`onWait`: called about once a second while waiting). */
+async function lockOrWait(dataDir: string, options: WriteLockOptions, onWait: () => Promise<void>): Promise<() => Promise<void>> {
   const key = path.resolve(dataDir);
   const lockDir = path.join(dataDir, LOCK_FILE);
   const ownerFile = path.join(dataDir, OWNER_FILE);
   const deadline = Date.now() + options.waitMs;
+  let said = 0;
   for (;;) {
     const state: { lost: EngineError | null } = { lost: null };
     try {
@@ -118,6 +159,10 @@ export async function acquireWriteLock(dataDir: string, options: WriteLockOption
         const holder = await readOwner(ownerFile);
         const who = holder ? ` (process ${holder.pid} on ${holder.host}, since ${holder.since})` : '';
         throw new EngineError('locked', `another Session Memory process is saving to ${dataDir}${who}; try again when it has finished`, { cause: error });
+      }
+      if (Date.now() - said >= 1_000) {
+        said = Date.now();
+        await onWait();
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
