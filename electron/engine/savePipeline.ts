@@ -28,6 +28,7 @@ import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
 import { checkSaved } from './nearDuplicates.js';
 import { startPrecheck, type Precheck } from './nearestChunks.js';
 import type { OwnedMessage } from './store.js';
+import { assertWriteLock } from './writeLock.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -240,6 +241,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (dryRun) return report;
   if (recordChanged) {
+    assertWriteLock(ctx.dataDir);
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
       await ctx.store.optimize();
       record.writesSinceOptimize = 0;
@@ -277,5 +279,6 @@ async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title,
   const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
   const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
   if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;
+  assertWriteLock(ctx.dataDir);
   await ctx.store.upsertSession(next);
 }
