@@ -4,6 +4,7 @@ import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import { collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
+import { folderSnapshot } from './helpers/files.js';
 
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
@@ -227,6 +228,30 @@ describe('session-memory CLI', () => {
     expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
   });
 
+  it('import --dry-run touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(12, 'first'))])).status).toBe(0);
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(12, 'second'))])).status).toBe(0);
+    const fresh = await writeTranscript(dir, 'c.json', { ...transcript(12, 'third'), messages: transcript(12).messages.map((m, i) => ({ ...m, content: `${m.content} (third copy, ${i})` })) });
+    const sketch = path.join(data, 'vector-sketch.bin');
+
+    // A data folder from before the vector sketch: a save would build it; a preview must not.
+    await fs.rm(sketch);
+    const before = folderSnapshot(data);
+    const dry = await runCli(['--data', data, 'import', fresh, '--dry-run', '--json']);
+    expect(dry.status).toBe(0);
+    expect(jsonLines(dry.stdout)).toEqual([expect.objectContaining({ sessionId: 'third', new: 12 })]);
+    expect(folderSnapshot(data)).toEqual(before);
+
+    // A journal whose last record was cut short: the next writer cuts it off; a preview leaves it.
+    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b2.json', transcript(14, 'second'))])).status).toBe(0);
+    await fs.appendFile(sketch, Buffer.from([7, 0, 0]));
+    const cut = folderSnapshot(data);
+    expect((await runCli(['--data', data, 'import', fresh, '--dry-run', '--json'])).status).toBe(0);
+    expect(folderSnapshot(data)).toEqual(cut);
+  });
+
   it('import: a damaged conversation is skipped and named (exit 3), the rest imported; --strict refuses the file (exit 1) and writes nothing', async () => {
     const dir = workDir();
     const fixtures = path.join(REPO, 'test', 'fixtures', 'import');
@@ -260,6 +285,40 @@ describe('session-memory CLI', () => {
     const readable = await runCli(['--data', path.join(dir, 'readable'), 'import', damaged, '--dry-run']);
     expect(readable.status).toBe(3);
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
+  });
+
+  it('save names the damaged lines it skipped (exit 3) and never deletes a stored message because its line was unreadable', async () => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const source = path.join(REPO, 'test', 'fixtures', 'import', 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl');
+    const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
+    expect((await runCli(['--data', data, 'save', source])).status).toBe(0);
+    const stored = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as { messages: Array<{ msgId: string; content: string }> };
+    expect(stored.messages.length).toBeGreaterThan(3);
+
+    // The last message's line damaged on disk (cut short in the middle, as by a full disk).
+    const lines = (await fs.readFile(source, 'utf8')).split('\n');
+    const last = lines.findLastIndex((l) => l.trim());
+    lines[last] = lines[last]!.slice(0, 80);
+    const damaged = await writeTranscript(dir, 'damaged.jsonl', lines.join('\n'));
+
+    const overwrite = await runCli(['--data', data, 'save', damaged, '--mode', 'overwrite', '--json']);
+    expect(overwrite.status).toBe(3);
+    const out = jsonLines(overwrite.stdout);
+    expect(out[0]).toEqual({ file: damaged, line: last + 1, error: expect.any(String) });
+    expect(out[1]).toMatchObject({ sessionId: main, mode: 'incremental', deleted: 0, chunksDeleted: 0, warnings: [expect.stringMatching(/saved incrementally without deleting, not in overwrite mode as asked: 1 damaged line of .*damaged\.jsonl was skipped/)] });
+
+    const synced = await runCli(['--data', data, 'save', damaged, '--sync-deletes']);
+    expect(synced.status).toBe(3);
+    expect(synced.stderr).toContain(`session-memory: skipped ${damaged}, line ${last + 1}: `);
+    expect(synced.stderr).toMatch(/warning: saved incrementally without deleting, not with deletes synced as asked/);
+
+    const after = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as typeof stored;
+    expect(after.messages.map((m) => [m.msgId, m.content])).toEqual(stored.messages.map((m) => [m.msgId, m.content]));
+
+    // A whole file still overwrites as asked.
+    const whole = jsonLines((await runCli(['--data', data, 'save', source, '--mode', 'overwrite', '--json'])).stdout);
+    expect(whole).toEqual([expect.objectContaining({ sessionId: main, mode: 'overwrite', warnings: [] })]);
   });
 
   it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async () => {

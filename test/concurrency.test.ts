@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { acquireWriteLock, LOCK_FILE } from '../electron/engine/writeLock.js';
+import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/writeLock.js';
 import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
@@ -84,6 +84,39 @@ describe('one writer at a time', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     await engine.close();
   });
+
+  it('a save whose write lock is taken over stops writing: it fails with a clear error and leaves nothing half-written', async () => {
+    const data = dir();
+    let sabotage = false;
+    // The model's first batch of the second save: meanwhile another process takes the lock over (its folder replaced, as after a sleep past the stale period).
+    const wrapped = {
+      model: embedder.model,
+      dim: embedder.dim,
+      maxTokens: embedder.maxTokens,
+      close: async () => {},
+      embed: async (texts: string[]) => {
+        if (sabotage) {
+          sabotage = false;
+          await fs.rm(path.join(data, LOCK_FILE), { recursive: true, force: true });
+          await expect.poll(() => { try { assertWriteLock(data); return 'held'; } catch { return 'lost'; } }, { timeout: 10_000, interval: 100 }).toBe('lost');
+        }
+        return embedder.embed(texts);
+      },
+    };
+    const engine = await openEngine(data, embedder, { embedder: wrapped as unknown as WorkerEmbedder });
+    await engine.save(conversation(4, { sessionId: 'before' }));
+    const files = ['.archived_sessions.json', 'save-history.jsonl', 'vector-sketch.bin', 'near-duplicates.jsonl'].map((f) => path.join(data, f));
+    const sizes = async () => Promise.all(files.map(async (f) => (await fs.stat(f).catch(() => null))?.size ?? null));
+    sabotage = true;
+    const before = await sizes();
+    await expect(engine.save(conversation(30, { sessionId: 'during' }))).rejects.toThrow(/write lock of .* was lost .*stopped writing/);
+    await expect(engine.showSession('during')).rejects.toThrow(/during/);
+    expect(await sizes()).toEqual(before);
+    expect((await engine.verify()).ok).toBe(true);
+    // The next save takes a fresh lock and saves it whole.
+    expect((await engine.save(conversation(30, { sessionId: 'during' }))).new).toBe(30);
+    await engine.close();
+  }, 60_000);
 
   it('saves inside one process are queued, never interleaved', async () => {
     const engine = await openEngine(dir(), embedder);

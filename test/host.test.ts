@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Result } from '../shared/ipc.js';
@@ -11,6 +11,7 @@ import { registerIpcHandlers, type IpcInvokeEventLike } from '../electron/main/i
 import { isAppUrl, isSafeExternalUrl, secureWindowOptions } from '../electron/main/windowOptions.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import { tempDir } from './helpers/engine.js';
+import { folderSnapshot } from './helpers/files.js';
 
 import { REPO as REPO_ROOT } from './helpers/cli.js';
 
@@ -225,6 +226,30 @@ describe('IPC boundary', () => {
     const hits: Array<{ sessionId: string }> = await call('search:query', { query: 'oven temperature for bread' });
     expect(hits[0]!.sessionId).toBe('host-session');
     expect(await call('store:verify', {})).toMatchObject({ ok: true, messages: 4 });
+  });
+
+  it('a preview touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
+    const data = dir();
+    const own = new MemoryHost({ dataDir: data, model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, stagingDir: dir(), fileLog: true });
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(own.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    try {
+      const first: { fileId: string } = await call('files:stage', { name: 'chat.json', dataBase64: b64(transcript(8)) });
+      await call('import:run', { fileIds: [first.fileId] });
+      const other = transcript(10).replaceAll('host-session', 'other-session').replaceAll('bread baking', 'kayak touring');
+      const second: { fileId: string } = await call('files:stage', { name: 'other.json', dataBase64: b64(other) });
+      // A data folder from before the vector sketch: the next save builds it; a preview must not.
+      rmSync(path.join(data, 'vector-sketch.bin'));
+      const before = folderSnapshot(data);
+      const preview: Array<{ sessions: Array<{ sessionId: string; new: number }> }> = await call('import:preview', { fileIds: [second.fileId] });
+      expect(preview[0]!.sessions).toEqual([expect.objectContaining({ sessionId: 'other-session', new: 10 })]);
+      expect(folderSnapshot(data)).toEqual(before);
+    } finally {
+      await own.close();
+    }
   });
 
   it('the preview and the import report name the damaged lines of a log that are left out', async () => {

@@ -98,6 +98,25 @@ describe('session-memory mcp', () => {
     expect(saved.structuredContent?.reports).toEqual([expect.objectContaining({ new: 2 })]);
   }, 120_000);
 
+  it('save_session names the damaged lines it left out and deletes no stored message for them, even in overwrite mode', async () => {
+    const line = (id: string, parent: string | null, role: 'user' | 'assistant', text: string) =>
+      JSON.stringify({ parentUuid: parent, isSidechain: false, type: role, sessionId: 'damaged-log', uuid: id, timestamp: '2025-06-01T08:00:00.000Z', message: { role, content: role === 'user' ? text : [{ type: 'text', text }] } });
+    const log = [line('u1', null, 'user', 'Which tide table should I trust for the bay?'), line('a1', 'u1', 'assistant', 'The harbour office publishes the tables the pilots use.'), line('u2', 'a1', 'user', 'And for the estuary upstream?'), line('a2', 'u2', 'assistant', 'Add about forty minutes to the harbour times there.')];
+    const saved = await call('save_session', { transcript: `${log.join('\n')}\n` });
+    expect(saved.structuredContent).toMatchObject({ reports: [expect.objectContaining({ sessionId: 'damaged-log', new: 4 })], skipped: [] });
+
+    const damaged = [...log.slice(0, 3), log[3]!.slice(0, 60)].join('\n');
+    const again = await call('save_session', { transcript: `${damaged}\n`, mode: 'overwrite' });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent?.skipped).toEqual([{ line: 4, error: expect.any(String) }]);
+    expect(again.structuredContent?.reports).toEqual([expect.objectContaining({ sessionId: 'damaged-log', mode: 'incremental', deleted: 0 })]);
+    expect(textOf(again)).toMatch(/Skipped as damaged, not saved: the transcript, line 4: /);
+    expect(textOf(again)).toMatch(/without deleting/);
+    expect(textOf(again)).not.toContain(root);
+    const page = await call('get_session', { session_id: 'damaged-log' });
+    expect(page.structuredContent).toMatchObject({ totalMessages: 4 });
+  }, 120_000);
+
   it('a bad call gets one clear error line, and the next call is served', async () => {
     const bad = await call('search_memory', { query: 'x', limit: 0 });
     expect(bad.isError).toBe(true);

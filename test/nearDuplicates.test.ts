@@ -3,13 +3,14 @@
  * a cluster, kept up to date by every save (of this process or another), without branches of one
  * conversation, with dismissals that stay, and healed when a save's check or the sketch was lost.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
 import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
 import { PairJournal } from '../electron/engine/pairJournal.js';
 import { SKETCH_FILE } from '../electron/engine/vectorSketch.js';
+import { LOCK_FILE } from '../electron/engine/writeLock.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
@@ -244,6 +245,35 @@ describe('near-duplicate review', () => {
     const again = await engine.duplicates();
     expect(again.clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'C')).map((c) => c.id).sort()).toEqual(healed.clusters.map((c) => c.id).sort());
     expect(again.clusters.some((c) => c.chunks.some((x) => x.sessionId === 'D'))).toBe(true);
+    await engine.close();
+  });
+
+  it('checking many sessions again holds the write lock one session at a time: a save of another process goes through meanwhile', async () => {
+    const { dir, open } = fresh({ nearDuplicates: false });
+    let engine = await open();
+    const stale = 8;
+    for (let i = 0; i < stale; i++) await engine.save(i % 2 === 0 ? conversation(6, { sessionId: `s${i}`, start: i * 6 }) : unrelated(`s${i}`));
+    await engine.close();
+    engine = await open({ nearDuplicates: true });
+    const other = await open({ nearDuplicates: true }); // another process (the app, watch, an MCP server) on the same folder
+    const lockHeld: boolean[] = [];
+    let saving: Promise<unknown> | null = null;
+    let savedAfter: number | null = null;
+    let done = 0;
+    await engine.duplicates({}, (n, total) => {
+      done = n;
+      expect(total).toBe(stale);
+      lockHeld.push(existsSync(path.join(dir, LOCK_FILE)));
+      // After the first session: a save starts in the other process, and must not wait for the whole catch-up.
+      if (n === 1) saving = other.save(unrelated('saved-meanwhile')).then(() => (savedAfter = done));
+    });
+    await saving;
+    expect(lockHeld[0]).toBe(false); // released between two sessions
+    expect(done).toBe(stale);
+    expect(savedAfter).not.toBeNull();
+    expect(savedAfter!).toBeLessThan(stale);
+    expect((await engine.listSessions()).map((s) => s.sessionId)).toContain('saved-meanwhile');
+    await other.close();
     await engine.close();
   });
 });

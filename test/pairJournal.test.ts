@@ -79,6 +79,24 @@ describe('the near-duplicate journal', () => {
     expect(a.checked.get('S')).toBe('f1');
   });
 
+  it('cuts off a tail of zeros (a power loss after the file grew), and appends after the last whole line', async () => {
+    const dir = dataDir();
+    const file = path.join(dir, PAIRS_FILE);
+    const a = new PairJournal(dir);
+    await a.refresh(true);
+    await a.append({ add: [pair('c1', 'S', 'd1', 'T')], checked: { S: 'f1' } });
+    const whole = statSync(file).size;
+    appendFileSync(file, Buffer.alloc(4096));
+    const writer = new PairJournal(dir);
+    await writer.refresh(true);
+    expect(keys(writer)).toEqual(['c1|d1']);
+    expect(statSync(file).size).toBe(whole);
+    await writer.append({ add: [pair('c2', 'S', 'd2', 'T')] });
+    const reader = new PairJournal(dir);
+    await reader.refresh(false);
+    expect(keys(reader)).toEqual(['c1|d1', 'c2|d2']);
+  });
+
   it('takes over the whole-file layout of earlier versions, and starts over from a damaged file', async () => {
     const dir = dataDir();
     writeFileSync(path.join(dir, LEGACY_PAIRS_FILE), JSON.stringify({ format: 1, checked: { S: 'f1' }, pairs: [pair('c1', 'S', 'd1', 'T')], dismissed: ['c1|d1'] }));

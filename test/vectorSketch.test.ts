@@ -3,12 +3,13 @@
  * similarity floor and few others, and its journal is shared by processes, survives a record cut
  * short, and tells a session that must be read again.
  */
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
 import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/vectorCodes.js';
 import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/vectorSketch.js';
+import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/writeLock.js';
 import { seededRandom } from '../scripts/transcriptGenerator.js';
 import { scratchDirs } from './helpers/engine.js';
 
@@ -166,6 +167,95 @@ describe('the sketch journal', () => {
     await c.append([change(c, 'S', 'f7', 'f8', ['c9'])]);
     expect(c.fingerprints().get('S')).not.toBe('f8');
     expect(c.fingerprints().get('S')).not.toBe('f1');
+  });
+
+  it('cuts off a tail of zeros (a power loss after the file grew): no record, no session is read from it', async () => {
+    const dir = dataDir();
+    const file = path.join(dir, SKETCH_FILE);
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1', 'c2'])]);
+    const whole = statSync(file).size;
+    appendFileSync(file, Buffer.alloc(4096));
+    const b = new VectorSketch(dir, MODEL);
+    await b.refresh();
+    expect(b.fingerprints()).toEqual(new Map([['S', 'f1']]));
+    expect(b.size).toBe(2);
+    expect(statSync(file).size).toBe(whole);
+    // Zeros in place of the last record's bytes (its length written, its payload not): cut off too.
+    await b.append([change(b, 'T', '', 't1', ['d1'])]);
+    const bytes = readFileSync(file);
+    bytes.fill(0, whole + 8);
+    writeFileSync(file, bytes);
+    const c = new VectorSketch(dir, MODEL);
+    await c.refresh();
+    expect(c.fingerprints()).toEqual(new Map([['S', 'f1']]));
+    expect(statSync(file).size).toBe(whole);
+  });
+
+  it('reads a journal of the earlier format (a checksum of the payload alone) as unusable: it starts over, to be rebuilt from the store', async () => {
+    const dir = dataDir();
+    const file = path.join(dir, SKETCH_FILE);
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1'])]);
+    const bytes = readFileSync(file);
+    bytes.writeUInt32LE(1, 4); // the format field of the header
+    writeFileSync(file, bytes);
+    const b = new VectorSketch(dir, MODEL);
+    await b.refresh();
+    expect(b.fingerprints().size).toBe(0);
+    await b.append([change(b, 'S', '', 'f1', ['c1'])]);
+    const c = new VectorSketch(dir, MODEL);
+    await c.refresh();
+    expect(c.fingerprints()).toEqual(new Map([['S', 'f1']]));
+  });
+
+  it('keeps in memory only what live entries need: records and sessions gone are let go in a long-running process', async () => {
+    const dir = dataDir();
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    const held = a as unknown as { idSources: Buffer[]; sessionNames: string[] };
+    // One session saved again and again (each save replaces its chunks), and sessions that come and go.
+    for (let i = 0; i < 3000; i++) {
+      await a.append([change(a, 'S', i === 0 ? '' : `f${i - 1}`, `f${i}`, [`c${i}`], { replace: true })]);
+      await a.append([change(a, `gone-${i}`, '', 'g', ['x']), { sessionId: `gone-${i}`, previous: 'g', fingerprint: '', replace: true, removed: [], added: [] }]);
+    }
+    expect(a.fingerprints()).toEqual(new Map([['S', 'f2999']]));
+    expect(idsOf(a, 'S')).toEqual(['c2999']);
+    expect(held.idSources.length).toBeLessThan(2100);
+    expect(held.sessionNames.length).toBeLessThan(1100);
+    // What is left still works: candidates name the live chunk and its session.
+    const vector = randomVector(MODEL.dim);
+    await a.append([{ sessionId: 'T', previous: '', fingerprint: 't1', replace: true, removed: [], added: [{ chunkId: 'near', code: a.encode(vector) }] }]);
+    expect(a.candidates([vector], 'Q', NEAR_DUPLICATE_FLOOR).flat().map((e) => a.entry(e))).toEqual([{ chunkId: 'near', sessionId: 'T' }]);
+  });
+
+  it('refuses to write once the write lock was lost to another process, and leaves the file as it was', async () => {
+    const dir = dataDir();
+    const file = path.join(dir, SKETCH_FILE);
+    const release = await acquireWriteLock(dir, { waitMs: 0, updateMs: 200 });
+    const a = new VectorSketch(dir, MODEL);
+    await a.refresh();
+    await a.append([change(a, 'S', '', 'f1', ['c1'])]);
+    // Another process takes the lock over (here: the lock folder removed, as after a stale takeover).
+    rmSync(path.join(dir, LOCK_FILE), { recursive: true, force: true });
+    await expect.poll(() => { try { assertWriteLock(dir); return 'held'; } catch { return 'lost'; } }, { timeout: 5_000 }).toBe('lost');
+    const before = readFileSync(file);
+    await expect(a.append([change(a, 'S', 'f1', 'f2', ['c2'])])).rejects.toThrow(/write lock of .* was lost .*stopped writing/);
+    await expect(a.compact(['S'])).rejects.toThrow(/was lost/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    // Releasing a lost lock leaves the new holder's lock alone; a fresh lock writes again.
+    await release();
+    const again = await acquireWriteLock(dir, { waitMs: 0 });
+    try {
+      await a.refresh();
+      expect(a.fingerprints()).toEqual(new Map([['S', 'f1']]));
+      await a.append([change(a, 'S', 'f1', 'f2', ['c2'])]);
+      expect(a.fingerprints()).toEqual(new Map([['S', 'f2']]));
+    } finally {
+      await again();
+    }
   });
 
   it('starts over when the file belongs to another model or is not a sketch', async () => {

@@ -10,8 +10,8 @@ import { EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/normalize.js';
 import { ChunkStore } from '../engine/store.js';
 import { testSwitch } from '../engine/testSwitches.js';
-import { readSessionsFromFile, ImportError } from '../importers/index.js';
-import { dataDirOf, UsageError, type GlobalOptions, type Io } from './support.js';
+import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
+import { dataDirOf, describeSkipped, UsageError, type GlobalOptions, type Io } from './support.js';
 
 export function engineLogger(io: Io): Logger {
   return { warn: (m) => io.err(`warning: ${m}`), info: () => {} };
@@ -56,16 +56,27 @@ export function downloadReporter(io: Io): (p: { file: string; loaded: number; to
   };
 }
 
+/** A file's sessions, read and checked, with the damaged parts left out of them. */
+export interface LoadedSessions {
+  sessions: SessionInput[];
+  skipped: SkippedPart[];
+  /** Set when damaged lines were skipped (see `incompleteSessions`). */
+  incomplete?: string;
+}
+
 /** Reads and checks every session of a file before anything is written. */
-export async function loadSessions(file: string, sessionOverride?: string): Promise<SessionInput[]> {
-  let sessions: SessionInput[];
-  try {
-    sessions = await readSessionsFromFile(file, sessionOverride ? { sessionId: sessionOverride } : {});
-  } catch (error) {
-    if (error instanceof ImportError) throw new UsageError(error.message);
-    throw error;
+export async function loadSessions(file: string, sessionOverride?: string): Promise<LoadedSessions> {
+  let sessions: SessionInput[] = [];
+  const skipped: SkippedPart[] = [];
+  const notes: string[] = [];
+  for await (const read of readTranscripts([file], sessionOverride ? { sessionId: sessionOverride } : {})) {
+    if ('error' in read) throw new UsageError(read.error.message);
+    for await (const session of read.sessions) sessions.push(session);
+    skipped.push(...read.skipped);
+    const note = incompleteSessions(read);
+    if (note) notes.push(note);
   }
-  if (sessions.length === 0) throw new UsageError(`${file}: no conversation found`);
+  if (sessions.length === 0) throw new UsageError(`${file}: no conversation found${skipped.length > 0 ? ` (${skipped.length} damaged part${skipped.length === 1 ? '' : 's'}: ${describeSkipped(skipped[0]!)})` : ''}`);
   if (sessionOverride) {
     if (sessions.length > 1) throw new UsageError(`${file}: --session names one session, but the file holds ${sessions.length}`);
     sessions = [{ ...sessions[0]!, sessionId: sessionOverride }];
@@ -78,7 +89,7 @@ export async function loadSessions(file: string, sessionOverride?: string): Prom
       throw error;
     }
   });
-  return sessions;
+  return { sessions, skipped, ...(notes.length > 0 ? { incomplete: notes.join('; ') } : {}) };
 }
 
 /** After saves: says so when the store has outgrown a flat vector scan and has no vector index yet. */

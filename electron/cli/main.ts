@@ -59,12 +59,14 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--json', 'one JSON report per session per line')
     .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; redact: boolean; json?: boolean }) => {
-      const sessions = await loadSessions(file, options.session);
+      const { sessions, skipped, incomplete } = await loadSessions(file, options.session);
+      // Damaged parts are named as \`import\` names them, before anything is saved.
+      for (const part of skipped) io[options.json ? 'out' : 'err'](options.json ? JSON.stringify(part) : `session-memory: skipped ${describeSkipped(part)}`);
       await withEngine(globals(), io, async (engine) => {
         for (const session of sessions) {
           const bar = progressBar(io, !options.json);
           try {
-            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress });
+            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
             bar.stop();
             io.out(options.json ? JSON.stringify(reportJson(report)) : describeReport(report));
             if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
@@ -74,6 +76,7 @@ export function buildProgram(io: Io = defaultIo): Command {
         }
         await noteMaintenance(engine, io);
       });
+      if (skipped.length > 0) throw new ExitStatus(3);
     });
 
   program
@@ -91,7 +94,7 @@ export function buildProgram(io: Io = defaultIo): Command {
       let failed = 0;
       let skipped = 0;
       await withEngine(globals(), io, async (engine) => {
-        const { readTranscripts } = await import('../importers/index.js');
+        const { incompleteSessions, readTranscripts } = await import('../importers/index.js');
         for await (const file of readTranscripts(paths, { ...(options.include ? { include: options.include } : {}), strict: Boolean(options.strict) })) {
           if ('error' in file) {
             failed++;
@@ -108,9 +111,11 @@ export function buildProgram(io: Io = defaultIo): Command {
           for await (const session of file.sessions) {
             const bar = progressBar(io, !options.json);
             try {
-              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress });
+              const incomplete = incompleteSessions(file);
+              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
               bar.stop();
               io.out(options.json ? JSON.stringify(reportJson(report)) : `  ${describeReport(report)}`);
+              if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
             } catch (error) {
               bar.stop();
               if (!(error instanceof EngineError) || error.code !== 'invalid_input') throw error;

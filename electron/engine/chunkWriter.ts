@@ -3,6 +3,7 @@ import type { SaveProgress, SaveReport } from '../../shared/domain.js';
 import type { PlannedChunk } from './chunker.js';
 import { WRITE_BATCH_CHUNKS, type EngineContext, type SaveCallOptions } from './context.js';
 import { EngineError } from './errors.js';
+import { assertWriteLock } from './writeLock.js';
 import type { ChunkRecord, OwnedMessage } from './store.js';
 
 const EMBED_BATCH = 32;
@@ -48,6 +49,7 @@ export class ChunkWriter {
     }
     this.throwIfAborted();
     this.progress('writing', 0, records.length);
+    assertWriteLock(this.ctx.dataDir);
     await this.ctx.store.commit(records, { sessionId: this.sessionId, chunkIds: removal.removedIds, allOthers: removal.replaceSession });
     this.commits++;
     this.count(records, removal.removedIds);
@@ -81,6 +83,7 @@ export class ChunkWriter {
     this.progress('embedding', 0, plan.length);
     const flush = async () => {
       if (pending.length === 0) return;
+      assertWriteLock(this.ctx.dataDir);
       await this.ctx.store.commit(pending, { sessionId: this.sessionId });
       this.commits++;
       this.count(pending, []);

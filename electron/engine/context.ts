@@ -49,6 +49,12 @@ export interface MemoryEngineOptions {
 export interface SaveCallOptions extends SaveOptions {
   onProgress?: (progress: SaveProgress) => void;
   signal?: AbortSignal;
+  /**
+   * Set when the input is known to lack parts of its file (damaged lines skipped), saying which: the
+   * save then adds and updates only, whatever `mode` and `syncDeletes` ask, so that no stored message
+   * is deleted because its line could not be read (the report's mode says `incremental` and a warning why).
+   */
+  incomplete?: string;
 }
 
 /** One engine's state as its parts see it. */

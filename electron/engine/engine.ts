@@ -19,7 +19,7 @@ import { WRITE_BATCH_CHUNKS, type EngineContext, type MemoryEngineOptions, type 
 import { describeIoError, EngineError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { maintainStore } from './maintenance.js';
-import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshNearDuplicates, type ListOptions } from './nearDuplicates.js';
+import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './nearDuplicates.js';
 import { RecordCache } from './recordCache.js';
 import { forgetMessages, forgetSessions, purgeOldCopies, type ForgetReport } from './forget.js';
 import { redactStore, type RedactStoreReport } from './redactStore.js';
@@ -28,7 +28,7 @@ import { inspectChunk, searchChunks } from './search.js';
 import { listSessions, sessionHistory, showSession } from './sessions.js';
 import { ChunkStore } from './store.js';
 import { verifyStore } from './verify.js';
-import { acquireWriteLock } from './writeLock.js';
+import { acquireWriteLock, letWaitingWritersIn } from './writeLock.js';
 
 export type { MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './logger.js';
@@ -270,10 +270,24 @@ export class MemoryEngine {
     return this.underLock(async (record) => dismissNearDuplicates(this.ctx, record, clusterId));
   }
 
+  /**
+   * Checks the sessions the list does not describe, one step per hold of the write lock (see
+   * refreshStep), each step queued like a save: saves of this process and of others (which get the
+   * lock first when they are waiting for it) go on between steps.
+   */
   private async refreshDuplicates(onProgress?: (done: number, total: number) => void): Promise<void> {
     if (this.options.nearDuplicates === false) return;
     if (!(await nearDuplicatesStale(this.ctx, await this.ctx.records.load()))) return;
-    await this.underLock((record) => refreshNearDuplicates(this.ctx, record, onProgress));
+    let done = 0;
+    for (let first = true; ; first = false) {
+      await letWaitingWritersIn(this.dataDir);
+      const step = await this.underLock((record) => refreshStep(this.ctx, record, first));
+      if (step.checked) {
+        done++;
+        onProgress?.(done, done + step.left);
+      }
+      if (step.left === 0) return;
+    }
   }
 
   /** Runs a task queued like a save, under the write lock, with the archive record. */

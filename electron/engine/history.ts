@@ -6,10 +6,12 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveEvent } from '../../shared/domain.js';
 import { crashPoint } from './crashPoints.js';
+import { assertWriteLock } from './writeLock.js';
 
 export const HISTORY_FILE = 'save-history.jsonl';
 
 export async function appendSaveEvent(dataDir: string, event: SaveEvent): Promise<void> {
+  assertWriteLock(dataDir);
   const handle = await fs.open(path.join(dataDir, HISTORY_FILE), 'a+');
   try {
     // A previous writer may have died mid-line; start on a fresh line so this event stays readable.

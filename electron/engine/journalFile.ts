@@ -1,8 +1,15 @@
 /**
  * File access shared by the engine's two journals (vectorSketch.ts, pairJournal.ts): each reads only
  * what was appended since it last looked, and appends after its last whole record.
+ *
+ * Every write goes through here: it is refused once this process has lost the data folder's write
+ * lock (writeLock.ts), and it is on disk when it returns (appends are fsynced, whole files replaced
+ * atomically), so that a power loss after a save leaves the journal describing what the save wrote.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from './atomicFile.js';
+import { assertWriteLock } from './writeLock.js';
 
 /**
  * Reads `file` from the offset `since` picks once it has seen the file's first `headBytes` bytes and
@@ -30,8 +37,9 @@ export async function readSince(file: string, headBytes: number, since: (head: B
   }
 }
 
-/** Writes `records` one after another from offset `at` (`afterEach`: called after each write). */
+/** Writes `records` one after another from offset `at` (`afterEach`: called after each write), then fsyncs them. */
 export async function writeAt(file: string, records: readonly Buffer[], at: number, afterEach?: () => void): Promise<void> {
+  assertWriteLock(path.dirname(file));
   const handle = await fs.open(file, 'r+');
   try {
     for (const record of records) {
@@ -39,7 +47,26 @@ export async function writeAt(file: string, records: readonly Buffer[], at: numb
       at += record.length;
       afterEach?.();
     }
+    await handle.datasync();
   } finally {
     await handle.close();
   }
+}
+
+/** Cuts the file at `length` (a record cut short by a kill or a power loss), durably. */
+export async function truncateAt(file: string, length: number): Promise<void> {
+  assertWriteLock(path.dirname(file));
+  const handle = await fs.open(file, 'r+');
+  try {
+    await handle.truncate(length);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Replaces the whole file (a new generation), atomically. */
+export async function replaceWhole(file: string, data: Buffer): Promise<void> {
+  assertWriteLock(path.dirname(file));
+  await writeFileAtomic(file, data);
 }

@@ -20,7 +20,7 @@ import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, type DuplicateCluster, type 
 import type { ArchiveRecord } from './archiveRecord.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
-import { nearestInOtherSessions, recordSaved, syncedSketch, type Precheck } from './nearestChunks.js';
+import { catchUpSketch, nearestInOtherSessions, recordSaved, syncedSketch, type Precheck } from './nearestChunks.js';
 import { pairKey, type Pair, type PairJournal } from './pairJournal.js';
 import type { ChunkRecord } from './store.js';
 import type { VectorSketch } from './vectorSketch.js';
@@ -124,27 +124,32 @@ function branchRelation(record: ArchiveRecord): (x: string, y: string) => boolea
   return (x, y) => of(x).has(y) || of(y).has(x);
 }
 
+/** Sessions whose codes the vector sketch reads from the store in one step of a catch-up. */
+const SKETCH_SESSIONS_PER_STEP = 128;
+
 /**
- * Brings the file up to date with the archive record (under the write lock): sessions forgotten
- * since are dropped, sessions saved since their last check (or never checked) are checked in full.
+ * One step of bringing the file up to date with the archive record, under the write lock: sessions
+ * forgotten since are dropped; then the vector sketch reads up to SKETCH_SESSIONS_PER_STEP sessions
+ * it lacks, or, once it holds every session, one session saved since its last check (or never
+ * checked) is checked in full. Each step is one line in the journal, so the write lock is held for one
+ * step at a time and saves go on between steps (however many sessions an upgrade left to check).
+ * Returns how many sessions are left to check, and whether this step checked one.
  */
-export async function refreshNearDuplicates(ctx: EngineContext, record: ArchiveRecord, onProgress?: (done: number, total: number) => void): Promise<void> {
+export async function refreshStep(ctx: EngineContext, record: ArchiveRecord, first: boolean): Promise<{ left: number; checked: boolean }> {
   const journal = ctx.pairs;
   await journal.refresh(true);
-  const stale = Object.values(record.sessions).filter((e) => journal.checked.get(e.session_id) !== e.fingerprint);
   const gone = new Set([...journal.checked.keys()].filter((id) => !record.sessions[id]));
-  for (const p of journal.pairs.values()) for (const id of [p.as, p.bs]) if (!record.sessions[id]) gone.add(id);
+  // Pairs naming a session gone without a mark (a file older than its record): looked for once.
+  if (first) for (const p of journal.pairs.values()) for (const id of [p.as, p.bs]) if (!record.sessions[id]) gone.add(id);
   if (gone.size > 0) await journal.append({ dropSessions: [...gone], unchecked: [...gone] });
-  if (stale.length === 0) return;
-  const sketch = await syncedSketch(ctx, record);
-  let done = 0;
-  // One line per session checked: a refresh cut short keeps what it did.
-  for (const entry of stale) {
-    const chunks = await ctx.store.sessionChunks(entry.session_id, true);
-    const found = await pairsOf(ctx, sketch, entry.session_id, chunks, new Set());
-    await journal.append({ dropSessions: [entry.session_id], add: found, checked: { [entry.session_id]: entry.fingerprint } });
-    onProgress?.(++done, stale.length);
-  }
+  const stale = Object.values(record.sessions).filter((e) => journal.checked.get(e.session_id) !== e.fingerprint);
+  if (stale.length === 0) return { left: 0, checked: false };
+  if ((await catchUpSketch(ctx, record, undefined, SKETCH_SESSIONS_PER_STEP)) > 0) return { left: stale.length, checked: false };
+  const entry = stale[0]!;
+  const chunks = await ctx.store.sessionChunks(entry.session_id, true);
+  const found = await pairsOf(ctx, ctx.sketch, entry.session_id, chunks, new Set());
+  await journal.append({ dropSessions: [entry.session_id], add: found, checked: { [entry.session_id]: entry.fingerprint } });
+  return { left: stale.length - 1, checked: true };
 }
 
 /**
@@ -162,7 +167,7 @@ export async function compactNearDuplicates(ctx: EngineContext): Promise<void> {
   await ctx.sketch.compact();
 }
 
-/** True when the file does not describe the archive record (refreshNearDuplicates has work to do). */
+/** True when the file does not describe the archive record (refreshStep has work to do). */
 export async function nearDuplicatesStale(ctx: EngineContext, record: ArchiveRecord): Promise<boolean> {
   const journal = ctx.pairs;
   await journal.refresh(false);

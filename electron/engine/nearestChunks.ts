@@ -34,6 +34,15 @@ const SCAN_ALL_FROM = 64;
  * lost) are read from the store. Under the write lock.
  */
 export async function syncedSketch(ctx: EngineContext, record: ArchiveRecord, except?: string): Promise<VectorSketch> {
+  await catchUpSketch(ctx, record, except);
+  return ctx.sketch;
+}
+
+/**
+ * What `syncedSketch` does, reading at most `most` sessions from the store (a catch-up done in
+ * several holds of the write lock). Returns how many sessions are still to be read.
+ */
+export async function catchUpSketch(ctx: EngineContext, record: ArchiveRecord, except?: string, most = Infinity): Promise<number> {
   const sketch = ctx.sketch;
   await sketch.refresh();
   const held = sketch.fingerprints();
@@ -41,16 +50,15 @@ export async function syncedSketch(ctx: EngineContext, record: ArchiveRecord, ex
   for (const [sessionId, fingerprint] of held) {
     if (sessionId !== except && !record.sessions[sessionId]) changes.push({ sessionId, previous: fingerprint, fingerprint: '', replace: true, removed: [], added: [] });
   }
-  const stale = new Map(
-    Object.values(record.sessions)
-      .filter((e) => e.session_id !== except && held.get(e.session_id) !== e.fingerprint)
-      .map((e) => [e.session_id, e.fingerprint] as const),
-  );
+  const behind = Object.values(record.sessions).filter((e) => e.session_id !== except && held.get(e.session_id) !== e.fingerprint);
+  const stale = new Map(behind.slice(0, most).map((e) => [e.session_id, e.fingerprint] as const));
   if (stale.size > 0) {
     const started = performance.now();
     const added = new Map([...stale.keys()].map((id) => [id, [] as Array<{ chunkId: string; code: Uint32Array }>]));
     let read = 0;
-    for await (const row of ctx.store.sessionVectors(stale.size >= SCAN_ALL_FROM ? null : [...stale.keys()])) {
+    // Reading the whole store once is cheaper than many sessions one by one, unless only some are wanted.
+    const scanAll = stale.size >= SCAN_ALL_FROM && stale.size === behind.length;
+    for await (const row of ctx.store.sessionVectors(scanAll ? null : [...stale.keys()])) {
       const list = added.get(row.sessionId);
       if (!list || row.vector.length === 0) continue;
       list.push({ chunkId: row.chunkId, code: sketch.encode(row.vector) });
@@ -60,7 +68,7 @@ export async function syncedSketch(ctx: EngineContext, record: ArchiveRecord, ex
     ctx.logger.info(`vector sketch: ${stale.size} session(s), ${read} chunk(s) read from the store in ${Math.round(performance.now() - started)} ms`);
   }
   await sketch.append(changes);
-  return sketch;
+  return behind.length - stale.size;
 }
 
 /**

@@ -18,8 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomicFile.js';
-import { readSince, writeAt } from './journalFile.js';
+import { readSince, replaceWhole, truncateAt, writeAt } from './journalFile.js';
 
 export const PAIRS_FILE = 'near-duplicates.jsonl';
 /** The whole-file layout of earlier versions. */
@@ -116,7 +115,13 @@ export class PairJournal {
     return this.exclusive(async () => {
       await this.read(true);
       if (change) this.apply(change);
-      await this.rewrite();
+      try {
+        await this.rewrite();
+      } catch (error) {
+        // Memory holds what the file does not: the next refresh reads the file whole again.
+        this.generation = null;
+        throw error;
+      }
     });
   }
 
@@ -155,14 +160,15 @@ export class PairJournal {
     this.end = from + at;
     if (at < data.length && locked) {
       if (this.end === 0) await this.startOver(true, null);
-      else await fs.truncate(this.file, this.end);
+      else await truncateAt(this.file, this.end);
     }
   }
 
   private async write(change: PairChange): Promise<void> {
-    this.apply(change);
     const line = Buffer.from(`${JSON.stringify(change)}\n`, 'utf8');
+    // Applied once written: a write refused (the write lock lost) or failed leaves memory as the file is.
     await writeAt(this.file, [line], this.end);
+    this.apply(change);
     this.end += line.length;
     if (this.end - this.firstLineBytes > Math.max(REWRITE_FROM, this.firstLineBytes)) await this.rewrite();
   }
@@ -276,7 +282,7 @@ export class PairJournal {
     const generation = randomBytes(8).toString('hex');
     const snapshot = { generation, format: 2, checked: Object.fromEntries(this.checked), pairs: [...this.pairs.values()], dismissed: [...this.dismissed] };
     const line = Buffer.from(`${JSON.stringify(snapshot)}\n`, 'utf8');
-    await writeFileAtomic(this.file, line);
+    await replaceWhole(this.file, line);
     this.generation = generation;
     this.end = line.length;
     this.firstLineBytes = line.length;

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FORK_MIN_SHARED, type ArchiveEntry } from '../../shared/domain.js';
+import { assertWriteLock } from './writeLock.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
 import type { Logger } from './logger.js';
 import { sortById } from './diff.js';
@@ -23,6 +24,7 @@ export class RecordCache {
   ) {}
 
   async write(record: ArchiveRecord): Promise<void> {
+    assertWriteLock(this.dataDir);
     this.cached = null;
     await writeArchiveRecord(this.dataDir, record);
     this.cached = { stamp: await recordStamp(this.dataDir), record };

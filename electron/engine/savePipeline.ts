@@ -28,6 +28,7 @@ import { findFork, forkOfEntry, refreshForksOf } from './forks.js';
 import { checkSaved } from './nearDuplicates.js';
 import { startPrecheck, type Precheck } from './nearestChunks.js';
 import type { OwnedMessage } from './store.js';
+import { assertWriteLock } from './writeLock.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -52,9 +53,16 @@ export async function saveSession(ctx: EngineContext, input: SessionInput, optio
 async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
   const started = performance.now();
   crashPoint('save');
-  const mode: SaveMode = options.mode ?? 'incremental';
-  if (!SAVE_MODES.includes(mode)) throw new EngineError('invalid_input', `unknown save mode "${String(mode)}" (use ${SAVE_MODES.join(', ')})`);
-  const syncDeletes = options.syncDeletes ?? false;
+  // Warnings of reading the record (a damaged one is rebuilt) and of the mode join the report's.
+  const recordWarnings: string[] = [];
+  const asked: SaveMode = options.mode ?? 'incremental';
+  if (!SAVE_MODES.includes(asked)) throw new EngineError('invalid_input', `unknown save mode "${String(asked)}" (use ${SAVE_MODES.join(', ')})`);
+  // An input that lacks damaged parts of its file is never taken as the whole session: what it
+  // does not hold may only be unreadable, so nothing stored is deleted (or replaced) for it.
+  const holdBack = options.incomplete !== undefined && (asked === 'overwrite' || options.syncDeletes === true);
+  const mode: SaveMode = holdBack ? 'incremental' : asked;
+  const syncDeletes = holdBack ? false : (options.syncDeletes ?? false);
+  if (holdBack) recordWarnings.push(`saved incrementally without deleting, not ${asked === 'overwrite' ? 'in overwrite mode' : 'with deletes synced'} as asked: ${options.incomplete}, so stored messages the file does not show are kept`);
   const redact = options.redact ?? true;
   // The input as given, before any check: the same input as the last save of its session is
   // recognised from this alone (one hash over the text; no parsing of messages, no redaction).
@@ -71,8 +79,6 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
   let release: (() => Promise<void>) | null = null;
   let sessionId = givenId;
-  // Warnings of reading the record (a damaged one is rebuilt) join the report's.
-  const recordWarnings: string[] = [];
   try {
     if (!options.dryRun) release = await ctx.lock();
     if (!options.dryRun && givenFingerprint) {
@@ -186,7 +192,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         }
         // The near-duplicate check compares each batch's codes while the model embeds the next ones
         // (on a core the model leaves idle); what is left after the commit is reading candidates.
-        if (ctx.options.nearDuplicates !== false && plan.length > 0) {
+        // A dry run commits nothing and holds no lock: it must not bring the sketch up to date.
+        if (!options.dryRun && ctx.options.nearDuplicates !== false && plan.length > 0) {
           try {
             const check = await startPrecheck(ctx, record, sessionId);
             writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
@@ -247,6 +254,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (dryRun) return report;
   if (recordChanged) {
+    assertWriteLock(ctx.dataDir);
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
       await ctx.store.optimize();
       record.writesSinceOptimize = 0;
@@ -284,5 +292,6 @@ async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title,
   const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
   const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
   if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;
+  assertWriteLock(ctx.dataDir);
   await ctx.store.upsertSession(next);
 }

@@ -1,12 +1,17 @@
 /**
  * The layout of `vector-sketch.bin` (vectorSketch.ts): a header, then records of session changes.
  * Every field starts at a multiple of 4 bytes (strings are padded), so that codes can be copied word
- * by word out of a record; each record carries its payload's length and CRC-32.
+ * by word out of a record; each record carries its payload's length and a CRC-32 of the length and
+ * the payload together. (Format 1 summed the payload alone, so that a run of zeros, as a power loss
+ * can leave at the end of a file, read as records with nothing in them; a format-1 file is not read,
+ * and is rebuilt from the store like any journal that cannot be read.)
  */
 import { crc32 } from 'node:zlib';
 
 const MAGIC = 0x534d5653; // "SMVS"
-const FORMAT = 1;
+const FORMAT = 2;
+/** The smallest payload: the replace flag and the lengths of three strings and two lists. */
+const MIN_PAYLOAD = 24;
 
 /** One session's change, as appended to the journal. */
 export interface SketchChange {
@@ -72,6 +77,19 @@ export function encodeRecord(change: SketchChange, words: number): Buffer {
     for (let w = 0; w < words; w++) putNumber(a.code[w]!);
   });
   record.writeUInt32LE(size, 0);
-  record.writeUInt32LE(crc32(record.subarray(8)), 4);
+  record.writeUInt32LE(checksum(record, 0, size), 4);
   return record;
+}
+
+/** The CRC-32 of a record's length field and payload. */
+function checksum(data: Buffer, at: number, length: number): number {
+  return crc32(data.subarray(at + 8, at + 8 + length), crc32(data.subarray(at, at + 4)));
+}
+
+/** The payload length of the whole, intact record at `at`, or null (cut short, zeros, damaged). */
+export function recordLength(data: Buffer, at: number): number | null {
+  if (at + 8 > data.length) return null;
+  const length = data.readUInt32LE(at);
+  if (length < MIN_PAYLOAD || length % 4 !== 0 || at + 8 + length > data.length) return null;
+  return checksum(data, at, length) === data.readUInt32LE(at + 4) ? length : null;
 }

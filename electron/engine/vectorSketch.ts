@@ -15,13 +15,10 @@
  * read it again). The file is derived data: deleting it costs one pass over the store's vectors.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
-import { writeFileAtomic } from './atomicFile.js';
 import { crashPoint } from './crashPoints.js';
-import { readSince, writeAt } from './journalFile.js';
-import { encodeRecord, headerBytes, padded, parseHeader, type SketchChange } from './sketchRecords.js';
+import { readSince, replaceWhole, truncateAt, writeAt } from './journalFile.js';
+import { encodeRecord, headerBytes, padded, parseHeader, recordLength, type SketchChange } from './sketchRecords.js';
 import { CodeEncoder, maxDifferingBits, popcount } from './vectorCodes.js';
 
 export const SKETCH_FILE = 'vector-sketch.bin';
@@ -110,17 +107,15 @@ export class VectorSketch {
     const { from, data } = read;
     let at = 0;
     while (at + 8 <= data.length) {
-      const length = data.readUInt32LE(at);
-      const sum = data.readUInt32LE(at + 4);
-      if (at + 8 + length > data.length) break;
-      const payload = data.subarray(at + 8, at + 8 + length);
-      if (crc32(payload) !== sum) break;
-      this.applyRecord(payload);
+      const length = recordLength(data, at);
+      if (length === null) break;
+      this.applyRecord(data.subarray(at + 8, at + 8 + length));
       at += 8 + length;
     }
     this.end = from + at;
-    // A record cut short (a process killed while appending): cut it off before anything follows it.
-    if (at < data.length) await fs.truncate(this.file, this.end);
+    // A record cut short (a process killed while appending) or a tail of zeros (a power loss after
+    // the file grew but before its data reached the disk): cut off before anything follows it.
+    if (at < data.length) await truncateAt(this.file, this.end);
   }
 
   /**
@@ -132,7 +127,13 @@ export class VectorSketch {
     for (const sessionId of dropSessions) {
       if (this.sessions.has(sessionId)) this.applyRecord(encodeRecord({ sessionId, previous: '', fingerprint: '', replace: true, removed: [], added: [] }, this.words).subarray(8));
     }
-    await this.rewrite();
+    try {
+      await this.rewrite();
+    } catch (error) {
+      // Memory holds what the file does not: the next refresh reads the file whole again.
+      this.generation = null;
+      throw error;
+    }
   }
 
   /** Appends changes to the journal and applies them (the caller holds the write lock and has refreshed). */
@@ -267,7 +268,8 @@ export class VectorSketch {
       }
     }
     const owner = this.ownerIndex(sessionId);
-    const source = this.idSources.push(payload) - 1;
+    // The payload stays in memory for the chunk ids it holds (only while one of them is live: pack()).
+    const source = added > 0 ? this.idSources.push(payload) - 1 : -1;
     for (let i = 0; i < added; i++) {
       const length = words[at]!;
       const e = this.grow();
@@ -283,7 +285,9 @@ export class VectorSketch {
     }
     if (replace && fingerprint === '' && state.entries.length === 0) this.sessions.delete(sessionId);
     else state.fingerprint = chained ? fingerprint : BROKEN;
-    if (this.dead > 1024 && this.dead > this.count / 2) this.pack();
+    // Removed entries, the records that held their ids and the names of sessions gone are dropped
+    // once they make up half of what is kept: a process that runs for months stays the size of its store.
+    if ((this.dead > 1024 && this.dead > this.count / 2) || this.sessionNames.length > 1024 + 2 * this.sessions.size) this.pack();
   }
 
   private ownerIndex(sessionId: string): number {
@@ -323,24 +327,41 @@ export class VectorSketch {
     return this.count++;
   }
 
-  /** Drops removed entries from the arrays (indices change: only between calls). */
+  /**
+   * Drops removed entries from the arrays, the records no live entry takes its id from, and the
+   * names of sessions gone (indices change: only between calls).
+   */
   private pack(): void {
     let to = 0;
     const moved = new Int32Array(this.count);
+    const sources = new Map<number, number>();
+    const keptSources: Buffer[] = [];
+    const names = new Map<string, number>();
+    for (const sessionId of this.sessions.keys()) names.set(sessionId, names.size);
+    const ownerOf = new Int32Array(this.sessionNames.length).fill(-1);
+    this.sessionNames.forEach((name, i) => (ownerOf[i] = names.get(name) ?? -1));
     for (let e = 0; e < this.count; e++) {
       if (this.owners[e]! < 0) continue;
-      if (to !== e) {
-        this.codes.copyWithin(to * this.words, e * this.words, (e + 1) * this.words);
-        this.owners[to] = this.owners[e]!;
-        this.idSource[to] = this.idSource[e]!;
-        this.idAt[to] = this.idAt[e]!;
-        this.idLength[to] = this.idLength[e]!;
+      let source = sources.get(this.idSource[e]!);
+      if (source === undefined) {
+        source = keptSources.push(this.idSources[this.idSource[e]!]!) - 1;
+        sources.set(this.idSource[e]!, source);
       }
+      this.codes.copyWithin(to * this.words, e * this.words, (e + 1) * this.words);
+      this.owners[to] = ownerOf[this.owners[e]!]!;
+      this.idSource[to] = source;
+      this.idAt[to] = this.idAt[e]!;
+      this.idLength[to] = this.idLength[e]!;
       moved[e] = to++;
     }
     this.owners.fill(-1, to, this.count);
     this.count = to;
     this.dead = 0;
+    this.idSources = keptSources;
+    this.sessionNames.length = 0;
+    this.sessionNames.push(...names.keys());
+    this.sessionIndex.clear();
+    for (const [name, index] of names) this.sessionIndex.set(name, index);
     for (const state of this.sessions.values()) state.entries = state.entries.map((e) => moved[e]!);
   }
 
@@ -363,7 +384,7 @@ export class VectorSketch {
     this.clear();
     this.generation = randomBytes(8);
     const header = headerBytes(this.model.model, this.encoder.bits, this.generation);
-    await writeFileAtomic(this.file, header);
+    await replaceWhole(this.file, header);
     this.end = header.length;
   }
 
@@ -380,7 +401,7 @@ export class VectorSketch {
       parts.push(encodeRecord({ sessionId, previous: '', fingerprint: state.fingerprint, replace: true, removed: [], added }, this.words));
     }
     const data = Buffer.concat(parts);
-    await writeFileAtomic(this.file, data);
+    await replaceWhole(this.file, data);
     this.generation = generation;
     this.end = data.length;
   }

@@ -17,7 +17,7 @@ import { DUPLICATE_THRESHOLD } from '../engine/nearDuplicates.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
-import { ImportError, readTranscripts, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
+import { ImportError, incompleteSessions, readTranscripts, type ImportedFile, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
 import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
@@ -309,7 +309,7 @@ export class MemoryHost {
         try {
           const engine = await this.engine();
           for await (const session of file.sessions) {
-            const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true });
+            const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true, ...incompleteOf(file) });
             preview.sessions.push(forTheApp(report, session.title));
           }
         } catch (error) {
@@ -349,6 +349,7 @@ export class MemoryHost {
                 syncDeletes: Boolean(request.syncDeletes),
                 redact: this.settings.redactSecrets,
                 signal: controller.signal,
+                ...incompleteOf(file),
                 onProgress: (p) => this.options.emit?.('onSaveProgress', { ...p, fileIndex: index, fileCount: files.length }),
               });
               entry.reports.push(forTheApp(report));
@@ -417,6 +418,12 @@ export class MemoryHost {
     await this.staging.close();
     await this.appLog?.close();
   }
+}
+
+/** The save option that keeps a session read without its damaged lines from deleting anything. */
+function incompleteOf(file: ImportedFile): { incomplete?: string } {
+  const incomplete = incompleteSessions(file);
+  return incomplete ? { incomplete } : {};
 }
 
 /**

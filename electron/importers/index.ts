@@ -11,7 +11,7 @@
  * is handed out, so a bad file fails before anything of it is saved. Plain Node: no Electron here.
  */
 import type { SessionInput } from '../../shared/domain.js';
-import { readSessionsFromFileWithLimits, readTranscriptsWithLimits, type ImportOptions, type TranscriptFile } from './read.js';
+import { readSessionsFromFileWithLimits, readTranscriptsWithLimits, type ImportedFile, type ImportOptions, type TranscriptFile } from './read.js';
 
 export { ImportError, type ImportErrorCode } from './errors.js';
 export { detectFormat, IMPORT_FORMATS, type ImportFormat } from './formats.js';
@@ -31,4 +31,15 @@ export function readTranscripts(paths: string[], opts?: ImportOptions): AsyncIte
 /** All sessions of one file (or folder, or archive), for small inputs. Throws the first `ImportError`. */
 export function readSessionsFromFile(file: string, opts?: ImportOptions): Promise<SessionInput[]> {
   return readSessionsFromFileWithLimits(file, opts);
+}
+
+/**
+ * What a file's sessions lack when damaged lines of it were skipped (for the engine's `incomplete`
+ * save option: such a session is saved without deleting anything), or undefined when they are whole.
+ * A damaged conversation of an export is left out as a whole and needs no such care.
+ */
+export function incompleteSessions(file: Pick<ImportedFile, 'file' | 'skipped'>): string | undefined {
+  const lines = file.skipped.filter((part) => part.line !== undefined).length;
+  if (lines === 0) return undefined;
+  return `${lines} damaged line${lines === 1 ? ' of' : 's of'} ${file.file} ${lines === 1 ? 'was' : 'were'} skipped`;
 }

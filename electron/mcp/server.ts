@@ -17,7 +17,7 @@ import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/normalize.js';
 import { ChunkStore } from '../engine/store.js';
-import { readSessionsFromFile } from '../importers/index.js';
+import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 export interface MemoryServerOptions {
   dataDir: string;
@@ -191,15 +191,23 @@ export class MemoryServer {
           transcript: z.union([z.record(z.string(), z.unknown()), z.string().min(1)]).describe('the conversation: an object in the JSON transcript format, or the text of a supported export'),
           mode: z.enum(SAVE_MODES as unknown as [SaveMode, ...SaveMode[]]).default('incremental').describe('incremental (default), overwrite, or skip-if-archived'),
         },
-        outputSchema: { reports: z.array(z.record(z.string(), z.unknown())) },
+        outputSchema: {
+          reports: z.array(z.record(z.string(), z.unknown())),
+          skipped: z.array(z.object({ session: z.string().optional(), line: z.number().optional(), error: z.string() })).describe('damaged parts of the transcript that were left out (not saved)'),
+        },
       },
       async ({ transcript, mode }) => {
-        const sessions = await this.parseTranscript(transcript);
+        const { sessions, skipped, incomplete } = await this.parseTranscript(transcript);
         const engine = await this.engine();
         const reports: SaveReport[] = [];
-        for (const session of sessions) reports.push(await engine.save(session, { mode }));
-        const text = reports.map(describeSave).join('\n');
-        return { content: [{ type: 'text', text }], structuredContent: { reports: reports.map((r) => ({ ...r })) } };
+        for (const session of sessions) reports.push(await engine.save(session, { mode, ...(incomplete ? { incomplete } : {}) }));
+        const parts = skipped.map(({ session, line, error }) => ({ ...(session !== undefined ? { session } : {}), ...(line !== undefined ? { line } : {}), error }));
+        const lines = [
+          ...reports.map(describeSave),
+          ...reports.flatMap((r) => r.warnings.map((w) => `Warning: ${w}`)),
+          ...parts.map((p) => `Skipped as damaged, not saved: the transcript${p.line !== undefined ? `, line ${p.line}` : p.session !== undefined ? `, conversation ${p.session}` : ''}: ${p.error}`),
+        ];
+        return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { reports: reports.map((r) => ({ ...r })), skipped: parts } };
       },
     );
   }
@@ -245,20 +253,29 @@ export class MemoryServer {
     return dates;
   }
 
-  /** The sessions of a transcript given as an object or as the text of any supported format. */
-  private async parseTranscript(transcript: string | Record<string, unknown>): Promise<SessionInput[]> {
+  /** The sessions of a transcript given as an object or as the text of any supported format, and its damaged parts left out. */
+  private async parseTranscript(transcript: string | Record<string, unknown>): Promise<{ sessions: SessionInput[]; skipped: SkippedPart[]; incomplete?: string }> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'session-memory-mcp-'));
+    const file = path.join(dir, 'transcript');
+    // The temporary file's name means nothing to the caller: speak of "the transcript".
+    const named = (text: string) => text.replaceAll(file, 'the transcript');
     try {
-      const file = path.join(dir, 'transcript');
       await fs.writeFile(file, typeof transcript === 'string' ? transcript : JSON.stringify(transcript));
-      const sessions = await readSessionsFromFile(file);
-      if (sessions.length === 0) throw new EngineError('invalid_input', 'the transcript holds no messages to save');
+      const sessions: SessionInput[] = [];
+      const skipped: SkippedPart[] = [];
+      let incomplete: string | undefined;
+      for await (const read of readTranscripts([file])) {
+        if ('error' in read) throw read.error;
+        for await (const session of read.sessions) sessions.push(session);
+        skipped.push(...read.skipped.map((part) => ({ ...part, file: 'the transcript', error: named(part.error) })));
+        incomplete = incompleteSessions({ file: 'the transcript', skipped: read.skipped });
+      }
+      if (sessions.length === 0) throw new EngineError('invalid_input', `the transcript holds no messages to save${skipped.length > 0 ? ` (${skipped.length} damaged part${skipped.length === 1 ? '' : 's'}, the first: ${skipped[0]!.error})` : ''}`);
       // Checked before the write lock is taken, so that a bad transcript is refused at once.
       for (const session of sessions) normalizeSession(session);
-      return sessions;
+      return { sessions, skipped, ...(incomplete ? { incomplete } : {}) };
     } catch (error) {
-      // The temporary file's name means nothing to the caller: speak of "the transcript".
-      if (error instanceof Error) error.message = error.message.replaceAll(path.join(dir, 'transcript'), 'the transcript');
+      if (error instanceof Error) error.message = named(error.message);
       throw error;
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

@@ -11,3 +11,13 @@ export function filesContaining(dir: string, text: string): string[] {
   }
   return found;
 }
+
+/** Size and modification time of every file under `dir` (recursively), and every folder, by relative path. */
+export function folderSnapshot(dir: string): Record<string, string> {
+  const snapshot: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const stats = statSync(path.join(dir, name));
+    snapshot[name] = stats.isFile() ? `${stats.size} bytes, modified ${stats.mtimeMs}` : 'folder';
+  }
+  return snapshot;
+}
