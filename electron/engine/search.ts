@@ -21,7 +21,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   // More candidates than results when collapsing, so that folded copies leave room for distinct results;
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
   // the store has no more candidates.
-  let candidates = limit * 2;
+  let candidates = limit * (collapse ? 4 : 2);
   for (;;) {
     const [byVector, byText] = await Promise.all([
       ctx.store.vectorSearch(vector!, candidates, options.sessionId),
