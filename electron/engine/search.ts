@@ -4,7 +4,7 @@ import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
-import { withPrompts } from './searchPrompts.js';
+import { promptsFor, withPrompts } from './searchPrompts.js';
 
 /**
  * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
@@ -29,11 +29,14 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
     ]);
     const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
-    // Hits found only by the full text have no vector yet.
+    // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
-    const vectors = missing.length > 0 ? await ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>();
+    const [vectors, prompts] = await Promise.all([
+      missing.length > 0 ? ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
+      promptsFor(ctx, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
+    ]);
     for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
-    const results = diversify(await withPrompts(ctx, collapseDuplicates(fused, limit * 2))).slice(0, limit);
+    const results = diversify(withPrompts(collapseDuplicates(fused, limit * 2), prompts)).slice(0, limit);
     const exhausted = byVector.length < candidates && byText.length < candidates;
     if (results.length >= limit || exhausted || candidates >= MAX_CANDIDATES) return toHits(results, best);
     candidates = Math.min(candidates * 4, MAX_CANDIDATES);
@@ -63,6 +66,9 @@ export function diversify<T extends { hit: { msgIds: string[] } }>(results: read
  * first outweighs one that both rank far down.
  */
 export const SEARCH_RRF_K = 10;
+
+/** Candidates past the limit whose requests are looked up too (a result that brings no new message moves down). */
+const PROMPT_SPARE = 5;
 
 /** The widest candidate pool one search reads (a store of copies upon copies stops here). */
 const MAX_CANDIDATES = 2_000;

@@ -76,7 +76,8 @@ export async function messagesBefore(chunks: lancedb.Table, places: ReadonlyArra
   const sessions = [...new Set(places.map((p) => p.sessionId))];
   const rows = (await chunks
     .query()
-    .where(`${sqlIn('session_id', sessions)} AND (${ranges.join(' OR ')})`)
+    // Only the rows that hold a message's start (its full record) are read.
+    .where(`${sqlIn('session_id', sessions)} AND owned_keys != '[]' AND (${ranges.join(' OR ')})`)
     .select(['session_id', 'owned'])
     .toArray()) as Row[];
   const bySession = new Map<string, OwnedMessage[]>();
