@@ -69,6 +69,35 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it('a part of a long reply comes with the request it answers', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const steps = [
+        'First, create a virtual environment and install the dependencies listed in the requirements file.',
+        'Then copy the example settings file and fill in the database name, user and password for your machine.',
+        'Run the migrations so that every table exists before the first request arrives at the server.',
+        'Create an administrator account with the management command and log in to the admin pages once.',
+        'Collect the static files into one folder that the web server can serve without going through Django.',
+        'Configure gunicorn with three workers and put it behind nginx, which also terminates the TLS connection.',
+        'Finally, schedule the nightly backup: a cron entry at 02:30 that runs pg_dump and keeps fourteen copies.',
+      ];
+      await engine.save({
+        sessionId: 'deploy',
+        messages: [
+          { msgId: 'ask', role: 'user', content: 'How do I deploy the recipe app on my own server?', timestamp: '2024-04-08T10:00:00Z' },
+          { msgId: 'reply', role: 'assistant', content: steps.join(' '), timestamp: '2024-04-08T10:01:00Z' },
+        ],
+      });
+      const hits = await engine.search('When does the nightly pg_dump backup run?', { limit: 3 });
+      const part = hits.find((h) => h.text.includes('02:30'));
+      expect(part, JSON.stringify(hits)).toBeDefined();
+      expect(part!.msgIds).toEqual(['ask', 'reply']);
+      expect(part!.text.startsWith('user: How do I deploy the recipe app on my own server?\n')).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('finds the evidence of people chatting over weeks in short turns', async () => {
     const { at5, at10, messagesPerResult, misses } = await measure(FIXTURES.friends);
     expect(at5, `missed in the top 5: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(FLOORS.friends.at5);
