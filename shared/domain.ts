@@ -246,7 +246,7 @@ export interface ChunkDetail extends Chunk {
   similar: SearchHit[];
 }
 
-/** Another stored copy of a search result's text (identical, or nearly: cosine similarity >= 0.97). */
+/** Another stored copy of a search result's text (identical, or nearly: the same words, and cosine similarity >= 0.97). */
 export interface AlsoIn {
   sessionId: string;
   chunkId: string;

@@ -3,7 +3,8 @@ import type { ChunkDetail, SearchHit } from '../../shared/domain.js';
 import type { EngineContext } from './context.js';
 import { EngineError } from './errors.js';
 import { collapseDuplicates } from './collapse.js';
-import { fuseByRank, RRF_K } from './rankFusion.js';
+import { fuseByRank } from './rankFusion.js';
+import { promptsFor, withPrompts } from './searchPrompts.js';
 
 /**
  * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
@@ -16,7 +17,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const [vector] = await (await ctx.embedder()).embed([query]);
   // Scores are scaled so that a chunk ranked first by both searches scores 1.
-  const best = 2 / (RRF_K + 1);
+  const best = 2 / (SEARCH_RRF_K + 1);
   // More candidates than results when collapsing, so that folded copies leave room for distinct results;
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
   // the store has no more candidates.
@@ -26,18 +27,48 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
       ctx.store.vectorSearch(vector!, candidates, options.sessionId),
       ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
     ]);
-    const fused = fuseByRank([byVector, byText]);
+    const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
-    // Hits found only by the full text have no vector yet.
+    // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
-    const vectors = missing.length > 0 ? await ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>();
+    const [vectors, prompts] = await Promise.all([
+      missing.length > 0 ? ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
+      promptsFor(ctx, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
+    ]);
     for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
-    const results = collapseDuplicates(fused, limit);
+    const results = diversify(withPrompts(collapseDuplicates(fused, limit * 2), prompts)).slice(0, limit);
     const exhausted = byVector.length < candidates && byText.length < candidates;
     if (results.length >= limit || exhausted || candidates >= MAX_CANDIDATES) return toHits(results, best);
     candidates = Math.min(candidates * 4, MAX_CANDIDATES);
   }
 }
+
+/**
+ * Each message once before any twice: a result whose messages all appear in better results (another
+ * part of a long message already shown) moves behind the results that bring messages of their own.
+ */
+export function diversify<T extends { hit: { msgIds: string[] } }>(results: readonly T[]): T[] {
+  const shown = new Set<string>();
+  const first: T[] = [];
+  const later: T[] = [];
+  for (const result of results) {
+    if (result.hit.msgIds.length > 0 && result.hit.msgIds.every((id) => shown.has(id))) later.push(result);
+    else {
+      first.push(result);
+      for (const id of result.hit.msgIds) shown.add(id);
+    }
+  }
+  return [...first, ...later];
+}
+
+/**
+ * The rank constant of the fusion: smaller than the usual 60, so that a chunk that one search ranks
+ * first outweighs one that both rank far down.
+ */
+export const SEARCH_RRF_K = 10;
+
+/** Candidates past the limit whose requests are looked up too (a result that brings no new message moves down). */
+const PROMPT_SPARE = 5;
 
 /** The widest candidate pool one search reads (a store of copies upon copies stops here). */
 const MAX_CANDIDATES = 2_000;

@@ -19,7 +19,7 @@ import { isTableCommitted, openStoreTables } from './storeCreation.js';
 import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, sessionVectors, storedTextHashes, type ChunkLocation } from './storeLookups.js';
+import { chunksWithTextHashes, chunkTexts, messagesBefore, sessionVectors, storedTextHashes, type ChunkLocation } from './storeLookups.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { inChunkOrder, sqlString } from './storeRows.js';
@@ -170,6 +170,11 @@ export class ChunkStore {
   }
 
   /** The text and session of these chunks (those still stored). */
+  /** For each chunk place given, the message that comes just before it in its session (see storeLookups.ts). */
+  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
+    return messagesBefore(this.chunks, places);
+  }
+
   chunkTexts(chunkIds: readonly string[]): Promise<Map<string, { sessionId: string; text: string }>> {
     return chunkTexts(this.chunks, chunkIds);
   }
@@ -240,13 +245,13 @@ export class ChunkStore {
 
   async vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
     // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
-    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
+    let query = this.chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
     const filters: string[] = [];
     if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
     if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
     if (filters.length > 0) query = query.where(filters.join(' AND '));
     const rows = (await query.toArray()) as Row[];
-    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), vector: vectorOf(r.vector) }));
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) }));
   }
 
   /** The vectors of these chunks. */
@@ -276,10 +281,10 @@ export class ChunkStore {
   }
 
   private async ftsQuery(column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-    let query = this.chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'text', 'text_hash', 'msg_ids', '_score']);
+    let query = this.chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', '_score']);
     if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
     const rows = (await query.toArray()) as Row[];
-    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score) }));
+    return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq) }));
   }
 
   private indexNames: Set<string> | null = null;

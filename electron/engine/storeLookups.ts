@@ -4,7 +4,7 @@
  * an import preview, so they read only the columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { sqlIn, sqlString, vectorOf, type Row } from './storeRows.js';
+import { sqlIn, sqlString, vectorOf, type OwnedMessage, type Row } from './storeRows.js';
 
 export interface ChunkLocation {
   chunkId: string;
@@ -62,4 +62,36 @@ export async function chunkTexts(chunks: lancedb.Table, chunkIds: readonly strin
     for (const row of rows) found.set(String(row.chunk_id), { sessionId: String(row.session_id), text: String(row.text) });
   }
   return found;
+}
+
+/**
+ * For each chunk place (its session and `seq`), the message just before the chunk's first message in
+ * its session, when the store holds it: one read of the rows starting in the two message positions
+ * before each chunk, through the session index (the work grows with the places asked, not the store).
+ */
+export async function messagesBefore(chunks: lancedb.Table, places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
+  if (places.length === 0) return [];
+  // A chunk's seq is its first message's position * 1000 + the part (chunkWriter.ts).
+  const ranges = places.map((p) => `(session_id = ${sqlString(p.sessionId)} AND seq >= ${p.seq - 2000} AND seq <= ${p.seq})`);
+  const sessions = [...new Set(places.map((p) => p.sessionId))];
+  const rows = (await chunks
+    .query()
+    // Only the rows that hold a message's start (its full record) are read.
+    .where(`${sqlIn('session_id', sessions)} AND owned_keys != '[]' AND (${ranges.join(' OR ')})`)
+    .select(['session_id', 'owned'])
+    .toArray()) as Row[];
+  const bySession = new Map<string, OwnedMessage[]>();
+  for (const row of rows) {
+    const list = bySession.get(String(row.session_id)) ?? [];
+    list.push(...(JSON.parse(String(row.owned)) as OwnedMessage[]));
+    bySession.set(String(row.session_id), list);
+  }
+  return places.map((p) => {
+    const messages = bySession.get(p.sessionId) ?? [];
+    const own = messages.find((m) => m.msgId === p.firstMsgId);
+    if (!own) return undefined;
+    let before: OwnedMessage | undefined;
+    for (const m of messages) if (m.seq < own.seq && (!before || m.seq > before.seq)) before = m;
+    return before;
+  });
 }

@@ -68,6 +68,8 @@ export interface VectorHit {
   textHash: string;
   msgIds: string[];
   distance: number;
+  /** The chunk's ordering key in its session (see ChunkRecord.seq). */
+  seq?: number;
   /** Present when the search read it (vector searches do). */
   vector?: Float32Array;
 }
