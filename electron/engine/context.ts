@@ -49,6 +49,8 @@ export interface MemoryEngineOptions {
 export interface SaveCallOptions extends SaveOptions {
   onProgress?: (progress: SaveProgress) => void;
   signal?: AbortSignal;
+  /** The caller holds the write lock and has finished any pending forget or purge (forgetting messages, redact). */
+  lockHeld?: boolean;
 }
 
 /** One engine's state as its parts see it. */
