@@ -1,16 +1,16 @@
 /**
  * Watches a folder of transcripts (OpenClaw's sessions folder is the main use) and saves each file
  * incrementally as it grows. Changes are debounced per file; a file that is being written and does
- * not parse yet is retried at its next change. The size and modification time of every file saved
- * are kept in `<dataDir>/watch-state.json`, so after a restart only files that changed meanwhile
- * are read again.
+ * not parse yet is retried at its next change. The size and modification time of every file saved,
+ * and the sessions saved from it, are kept in `<dataDir>/watch-state.json` (engine/watchState.ts), so
+ * after a restart only files that changed meanwhile are read again.
  */
 import chokidar from 'chokidar';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
-import { writeFileAtomic } from '../engine/atomicFile.js';
+import { readWatchState, recordWatchedFile, unchanged } from '../engine/watchState.js';
 import { readTranscripts, ImportError, type SkippedPart } from '../importers/index.js';
 
 export interface WatchOptions {
@@ -32,18 +32,7 @@ export interface TranscriptWatcher {
 }
 
 const TRANSCRIPT = /\.(jsonl|json|md|markdown|txt|zip)$|\.jsonl\.reset\.[^/\\]+$/i;
-const STATE_FILE = 'watch-state.json';
-
-type WatchState = Record<string, { size: number; mtimeMs: number }>;
-
 export async function watchTranscripts(engine: MemoryEngine, options: WatchOptions): Promise<TranscriptWatcher> {
-  const stateFile = path.join(engine.dataDir, STATE_FILE);
-  let state: WatchState = {};
-  try {
-    state = JSON.parse(await fs.readFile(stateFile, 'utf8')) as WatchState;
-  } catch {
-    state = {};
-  }
   const timers = new Map<string, NodeJS.Timeout>();
   let chain: Promise<void> = Promise.resolve();
   let closing = false;
@@ -55,15 +44,20 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     } catch {
       return; // removed meanwhile
     }
-    const seen = state[file];
-    if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) return;
+    // Read each time: a forget in another process may have changed it.
+    if (unchanged(await readWatchState(engine.dataDir), file, stat)) return;
     // A file whose last line has no newline yet is still being written: its cut-off end is not damage.
     const stillWriting = !(await endsWithNewline(file, stat.size));
     try {
       let waiting = false;
+      const sessions = new Set<string>();
       for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
         if ('error' in result) throw result.error;
-        for await (const session of result.sessions) options.onReport(file, await engine.save(session, { redact: options.redact ?? true }));
+        for await (const session of result.sessions) {
+          const report = await engine.save(session, { redact: options.redact ?? true });
+          sessions.add(report.sessionId);
+          options.onReport(file, report);
+        }
         for (const part of result.skipped) {
           if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
           else options.onSkipped?.(part);
@@ -71,8 +65,7 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
       }
       // Saved up to the line being written; the rest comes with the file's next change.
       if (waiting) return;
-      state[file] = { size: stat.size, mtimeMs: stat.mtimeMs };
-      await writeFileAtomic(stateFile, JSON.stringify(state));
+      await recordWatchedFile(engine.dataDir, file, { size: stat.size, mtimeMs: stat.mtimeMs, sessions: [...sessions] });
     } catch (error) {
       // A file caught mid-write (even mid-character) is tried again at its next change, without a word.
       if (stillWriting && error instanceof ImportError && error.code === 'truncated') return;

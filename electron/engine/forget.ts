@@ -17,7 +17,8 @@ import { writeFileAtomic } from './atomicFile.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
 import { crashPoint } from './crashPoints.js';
 import { EngineError } from './errors.js';
-import { appendSaveEvent, readSaveEvents } from './history.js';
+import { dropFileTracesOf } from './forgetTraces.js';
+import { appendSaveEvent, dropSessionEvents, readSaveEvents } from './history.js';
 import { showSession } from './sessions.js';
 
 export const FORGET_JOURNAL = '.forget-pending.json';
@@ -121,7 +122,8 @@ export async function finishPendingForget(ctx: EngineContext): Promise<ForgetRep
     await fs.rm(file, { force: true });
     return [];
   }
-  ctx.logger.warn(`finishing the forgetting of ${journal.sessions.map((s) => s.sessionId).join(', ')}, which was interrupted`);
+  // Not by id: the log must not name what is being forgotten.
+  ctx.logger.warn(`finishing the forgetting of ${journal.sessions.length} session(s), which was interrupted`);
   await complete(ctx, journal);
   return journal.sessions;
 }
@@ -137,6 +139,8 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   record.writesSinceOptimize = 0;
   await ctx.records.write(record);
   await dropSessionsFromNearDuplicates(ctx, ids);
+  // The history keeps only that the sessions were forgotten; other files drop their paths.
+  await dropSessionEvents(ctx.dataDir, ids);
   const { events } = await readSaveEvents(ctx.dataDir);
   for (const forgotten of journal.sessions) {
     if (events.some((e) => e.sessionId === forgotten.sessionId && e.forgotten === true && e.at === journal.at)) continue;
@@ -162,6 +166,7 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
     };
     await appendSaveEvent(ctx.dataDir, event);
   }
+  await dropFileTracesOf(ctx.dataDir, ids);
   await fs.rm(journalPath(ctx), { force: true });
 }
 
