@@ -162,6 +162,25 @@ describe('forget', () => {
       cleanup();
     }
   });
+
+  it('single messages of a session saved without redaction: the rest is saved again as it was, not redacted', async () => {
+    const { seededChars } = await import('./helpers/random.js');
+    const token = 'ghp_' + seededChars(3)('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 36);
+    const { dir, cleanup } = tempDir();
+    try {
+      const engine = await openEngine(dir, embedder);
+      const session = secretSession();
+      session.messages[2] = { ...session.messages[2]!, content: `Push with ${token} when the garden plan is ready.` };
+      await engine.save(session, { redact: false });
+      await engine.forgetMessages('private', ['p1']);
+      const detail = await engine.showSession('private');
+      expect(detail.messages.map((m) => m.content)).toEqual(session.messages.slice(1).map((m) => m.content));
+      expect((await engine.history('private')).at(-1)).toMatchObject({ deleted: 1 });
+      await engine.close();
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe('session-memory forget', () => {
