@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
-import { readWatchState, recordWatchedFile, unchanged } from '../engine/watchState.js';
+import { currentWatchState, recordWatchedFile, unchanged } from '../engine/watchState.js';
 import { readTranscripts, ImportError, type SkippedPart } from '../importers/index.js';
 
 export interface WatchOptions {
@@ -44,8 +44,8 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     } catch {
       return; // removed meanwhile
     }
-    // Read each time: a forget in another process may have changed it.
-    if (unchanged(await readWatchState(engine.dataDir), file, stat)) return;
+    // Looked up in the file as it is now: a forget in another process may have changed it.
+    if (unchanged(await currentWatchState(engine.dataDir), file, stat)) return;
     // A file whose last line has no newline yet is still being written: its cut-off end is not damage.
     const stillWriting = !(await endsWithNewline(file, stat.size));
     try {

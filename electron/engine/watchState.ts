@@ -42,6 +42,22 @@ export async function readWatchState(dataDir: string): Promise<WatchState> {
   return { files: state.files, forgotten: state.forgotten ?? {} };
 }
 
+const parsed = new Map<string, { key: string; state: WatchState }>();
+
+/**
+ * The state as `readWatchState` reads it, parsed again only when the file was replaced (every write
+ * is a rename, so a new inode): a restart looks up thousands of files in it. For lookups only.
+ */
+export async function currentWatchState(dataDir: string): Promise<WatchState> {
+  const stat = await fs.stat(path.join(dataDir, WATCH_STATE_FILE)).catch(() => null);
+  const key = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : '';
+  const cached = parsed.get(dataDir);
+  if (cached?.key === key) return cached.state;
+  const state = await readWatchState(dataDir);
+  parsed.set(dataDir, { key, state });
+  return state;
+}
+
 /** True when `file` was saved (or its sessions forgotten) at this size and time: nothing to read again. */
 export function unchanged(state: WatchState, file: string, stat: { size: number; mtimeMs: number }): boolean {
   const seen = state.files[file] ?? state.forgotten[pathHash(file)];
