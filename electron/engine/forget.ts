@@ -2,11 +2,13 @@
  * Forgetting: a person removes sessions or single messages, and no byte of the forgotten text stays
  * in any file under the data directory. Rows are deleted, every remaining row is rewritten into new
  * files and all older versions and unreferenced files are removed (ChunkStore.purgeSessions), the
- * archive record loses the session, and the save history keeps that it was forgotten and when
- * (counts only, never text). Texts are embedded per chunk row, so no cached vector outlives them.
+ * archive record loses the session, the save history keeps only that it was forgotten and when
+ * (counts only, never text), and the watch state and the app's log lose the paths of its files
+ * (forgetTraces.ts). Texts are embedded per chunk row, so no cached vector outlives them.
  *
  * Crash-safe like a save: a journal names what is being forgotten before anything changes, and is
- * removed last; the next writer (a save, a forget) finishes a forget that a kill interrupted.
+ * removed last; the next writer (a save, a forget, a redact) finishes a forget that a kill
+ * interrupted. Forgetting messages journals the purge it owes the same way (purgeJournal.ts).
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
