@@ -4,6 +4,7 @@
  * while the history is appended, in the middle of a compaction) and at random times. The same save
  * is then run again, and `show --json` and `verify --json` must show exactly what one clean run
  * leaves: every message once, every chunk's messages present, the record agreeing with the store.
+ * `forget --messages` and `redact` are killed the same way, between and inside their save and purge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, promises as fs } from 'node:fs';
