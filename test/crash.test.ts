@@ -4,14 +4,17 @@
  * while the history is appended, in the middle of a compaction) and at random times. The same save
  * is then run again, and `show --json` and `verify --json` must show exactly what one clean run
  * leaves: every message once, every chunk's messages present, the record agreeing with the store.
+ * `forget --messages` and `redact` are killed the same way, between and inside their save and purge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
-import { runCli } from './helpers/cli.js';
+import { jsonLines, runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
+import { filesWithTrace } from './helpers/files.js';
+import { seededChars } from './helpers/random.js';
 
 interface Shown {
   messages: Array<{ msgId: string; contentHash: string; chunkId: string }>;
@@ -27,7 +30,7 @@ const TRIALS_TIMEOUT = 15 * 60_000;
 
 let root: string;
 let cleanup: () => void;
-const totals = { kills: 0, lost: 0, duplicated: 0, trials: 0 };
+const totals = { kills: 0, lost: 0, duplicated: 0, trials: 0, purgeKills: 0 };
 
 beforeAll(() => {
   ({ dir: root, cleanup } = tempDir('sm-crash-'));
@@ -43,8 +46,8 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   return file;
 }
 
-async function snapshot(data: string): Promise<Shown> {
-  const show = await runCli(['--data', data, 'show', SESSION, '--json']);
+async function snapshot(data: string, sessionId = SESSION): Promise<Shown> {
+  const show = await runCli(['--data', data, 'show', sessionId, '--json']);
   expect(show.status, show.stderr).toBe(0);
   const parsed = JSON.parse(show.stdout) as Shown;
   return {
@@ -159,6 +162,88 @@ describe('a save killed at any point, then run again, leaves what one clean run 
 
   afterAll(() => {
     // Every trial is a kill that landed: 26 first saves, 7 overwrites, 7 sync-deletes saves.
-    expect(totals.kills).toBe(40);
+    expect(totals.kills - totals.purgeKills).toBe(40);
   });
+});
+
+/**
+ * Forgetting messages and `redact` save first, then purge every file of the old text. Killed at any
+ * moment between (and inside both steps), the same command run again (or another writer, such as a
+ * save of another session) finishes the purge: the text is in no file, and the store is what one
+ * clean run leaves.
+ */
+describe('forgetting messages and redact, killed at any point, are finished by the next writer', () => {
+  const FORGOTTEN = 'Marmosets-4419 adore the pomegranate orchard behind my grandmother\'s cottage';
+  const FM = 'forget-crash';
+  const random = seededChars(11);
+  const TOKEN = 'ghp_' + random('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 36);
+  let base: string; // the session with the message to forget, saved
+  let leaky: string; // two sessions holding a token, saved without redaction
+  let otherFile: string;
+
+  const withMessage = (s: SessionInput, at: number, msgId: string, content: string): SessionInput => ({ ...s, messages: [...s.messages.slice(0, at), { msgId, role: 'user', content }, ...s.messages.slice(at)] });
+
+  beforeAll(async () => {
+    base = path.join(root, 'forget-base');
+    const fmFile = await writeJson('forget.json', withMessage(realisticConversation(FM, 40, 5), 12, 'secret-msg', FORGOTTEN));
+    expect((await runCli(['--data', base, 'save', fmFile], TEST_ENV)).status).toBe(0);
+    otherFile = await writeJson('other.json', realisticConversation('other', 12, 6));
+    leaky = path.join(root, 'redact-base');
+    for (const [i, id] of ['leaky-1', 'leaky-2'].entries()) {
+      const file = await writeJson(`${id}.json`, withMessage(realisticConversation(id, 30, 7 + i), 9 + i, `${id}-token`, `Use ${TOKEN} to push the release branch.`));
+      expect((await runCli(['--data', leaky, 'save', file, '--no-redact'], TEST_ENV)).status).toBe(0);
+    }
+    expect(filesWithTrace(base, FORGOTTEN).length).toBeGreaterThan(0);
+  }, TRIALS_TIMEOUT);
+
+  /** Copies `from`, runs `args` killed at `point`, then `then` (the same command, or another writer), and checks files and store. */
+  async function purgeTrial(label: string, from: string, args: string[], point: string, then: string[], check: (data: string, rerun: { stdout: string }) => Promise<void>): Promise<void> {
+    totals.trials++;
+    const data = path.join(root, `trial-${totals.trials}`);
+    cpSync(from, data, { recursive: true });
+    const first = await runCli(['--data', data, ...args, '--json'], { ...TEST_ENV, SESSION_MEMORY_TEST_CRASH: point });
+    expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
+    totals.kills++;
+    totals.purgeKills++;
+    const again = await runCli(['--data', data, ...then, '--json'], TEST_ENV);
+    expect(again.status, `${label}: ${then.join(' ')} failed: ${again.stderr}`).toBe(0);
+    await check(data, again);
+    expect(JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout), label).toMatchObject({ ok: true, problems: [] });
+    await fs.rm(data, { recursive: true, force: true });
+  }
+
+  it('forget --messages, killed at 7 moments, then run again or followed by a save', async () => {
+    const reference = path.join(root, 'forget-ref');
+    cpSync(base, reference, { recursive: true });
+    const command = ['forget', FM, '--messages', 'secret-msg'];
+    expect((await runCli(['--data', reference, ...command, '--json'], TEST_ENV)).status).toBe(0);
+    const expected = await snapshot(reference, FM);
+    expect(expected.messages).toHaveLength(40);
+    const check = (label: string, reported: boolean) => async (data: string, rerun: { stdout: string }) => {
+      if (reported) expect(jsonLines(rerun.stdout), label).toEqual([{ sessionId: FM, messagesRemoved: 1, chunksRemoved: expect.any(Number) }]);
+      expect(filesWithTrace(data, FORGOTTEN), label).toEqual([]);
+      expect(await snapshot(data, FM), label).toEqual(expected);
+    };
+    // Before the save, inside it (the record, the history), between save and purge, inside the purge.
+    for (const point of ['forget-messages-journal:1', 'rename/.archived_sessions.json:1', 'history:1', 'forget-messages-saved:1', 'purge:1', 'purge-rewritten:1']) {
+      await purgeTrial(`forget --messages, crash at ${point}`, base, command, point, command, check(point, true));
+    }
+    await purgeTrial('forget --messages, crash at forget-messages-saved:1, then a save of another session', base, command, 'forget-messages-saved:1', ['save', otherFile], check('a save after the kill', false));
+  }, TRIALS_TIMEOUT);
+
+  it('redact, killed at 6 moments, then run again', async () => {
+    const reference = path.join(root, 'redact-ref');
+    cpSync(leaky, reference, { recursive: true });
+    expect((await runCli(['--data', reference, 'redact', '--json'], TEST_ENV)).status).toBe(0);
+    const expected = [await snapshot(reference, 'leaky-1'), await snapshot(reference, 'leaky-2')];
+    expect(expected[0]!.chunks.some((c) => c.text.includes('[REDACTED:github-token]'))).toBe(true);
+    const check = (label: string) => async (data: string) => {
+      expect(filesWithTrace(data, TOKEN), label).toEqual([]);
+      expect([await snapshot(data, 'leaky-1'), await snapshot(data, 'leaky-2')], label).toEqual(expected);
+    };
+    // After the first and the second session's save, inside a save, inside the purge.
+    for (const point of ['redact-saved:1', 'redact-saved:2', 'committed:1', 'history:2', 'purge:1', 'purge-rewritten:1']) {
+      await purgeTrial(`redact, crash at ${point}`, leaky, ['redact'], point, ['redact'], check(point));
+    }
+  }, TRIALS_TIMEOUT);
 });

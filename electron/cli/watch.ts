@@ -1,15 +1,14 @@
 /**
  * Watches a folder of transcripts (OpenClaw's sessions folder is the main use) and saves each file
  * incrementally as it grows. Changes are debounced per file; a file that is being written and does
- * not parse yet is retried at its next change. The size and modification time of every file saved
- * are kept in `<dataDir>/watch-state.json`, so after a restart only files that changed meanwhile
- * are read again.
+ * not parse yet is retried at its next change. The size and modification time of every file saved,
+ * and the sessions saved from it, are kept in `<dataDir>/watch-state.json` (engine/watchState.ts), so
+ * after a restart only files that changed meanwhile are read again.
  */
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
-import { writeFileAtomic } from '../engine/atomicFile.js';
+import { currentWatchState, recordWatchedFile, unchanged } from '../engine/watchState.js';
 import { ImportError, type SkippedPart } from '../importers/index.js';
 import { followFiles } from '../sources/follow.js';
 import { saveTranscriptFile } from '../sources/saveFile.js';
@@ -33,19 +32,7 @@ export interface TranscriptWatcher {
 }
 
 const TRANSCRIPT = /\.(jsonl|json|md|markdown|txt|zip)$|\.jsonl\.reset\.[^/\\]+$/i;
-const STATE_FILE = 'watch-state.json';
-
-type WatchState = Record<string, { size: number; mtimeMs: number }>;
-
 export async function watchTranscripts(engine: MemoryEngine, options: WatchOptions): Promise<TranscriptWatcher> {
-  const stateFile = path.join(engine.dataDir, STATE_FILE);
-  let state: WatchState = {};
-  try {
-    state = JSON.parse(await fs.readFile(stateFile, 'utf8')) as WatchState;
-  } catch {
-    state = {};
-  }
-
   const saveFile = async (file: string) => {
     let stat;
     try {
@@ -53,19 +40,22 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     } catch {
       return; // removed meanwhile
     }
-    const seen = state[file];
-    if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) return;
+    // Looked up in the file as it is now: a forget in another process may have changed it.
+    if (unchanged(await currentWatchState(engine.dataDir), file, stat)) return;
     try {
+      const sessions = new Set<string>();
       const outcome = await saveTranscriptFile(engine, file, {
         ...(options.include ? { include: options.include } : {}),
         redact: options.redact ?? true,
-        onReport: (report) => options.onReport(file, report),
+        onReport: (report) => {
+          sessions.add(report.sessionId);
+          options.onReport(file, report);
+        },
         ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
       });
       // Saved up to the line being written; the rest comes with the file's next change.
       if (outcome === 'waiting') return;
-      state[file] = { size: stat.size, mtimeMs: stat.mtimeMs };
-      await writeFileAtomic(stateFile, JSON.stringify(state));
+      await recordWatchedFile(engine.dataDir, file, { size: stat.size, mtimeMs: stat.mtimeMs, sessions: [...sessions] });
     } catch (error) {
       options.onError(file, error instanceof ImportError || error instanceof Error ? error.message : String(error));
     }

@@ -55,6 +55,8 @@ export interface SaveCallOptions extends SaveOptions {
    * is deleted because its line could not be read (the report's mode says `incremental` and a warning why).
    */
   incomplete?: string;
+  /** The caller holds the write lock and has finished any pending forget or purge (forgetting messages, redact). */
+  lockHeld?: boolean;
 }
 
 /** One engine's state as its parts see it. */

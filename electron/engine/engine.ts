@@ -21,7 +21,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { maintainStore } from './maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './nearDuplicates.js';
 import { RecordCache } from './recordCache.js';
-import { forgetMessages, forgetSessions, purgeOldCopies, type ForgetReport } from './forget.js';
+import { forgetMessages, forgetSessions, type ForgetReport } from './forget.js';
 import { redactStore, type RedactStoreReport } from './redactStore.js';
 import { saveSession } from './savePipeline.js';
 import { inspectChunk, searchChunks } from './search.js';
@@ -186,7 +186,7 @@ export class MemoryEngine {
     return this.enqueue(async () => {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
       await this.maintenance?.catch(() => {});
-      return redactStore(this.ctx, options, (input, saveOptions) => saveSession(this.ctx, input, saveOptions), () => purgeOldCopies(this.ctx));
+      return redactStore(this.ctx, options, (input, saveOptions) => saveSession(this.ctx, input, saveOptions));
     });
   }
 

@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveEvent } from '../../shared/domain.js';
+import { writeFileAtomic } from './atomicFile.js';
 import { crashPoint } from './crashPoints.js';
 import { assertWriteLock } from './writeLock.js';
 
@@ -52,4 +53,32 @@ export async function readSaveEvents(dataDir: string): Promise<{ events: SaveEve
     }
   }
   return { events, damagedLines };
+}
+
+/**
+ * Forgetting: the history keeps only that the sessions were forgotten. Every other event of theirs
+ * goes, and so does a damaged line that names one of them; the file is replaced atomically, so its
+ * earlier content is in no file. Call with the write lock held; repeating it changes nothing.
+ */
+export async function dropSessionEvents(dataDir: string, sessionIds: readonly string[]): Promise<void> {
+  const file = path.join(dataDir, HISTORY_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const ids = new Set(sessionIds);
+  const kept = text.split('\n').filter((line) => {
+    if (!line.trim()) return false;
+    try {
+      const event = JSON.parse(line) as Partial<SaveEvent>;
+      return !ids.has(String(event.sessionId)) || event.forgotten === true;
+    } catch {
+      return !sessionIds.some((id) => line.includes(JSON.stringify(id).slice(1, -1)));
+    }
+  });
+  const next = kept.map((line) => `${line}\n`).join('');
+  if (next !== text) await writeFileAtomic(file, next);
 }

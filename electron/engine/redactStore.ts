@@ -5,14 +5,21 @@
  * every row is rewritten and every older version and unreferenced file removed, so no unredacted
  * copy stays on disk. A dry run reports what would change and writes nothing.
  *
+ * Each session's save runs under the write lock after the purge is recorded as owed (purgeJournal.ts),
+ * so a kill anywhere before the purge is done leaves the journal: the next writer, or `redact` run
+ * again (which finds no secrets left in what was saved already), does the purge.
+ *
  * Messages keep their ids, except ids that were derived from the content (messages that came
  * without one): those are derived again from the redacted content, which is what a later save of
  * the same transcript derives, so re-importing it after cleaning finds every message archived.
  */
 import type { MessageInput, SaveReport, SessionInput } from '../../shared/domain.js';
 import type { EngineContext, SaveCallOptions } from './context.js';
+import { crashPoint } from './crashPoints.js';
+import { finishPendingForget, finishPendingWork } from './forget.js';
 import { deriveMessageId } from './hashing.js';
 import { redactText, type RedactionKind } from './redaction/redact.js';
+import { owePurge, purgeNow } from './purgeJournal.js';
 import { showSession } from './sessions.js';
 
 export interface RedactSessionReport {
@@ -37,8 +44,10 @@ export interface RedactStoreReport {
 
 type Save = (input: SessionInput, options: SaveCallOptions) => Promise<SaveReport>;
 
-export async function redactStore(ctx: EngineContext, options: { dryRun?: boolean }, save: Save, purge: () => Promise<void>): Promise<RedactStoreReport> {
+export async function redactStore(ctx: EngineContext, options: { dryRun?: boolean }, save: Save): Promise<RedactStoreReport> {
   const dryRun = Boolean(options.dryRun);
+  // A purge that an earlier run (or a forget) left owed is done first: this run may find nothing to save.
+  if (!dryRun) await underLock(ctx, () => finishPendingWork(ctx));
   const record = await ctx.records.load();
   const report: RedactStoreReport = { dryRun, sessionsScanned: 0, messagesScanned: 0, sessions: [] };
   for (const sessionId of Object.keys(record.sessions).sort()) {
@@ -69,10 +78,28 @@ export async function redactStore(ctx: EngineContext, options: { dryRun?: boolea
     if (dryRun) continue;
     // An overwrite replaces the session's chunks with ones built from the redacted text; chunks
     // whose text did not change keep their stored vectors.
-    const saved = await save({ sessionId, ...(title ? { title: title.text } : {}), messages }, { mode: 'overwrite', redact: true });
+    const saved = await underLock(ctx, async () => {
+      // A forget that another process left half-way is finished first; a purge owed stays owed until the end.
+      await finishPendingForget(ctx);
+      await owePurge(ctx, { at: new Date().toISOString(), reason: 'redact' });
+      const result = await save({ sessionId, ...(title ? { title: title.text } : {}), messages }, { mode: 'overwrite', redact: true, lockHeld: true });
+      crashPoint('redact-saved');
+      return result;
+    });
     found.chunksRewritten = saved.chunksWritten;
     found.embeddingsComputed = saved.embeddingsComputed;
   }
-  if (!dryRun && report.sessions.length > 0) await purge();
+  // One purge for every session saved above (a writer in between that did one took only those before it).
+  if (!dryRun && report.sessions.length > 0) await underLock(ctx, () => purgeNow(ctx));
   return report;
+}
+
+/** The write lock is taken per session, so that saves from the app, `watch` and MCP interleave with a long run. */
+async function underLock<T>(ctx: EngineContext, task: () => Promise<T>): Promise<T> {
+  const release = await ctx.lock();
+  try {
+    return await task();
+  } finally {
+    await release();
+  }
 }

@@ -17,7 +17,7 @@ import { affectedChunks, applyToHeads, diffSession, rebuildAffected, renumbered,
 import { KNOWN_WINDOWS } from '../embedding/models.js';
 import { describeIoError, EngineError } from './errors.js';
 import { inputFingerprint, messageSetFingerprint } from './hashing.js';
-import { finishPendingForget } from './forget.js';
+import { finishPendingWork } from './forget.js';
 import { appendSaveEvent } from './history.js';
 import { optimizeInterval } from './maintenance.js';
 import { normalizeSessionAsync } from './normalize.js';
@@ -80,7 +80,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   let release: (() => Promise<void>) | null = null;
   let sessionId = givenId;
   try {
-    if (!options.dryRun) release = await ctx.lock();
+    if (!options.dryRun && !options.lockHeld) release = await ctx.lock();
     if (!options.dryRun && givenFingerprint) {
       const record = await ctx.records.load(recordWarnings, { locked: true });
       const known = record.sessions[givenId];
@@ -114,8 +114,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (!options.dryRun) {
       // A store written by an earlier version is brought to the current layout before anything is written.
       await ctx.store.upgrade();
-      // A forget that a kill interrupted is finished first.
-      await finishPendingForget(ctx);
+      // A forget or a purge that a kill interrupted is finished first (a caller holding the lock has done so).
+      if (!options.lockHeld) await finishPendingWork(ctx);
     }
     const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
     const entry = record.sessions[sessionId];

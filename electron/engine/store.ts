@@ -10,13 +10,15 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import os from 'node:os';
+import path from 'node:path';
 import { crashPoint } from './crashPoints.js';
 import { CJK_COLUMN, cjkText, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { fuseByRank } from './rankFusion.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { headColumns, headOf, inChunkOrder, PART_COLUMN, listOf, recordOf, sqlIn, sqlString, toRow, vectorOf, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
 import { isTableCommitted, openStoreTables } from './storeCreation.js';
-import { META_TABLE, PARENT_COLUMN, readModelInfo } from './storeSchema.js';
+import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE } from './storeSchema.js';
+import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 import { chunksWithTextHashes, chunkTexts, messagesBefore, sessionVectors, storedTextHashes, type ChunkLocation } from './storeLookups.js';
@@ -364,11 +366,16 @@ export class ChunkStore {
     await this.rewriteAndPrune();
   }
 
-  /** Rewrites every row into new files and drops every older version and unreferenced file (see storeUpkeep.ts). */
+  /**
+   * Rewrites every row into new files and drops every older version (see storeUpkeep.ts), then the
+   * files no version references, which a killed commit left (storeSweep.ts; local stores only).
+   */
   async rewriteAndPrune(): Promise<void> {
     await rewriteEveryRow(this.chunks, this.sessions);
     this.indexNames = null;
     await this.ensureIndexes();
+    if (this.uri.includes('://')) return;
+    for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
   }
 
   /**

@@ -6,9 +6,10 @@
 import path from 'node:path';
 import { pino, stdTimeFunctions } from 'pino';
 import { createStream } from 'rotating-file-stream';
+import { LOG_FOLDER } from '../engine/forgetTraces.js';
 import type { Logger } from '../engine/logger.js';
 
-export const LOG_FOLDER = 'logs';
+export { LOG_FOLDER };
 export const LOG_FILE = 'session-memory.log';
 
 export interface AppLog extends Logger {
