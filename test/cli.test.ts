@@ -216,6 +216,8 @@ describe('session-memory CLI', () => {
     const previews = dryLines.filter((l) => 'sessionId' in l);
     expect(previews.length).toBeGreaterThan(1);
     expect(previews.every((p) => Number(p.new) > 0 && p.chunksWritten !== undefined)).toBe(true);
+    // The data folder did not exist: a preview does not create it (nor a store in it).
+    await expect(fs.stat(data)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout)).toEqual([]);
 
     const real = await runCli(['--data', data, 'import', inbox, '--json']);

@@ -3,7 +3,8 @@
  * maintenance notes. Loaded only by the commands that need it (LanceDB takes a while to load).
  */
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import type { SessionInput } from '../../shared/domain.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -21,12 +22,12 @@ export async function storeExists(dataDir: string): Promise<boolean> {
   return existsSync(dataDir) && (await ChunkStore.readModel(path.join(dataDir, 'lancedb'))) !== null;
 }
 
-export function openEngine(options: GlobalOptions, io: Io): Promise<MemoryEngine> {
+export function openEngine(options: GlobalOptions, io: Io, modelsDir = process.env.SESSION_MEMORY_MODELS_DIR): Promise<MemoryEngine> {
   return MemoryEngine.open({
     dataDir: dataDirOf(options),
     ...(options.model ? { model: options.model } : {}),
     // Models can live apart from the data (one download shared by several stores).
-    ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
+    ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
     // Test runs only: small commits, so that a save can be interrupted between many of them.
     ...(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH') ? { writeBatchChunks: Number(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH')) } : {}),
     ...(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY') ? { optimizeEvery: Number(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY')) } : {}),
@@ -42,6 +43,28 @@ export async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine
     return await job(engine);
   } finally {
     await engine.close();
+  }
+}
+
+/**
+ * `withEngine` for a dry run: where the data folder holds no store yet, the engine opens a scratch
+ * store in the temporary folder instead (its report is the same: everything is new), so that a
+ * preview creates nothing where the memory lives. Models already downloaded there are used.
+ */
+export async function withPreviewEngine<T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> {
+  const dataDir = dataDirOf(options);
+  if (await storeExists(dataDir)) return withEngine(options, io, job);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'session-memory-preview-'));
+  const ownModels = path.join(dataDir, 'models');
+  try {
+    const engine = await openEngine({ ...options, data: scratch }, io, process.env.SESSION_MEMORY_MODELS_DIR ?? (existsSync(ownModels) ? ownModels : undefined));
+    try {
+      return await job(engine);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -32,6 +32,7 @@ import {
 const engineSupport = () => import('./engineSupport.js');
 const withEngine = async <T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> => (await engineSupport()).withEngine(options, io, job);
 const storeExists = async (dataDir: string) => (await engineSupport()).storeExists(dataDir);
+const withPreviewEngine = async <T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> => (await engineSupport()).withPreviewEngine(options, io, job);
 const loadSessions = async (file: string, session?: string) => (await engineSupport()).loadSessions(file, session);
 const noteMaintenance = async (engine: MemoryEngine, io: Io) => (await engineSupport()).noteMaintenance(engine, io);
 const maintainInBackground = async (engine: MemoryEngine, io: Io, json: boolean) => (await engineSupport()).maintainInBackground(engine, io, json);
@@ -93,7 +94,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; redact: boolean; strict?: boolean; json?: boolean }) => {
       let failed = 0;
       let skipped = 0;
-      await withEngine(globals(), io, async (engine) => {
+      await (options.dryRun ? withPreviewEngine : withEngine)(globals(), io, async (engine) => {
         const { incompleteSessions, readTranscripts } = await import('../importers/index.js');
         for await (const file of readTranscripts(paths, { ...(options.include ? { include: options.include } : {}), strict: Boolean(options.strict) })) {
           if ('error' in file) {
