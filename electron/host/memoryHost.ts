@@ -5,19 +5,18 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
-import type { ErrorInfo } from '../../shared/errors.js';
 import type { PersistedSettings } from './settingsFile.js';
-import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, SkippedPart } from '../../shared/ipc.js';
+import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
 import { StagingArea, stagingDirOf, type StagedFile } from './staging.js';
-import { detachedString } from '../engine/normalize.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/nearDuplicates.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
-import { ImportError, incompleteSessions, readTranscripts, type ImportedFile, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
+import { readTranscripts } from '../importers/index.js';
+import { forTheApp, incompleteOf, skippedPart, toErrorInfo } from './appReports.js';
 import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
@@ -52,12 +51,7 @@ export interface MemoryHostOptions {
   sources?: Pick<SourcesHostOptions, 'intervalMs' | 'serveHooks' | 'discover'>;
 }
 
-export function toErrorInfo(error: unknown): ErrorInfo {
-  if (error instanceof EngineError) return error.toInfo();
-  if (error instanceof ImportError) return { code: error.code === 'unknown-format' ? 'unknown_format' : 'invalid_input', message: error.message };
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: 'internal', message };
-}
+export { toErrorInfo } from './appReports.js';
 
 export { stagedFileName } from './staging.js';
 
@@ -418,49 +412,4 @@ export class MemoryHost {
     await this.staging.close();
     await this.appLog?.close();
   }
-}
-
-/** The save option that keeps a session read without its damaged lines from deleting anything. */
-function incompleteOf(file: ImportedFile): { incomplete?: string } {
-  const incomplete = incompleteSessions(file);
-  return incomplete ? { incomplete } : {};
-}
-
-/**
- * A save report as the app gets it: without the chunk ids (a hundred per session of an export, which
- * no view shows; a preview of a 20,000-conversation export would otherwise hold and send 100+ MB).
- * The CLI's `--json` lists them. Written out field by field: an object made by spreading twenty-odd
- * fields is kept by V8 as a dictionary, about five times the size, and a preview holds one per
- * conversation of the export until it answers.
- */
-function forTheApp(report: SaveReport, title?: string): SaveReport & { title?: string } {
-  const row: SaveReport & { title?: string } = {
-    sessionId: report.sessionId,
-    mode: report.mode,
-    skippedSession: report.skippedSession,
-    total: report.total,
-    new: report.new,
-    updated: report.updated,
-    skipped: report.skipped,
-    deleted: report.deleted,
-    chunksWritten: report.chunksWritten,
-    chunksDeleted: report.chunksDeleted,
-    chunkIds: NO_CHUNK_IDS,
-    embeddingsComputed: report.embeddingsComputed,
-    sharedMessages: report.sharedMessages,
-    redacted: report.redacted,
-    nearDuplicates: report.nearDuplicates,
-    durationMs: report.durationMs,
-    warnings: report.warnings.length > 0 ? report.warnings : NO_WARNINGS,
-  };
-  if (report.dryRun) row.dryRun = true;
-  if (title) row.title = detachedString(title);
-  return row;
-}
-const NO_CHUNK_IDS: string[] = [];
-const NO_WARNINGS: string[] = [];
-
-/** A skipped part as the app shows it: the file is the row it sits in. */
-function skippedPart(part: ImporterSkippedPart): SkippedPart {
-  return { ...(part.session !== undefined ? { session: part.session } : {}), ...(part.line !== undefined ? { line: part.line } : {}), error: part.error };
 }
