@@ -118,8 +118,11 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     variable: 'OPENCLAW_STATE_DIR',
     roots: (context) => {
       const own = context.env.OPENCLAW_STATE_DIR;
+      const standard = joinFor(context.platform, context.home, '.openclaw');
       return [
-        { path: own ? own : joinFor(context.platform, context.home, '.openclaw') },
+        { path: own ? own : standard },
+        // The standard folder stays a source when the variable moves the live one elsewhere: it holds what was written before.
+        ...(own && own !== standard ? [{ path: standard, variant: 'default' }] : []),
         // Older installs, under the tool's earlier names.
         { path: joinFor(context.platform, context.home, '.clawdbot'), variant: 'clawdbot' },
         { path: joinFor(context.platform, context.home, '.moltbot'), variant: 'moltbot' },
