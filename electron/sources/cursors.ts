@@ -127,6 +127,7 @@ export async function databaseCursor(file: string): Promise<FileCursor | null> {
     return null;
   }
   const wal = await fs.stat(`${file}-wal`).catch(() => null);
-  parts.push(wal ? `${wal.size}:${wal.mtimeMs}` : '-');
+  // An empty log holds no write: the same as none (a reader may create it, ours included).
+  parts.push(wal && wal.size > 0 ? `${wal.size}:${wal.mtimeMs}` : '-');
   return { size: main.size, mtimeMs: Math.trunc(main.mtimeMs), head: `db:${parts.join('/')}` };
 }
