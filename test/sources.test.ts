@@ -12,6 +12,7 @@ import { scratchDirs } from './helpers/engine.js';
 
 const scratch = scratchDirs('sm-sources-');
 const FIXTURES = path.resolve(__dirname, 'fixtures/import');
+const CODEX_ROLLOUT = 'rollout-2026-12-04T18-52-32-01a24266-a1e5-7ed0-9ba7-ee0750560bcf.jsonl';
 
 function placesOf(options: Parameters<typeof sourceRoots>[0]): Record<string, string> {
   return Object.fromEntries(sourceRoots(options).map((s) => [s.id, s.root.path]));
@@ -23,8 +24,8 @@ async function machine(): Promise<string> {
   const project = path.join(home, '.claude', 'projects', '-home-ana-project');
   await fs.cp(path.join(FIXTURES, 'claude-code'), project, { recursive: true });
   await fs.cp(path.join(FIXTURES, 'openclaw', 'sessions'), path.join(home, '.openclaw', 'agents', 'main', 'sessions'), { recursive: true });
-  await fs.mkdir(path.join(home, '.codex', 'sessions', '2026', '11', '30'), { recursive: true });
-  await fs.writeFile(path.join(home, '.codex', 'sessions', '2026', '11', '30', 'rollout-2026-11-30T10-00-00-abc.jsonl'), '{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"id":"abc"}}\n');
+  await fs.mkdir(path.join(home, '.codex', 'sessions', '2026', '12', '04'), { recursive: true });
+  await fs.copyFile(path.join(FIXTURES, 'codex', 'home', 'sessions', '2026', '12', '04', CODEX_ROLLOUT), path.join(home, '.codex', 'sessions', '2026', '12', '04', CODEX_ROLLOUT));
   return home;
 }
 
@@ -79,6 +80,40 @@ describe('the sources catalogue', () => {
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
+  it('covers every place each tool writes to, and the files its variables name', () => {
+    const picks = (options: Parameters<typeof sourceRoots>[0]) =>
+      Object.fromEntries(sourceRoots(options).map((s) => [s.id, { path: s.root.path, globs: (s.root.picks ?? s.kind.picks).flatMap((p) => p.globs) }]));
+    const linux = picks({ env: {}, platform: 'linux', home: '/home/ana' });
+    // Codex's archived sessions and the first CLI's JSON files; Gemini CLI's sub-agents' chats beside their parent's.
+    expect(linux.codex!.globs).toEqual(['sessions/**/rollout-*.jsonl', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl']);
+    expect(linux['gemini-cli']!.globs).toContain('tmp/*/chats/*/*.jsonl');
+    // Cursor's workspaces' databases, on each system.
+    expect(linux['cursor-workspaces']).toEqual({ path: '/home/ana/.config/Cursor/User/workspaceStorage', globs: ['*/state.vscdb'] });
+    expect(picks({ env: {}, platform: 'darwin', home: '/Users/ana' })['cursor-workspaces']!.path).toBe('/Users/ana/Library/Application Support/Cursor/User/workspaceStorage');
+    expect(picks({ env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ana' })['cursor-workspaces']!.path).toBe('C:\\Users\\ana\\AppData\\Roaming\\Cursor\\User\\workspaceStorage');
+    // Windows without APPDATA set still finds the roaming folder; Cline in Windsurf under XDG_CONFIG_HOME.
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' }).cline).toBe('C:\\Users\\ana\\AppData\\Roaming\\Code\\User\\globalStorage\\saoudrizwan.claude-dev');
+    expect(placesOf({ env: { XDG_CONFIG_HOME: '/data/config' }, platform: 'linux', home: '/home/ana' })['cline-windsurf']).toBe('/data/config/Windsurf/User/globalStorage/saoudrizwan.claude-dev');
+    expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' })).toMatchObject({ continue: '/Users/ana/.continue', codex: '/Users/ana/.codex', 'gemini-cli': '/Users/ana/.gemini' });
+    expect(placesOf({ env: { GEMINI_CLI_HOME: 'D:\\agents' }, platform: 'win32', home: 'C:\\Users\\ana' })['gemini-cli']).toBe('D:\\agents\\.gemini');
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ continue: 'C:\\Users\\ana\\.continue', openclaw: 'C:\\Users\\ana\\.openclaw', opencode: 'C:\\Users\\ana\\.local\\share\\opencode' });
+
+    // aider: the home folder's log, and the file AIDER_CHAT_HISTORY_FILE names.
+    expect(linux.aider).toEqual({ path: '/home/ana', globs: ['.aider.chat.history.md'] });
+    expect(picks({ env: { AIDER_CHAT_HISTORY_FILE: 'D:\\notes\\aider [work].md' }, platform: 'win32', home: 'C:\\Users\\ana' })['aider-file']).toEqual({ path: 'D:\\notes', globs: ['aider \\[work\\].md'] });
+    // opencode: OPENCODE_DB, absolute or relative to its data folder.
+    expect(picks({ env: { OPENCODE_DB: 'work.db' }, platform: 'win32', home: 'C:\\Users\\mika' })['opencode-db']).toEqual({ path: 'C:\\Users\\mika\\.local\\share\\opencode', globs: ['work.db'] });
+    expect(picks({ env: { OPENCODE_DB: '/srv/opencode.db' }, platform: 'linux', home: '/home/mika' })['opencode-db']).toEqual({ path: '/srv', globs: ['opencode.db'] });
+    expect(linux['opencode-db']).toBeUndefined();
+    // OpenClaw: OPENCLAW_STATE_DIR first, the standard folder still looked at, then the older names.
+    expect(Object.entries(placesOf({ env: { OPENCLAW_STATE_DIR: '/srv/openclaw' }, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('openclaw'))).toEqual([
+      ['openclaw', '/srv/openclaw'],
+      ['openclaw-default', '/home/ana/.openclaw'],
+      ['openclaw-clawdbot', '/home/ana/.clawdbot'],
+      ['openclaw-moltbot', '/home/ana/.moltbot'],
+    ]);
+  });
+
   it('finds what exists under HOME, counting sessions without reading them', async () => {
     const home = await machine();
     const found = await discoverSources({ env: {}, home, platform: process.platform });
@@ -106,9 +141,17 @@ describe('syncing sources', () => {
 
     const first = recordingEngine();
     const results = await syncSources(sources, { cursors: await SourceCursors.load(data), engine: first.engine, onReport: () => {}, onError: (_s, _f, m) => errors.push(m), onUnsupported: (_s, m) => unsupported.push(m) });
-    expect(first.saved.map((s) => s.sessionId).sort()).toEqual(['1e2d3c4b-0000-4aaa-8bbb-123456789abc', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d:agent-a7f3e9c1', '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6']);
-    expect(results.find((r) => r.id === 'codex')).toMatchObject({ filesSaved: 0, unsupported: expect.stringMatching(/Codex CLI.*does not import yet/) });
+    expect(first.saved.map((s) => s.sessionId).sort()).toEqual(['01a24266-a1e5-7ed0-9ba7-ee0750560bcf', '1e2d3c4b-0000-4aaa-8bbb-123456789abc', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d:agent-a7f3e9c1', '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6']);
+    expect(results.find((r) => r.id === 'codex')).toMatchObject({ filesSaved: 1, sessionsSaved: 1 });
+    expect(unsupported).toEqual([]);
+
+    // A format that does not import yet is listed and said once, left unread.
+    const pending = SOURCE_CATALOGUE.map((k) => (k.id === 'codex' ? { ...k, picks: k.picks.map((p) => ({ ...p, imports: false })) } : k));
+    const later = recordingEngine();
+    const withPending = await syncSources(await discoverSources({ env: {}, home, platform: process.platform, catalogue: pending }), { cursors: await SourceCursors.load(scratch()), engine: later.engine, onReport: () => {}, onError: () => {}, onUnsupported: (_s, m) => unsupported.push(m) });
+    expect(withPending.find((r) => r.id === 'codex')).toMatchObject({ filesSaved: 0, unsupported: expect.stringMatching(/Codex CLI.*does not import yet/) });
     expect(unsupported).toHaveLength(1);
+    expect(later.saved.some((s) => s.sessionId.startsWith('01a24266'))).toBe(false);
 
     // Nothing new: the engine is not even opened.
     let opened = false;

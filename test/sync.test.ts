@@ -10,6 +10,8 @@ const scratch = scratchDirs('sm-sync-');
 const SESSION = '5d7e0c1a-2b3c-4d5e-8f90-0123456789ab';
 /** Messages in the log at first: more than the 4 KiB head a cursor hashes. */
 const FIRST = 20;
+const CODEX_FIXTURES = path.join(REPO, 'test', 'fixtures', 'import', 'codex', 'home', 'sessions', '2026', '12', '04');
+const CODEX_ROLLOUT = 'rollout-2026-12-04T18-52-32-01a24266-a1e5-7ed0-9ba7-ee0750560bcf.jsonl';
 
 /** Claude Code's log lines of one session: alternating user and assistant turns about bread. */
 function claudeCodeLines(from: number, count: number): string {
@@ -33,8 +35,8 @@ async function machine(): Promise<{ home: string; data: string; log: string; cod
   await fs.writeFile(log, claudeCodeLines(0, FIRST));
   // Codex kept elsewhere, as its own variable says.
   const codexHome = path.join(scratch(), 'codex');
-  await fs.mkdir(path.join(codexHome, 'sessions', '2026', '11', '30'), { recursive: true });
-  await fs.writeFile(path.join(codexHome, 'sessions', '2026', '11', '30', 'rollout-2026-11-30T10-00-00-abc.jsonl'), '{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"id":"abc"}}\n');
+  await fs.mkdir(path.join(codexHome, 'sessions', '2026', '12', '04'), { recursive: true });
+  await fs.copyFile(path.join(CODEX_FIXTURES, CODEX_ROLLOUT), path.join(codexHome, 'sessions', '2026', '12', '04', CODEX_ROLLOUT));
   return { home, data: path.join(scratch(), 'data'), log, codexHome };
 }
 
@@ -61,7 +63,7 @@ describe('session-memory sources and sync', () => {
     const lines = jsonLines(first.stdout);
     expect(lines).toEqual([
       expect.objectContaining({ source: 'claude-code', file: log, sessionId: SESSION, new: FIRST, skippedSession: false }),
-      { source: 'codex', unsupported: expect.stringMatching(/Codex CLI.*does not import yet/) },
+      expect.objectContaining({ source: 'codex', file: path.join(codexHome, 'sessions', '2026', '12', '04', CODEX_ROLLOUT), sessionId: '01a24266-a1e5-7ed0-9ba7-ee0750560bcf', new: 2 }),
     ]);
 
     // Same size, time and head, a damaged tail: a sync that read the file in full would fail on it.

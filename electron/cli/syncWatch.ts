@@ -3,6 +3,8 @@
  * is saved as it grows), a poll of their databases, and saves handed over by hooks (see
  * sources/handoff.ts), all in one queue so saves never overlap.
  */
+import path from 'node:path';
+import { isDynamicPattern } from 'tinyglobby';
 import { reportJson, type Io } from './support.js';
 import type { FoundSource } from '../sources/discover.js';
 import { pickedFiles } from '../sources/discover.js';
@@ -18,24 +20,34 @@ export interface FollowSettings {
 }
 
 export async function followSources(dataDir: string, sources: FoundSource[], options: SyncOptions, settings: FollowSettings): Promise<void> {
-  const fileSources = sources.filter((s) => s.picks.some((p) => p.pick.imports && p.pick.kind === 'files'));
-  const ownerOf = (file: string) => fileSources.find((s) => file.startsWith(s.path));
+  const followed = (pick: FoundSource['picks'][number]['pick']) => pick.imports && pick.kind !== 'database';
+  const fileSources = sources.filter((s) => s.picks.some((p) => followed(p.pick)));
+  const inside = (file: string, folder: string) => file === folder || file.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
+  const ownersOf = (file: string) => fileSources.filter((s) => inside(file, s.path));
+  // A source whose picks are named files (aider's log in the home folder) is followed by those files, not its whole folder.
+  const watched = fileSources.flatMap((s) => {
+    const globs = s.picks.filter((p) => followed(p.pick)).flatMap((p) => p.pick.globs);
+    return globs.some((g) => isDynamicPattern(g)) ? [s.path] : globs.map((g) => path.join(s.path, g));
+  });
 
   const follower = followFiles({
-    dirs: fileSources.map((s) => s.path),
+    dirs: [...new Set(watched)],
     debounceMs: settings.debounceMs,
-    accept: (file) => ownerOf(file) !== undefined,
+    accept: (file) => ownersOf(file).length > 0,
     // aider's log is a hidden file; other hidden files and folders are not followed.
     hiddenAllowed: (file) => file.endsWith('.aider.chat.history.md'),
     onChange: async (file) => {
-      const source = ownerOf(file);
-      if (!source) return;
-      for (const { pick } of source.picks) {
-        if (!pick.imports || pick.kind !== 'files') continue;
-        // The picks' globs decide, as for the first sync: a file is saved when the source would list it.
-        if ((await pickedFiles(source.path, pick)).some((f) => f.path === file)) {
-          await syncFile(source.id, file, 'files', options);
-          return;
+      for (const source of ownersOf(file)) {
+        for (const { pick } of source.picks) {
+          if (!followed(pick)) continue;
+          // The picks' globs decide, as for the first sync: a file is saved when the source would list it,
+          // a folder read as a whole when a file in it changed.
+          const picked = await pickedFiles(source.path, pick);
+          const unit = pick.kind === 'folder' ? picked.find((f) => inside(file, f.path)) : picked.find((f) => f.path === file);
+          if (unit) {
+            await syncFile(source.id, unit.path, pick.kind, options);
+            return;
+          }
         }
       }
     },
@@ -47,7 +59,7 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
       for (const source of sources) {
         for (const { pick } of source.picks) {
           if (!pick.imports || pick.kind !== 'database') continue;
-          for (const db of await pickedFiles(source.path, pick)) await syncFile(source.id, db.path, 'database', options);
+          for (const db of await pickedFiles(source.path, pick)) await syncFile(source.id, db.path, 'database', options, undefined, pick.mayHoldNone === true);
         }
       }
     });

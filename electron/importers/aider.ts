@@ -16,25 +16,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { currentLocationContext, joinFor, type LocationContext, type ToolLocation } from './locations.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
 
 export const AIDER_HISTORY_FILE = '.aider.chat.history.md';
 
 const SESSION_START = /^# aider chat started at (.+?)\s*$/;
-
-/**
- * aider writes its log in the folder it runs in (the project's root); only the one in the home
- * folder, where aider runs outside any project, is in a known place. `AIDER_CHAT_HISTORY_FILE`
- * (aider's own variable, `--chat-history-file`) names another file.
- */
-export function aiderLocations(context: LocationContext = currentLocationContext()): ToolLocation[] {
-  const locations: ToolLocation[] = [];
-  const fromVariable = context.env.AIDER_CHAT_HISTORY_FILE;
-  if (fromVariable !== undefined && fromVariable.trim() !== '') locations.push({ tool: 'aider', path: fromVariable, kind: 'file', fromVariable: 'AIDER_CHAT_HISTORY_FILE' });
-  locations.push({ tool: 'aider', path: joinFor(context.platform, context.home, AIDER_HISTORY_FILE), kind: 'file' });
-  return locations;
-}
 
 export function isAiderHistory(text: string): boolean {
   return text

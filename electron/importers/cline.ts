@@ -19,7 +19,6 @@
  * are dialogue, though written as tool calls.
  */
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { joinFor, vsCodeGlobalStorageFolders, currentLocationContext, type LocationContext, type ToolLocation } from './locations.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from './parts.js';
 import { at, isObject, optionalText, requireArray, requireObject, type JsonObject } from './shape.js';
 import { isoFromEpochMillis } from './time.js';
@@ -34,17 +33,6 @@ export type ClineTool = (typeof CLINE_EXTENSIONS)[number]['tool'];
 
 export const CLINE_API_HISTORY = 'api_conversation_history.json';
 export const CLINE_UI_MESSAGES = 'ui_messages.json';
-
-/**
- * The `tasks` folders of Cline, Roo Code and Kilo Code in every VS Code-family editor (VS Code,
- * Insiders, Cursor, VSCodium, Windsurf) on the given platform. None of the three has a variable of
- * its own for this place.
- */
-export function clineLocations(context: LocationContext = currentLocationContext()): ToolLocation[] {
-  return vsCodeGlobalStorageFolders(context).flatMap(({ folder }) =>
-    CLINE_EXTENSIONS.map(({ tool, extensionId }) => ({ tool, path: joinFor(context.platform, folder, extensionId, 'tasks'), kind: 'folder' as const })),
-  );
-}
 
 /** Which of the three wrote a task folder, from the extension id in its path (Cline when none is named). */
 export function clineToolOf(taskFolder: string): ClineTool {

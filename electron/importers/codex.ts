@@ -22,7 +22,6 @@
  * name a person gave the thread (`session_index.jsonl`, applied when the file is read from disk, see
  * companions.ts), else the first thing the person said.
  */
-import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { mapResponseItem, RESPONSE_ITEM_TYPES, type ToolNames } from './codex-items.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -123,12 +122,3 @@ export function mapCodexSavedSession(value: unknown, where: string, options: Map
   return session(sessionId, undefined, messages);
 }
 
-/**
- * The folders holding Codex CLI's sessions on this machine: `CODEX_HOME` (else `~/.codex`, on Windows
- * too: `%USERPROFILE%\.codex`), its `sessions/` and `archived_sessions/`.
- */
-export function codexSessionRoots(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform, home: string): string[] {
-  const join = platform === 'win32' ? path.win32.join : path.posix.join;
-  const codexHome = optionalText(env.CODEX_HOME) ?? join(home, '.codex');
-  return [join(codexHome, 'sessions'), join(codexHome, 'archived_sessions')];
-}

@@ -12,7 +12,6 @@
  * title: the first thing the person said is. msgId: the message's `id` where it has one, else derived
  * from the content by the engine. Sessions with nothing said yet are skipped like any empty session.
  */
-import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from './parts.js';
 import { at, isObject, optionalText, requireArray, requireNonEmptyString, requireObject, type JsonObject } from './shape.js';
@@ -102,8 +101,3 @@ function textOf(content: unknown): string {
   return typeof content === 'string' ? content : textOfResultContent(content);
 }
 
-/** The folder holding Continue's sessions: `CONTINUE_GLOBAL_DIR`, else `~/.continue` (`%USERPROFILE%\.continue` on Windows). */
-export function continueSessionRoots(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform, home: string): string[] {
-  const join = platform === 'win32' ? path.win32.join : path.posix.join;
-  return [join(optionalText(env.CONTINUE_GLOBAL_DIR) ?? join(home, '.continue'), 'sessions')];
-}

@@ -17,7 +17,6 @@
  */
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { parseRecord, readDatabaseSessions } from './database-sessions.js';
-import { currentLocationContext, joinFor, vsCodeGlobalStorageFolders, type LocationContext, type ToolLocation } from './locations.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
 import type { ImportedFile, ReadMapping } from './read-types.js';
 import { isObject, optionalText, type JsonObject } from './shape.js';
@@ -26,19 +25,6 @@ import { isoFromDateString, isoFromEpochMillis } from './time.js';
 
 const CHAT_PANEL_KEY = 'workbench.panel.aichat.view.aichat.chatdata';
 const WORKSPACE_COMPOSERS_KEY = 'composer.composerData';
-
-/**
- * Cursor's own databases: the editor-wide one, and the folder of per-workspace ones (each
- * `<id>/state.vscdb`), in Cursor's user data folder on each system. Cursor has no variable of its own.
- */
-export function cursorLocations(context: LocationContext = currentLocationContext()): ToolLocation[] {
-  const cursor = vsCodeGlobalStorageFolders(context).find(({ editor }) => editor === 'Cursor')!.folder;
-  const user = joinFor(context.platform, cursor, '..');
-  return [
-    { tool: 'cursor', path: joinFor(context.platform, cursor, 'state.vscdb'), kind: 'file' },
-    { tool: 'cursor', path: joinFor(context.platform, user, 'workspaceStorage'), kind: 'folder' },
-  ];
-}
 
 export function isCursorDatabase(db: ReadOnlyDatabase): boolean {
   const tables = tableNames(db);

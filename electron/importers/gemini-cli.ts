@@ -17,7 +17,6 @@
  * message's own id. A sub-agent's chat (`chats/<parent session id>/<session id>.jsonl`, header `kind:
  * "subagent"`) is its own session naming its parent.
  */
-import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { ShapeError } from './errors.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -176,11 +175,3 @@ function resultText(result: unknown): string {
     .join('\n');
 }
 
-/**
- * The folders holding Gemini CLI's chats: `<home>/.gemini/tmp` (Gemini CLI keeps the same layout on
- * every system), where `GEMINI_CLI_HOME` replaces the home folder when set.
- */
-export function geminiCliSessionRoots(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform, home: string): string[] {
-  const join = platform === 'win32' ? path.win32.join : path.posix.join;
-  return [join(optionalText(env.GEMINI_CLI_HOME) ?? home, '.gemini', 'tmp')];
-}

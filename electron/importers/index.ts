@@ -16,7 +16,7 @@ import { readSessionsFromFileWithLimits, readTranscriptsWithLimits, type Importe
 export { ImportError, type ImportErrorCode } from './errors.js';
 export { detectFormat, IMPORT_FORMATS, type ImportFormat } from './formats.js';
 export type { FailedFile, ImportedFile, ImportOptions, SkippedPart, TranscriptFile } from './read.js';
-export { listOpenClawTranscriptSources, openClawStateFolders, type OpenClawSessionMarker, type OpenClawSourceKind, type OpenClawTranscriptSource } from './openclaw-store.js';
+export { listOpenClawTranscriptSources, type OpenClawSessionMarker, type OpenClawSourceKind, type OpenClawTranscriptSource } from './openclaw-store.js';
 
 /**
  * Every transcript under `paths` (files, folders, ZIP archives), file by file, in order: either a

@@ -14,7 +14,6 @@
  * credentials, `sessions.json`) holds no conversation and is not read.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { OPENCLAW_DATABASE_NAME, storedSessions, type StoredSessionPlace } from './openclaw-db.js';
 import { openReadOnlyDatabase } from './sqlite-readonly.js';
@@ -43,12 +42,6 @@ export interface OpenClawTranscriptSource {
   sessions?: OpenClawSessionMarker[];
   /** Why a database could not be looked into (it is still listed: reading it will say the same). */
   error?: string;
-}
-
-/** The state folders OpenClaw uses or used, most current first (whether or not they exist). */
-export function openClawStateFolders(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string[] {
-  const folders = [env.OPENCLAW_STATE_DIR, path.join(home, '.openclaw'), path.join(home, '.clawdbot'), path.join(home, '.moltbot')];
-  return [...new Set(folders.filter((folder): folder is string => typeof folder === 'string' && folder.trim() !== '').map((folder) => path.resolve(folder)))];
 }
 
 const ARCHIVE_NAME = /\.jsonl\.(reset|deleted)\.[^/\\]+$/;

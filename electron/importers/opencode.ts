@@ -13,7 +13,6 @@
  * calls follow the `--include` rule.
  */
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { currentLocationContext, joinFor, type LocationContext, type ToolLocation } from './locations.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
 import { isObject, optionalText, type JsonObject } from './shape.js';
 import { isoFromEpochMillis } from './time.js';
@@ -32,25 +31,6 @@ export interface OpencodeMessageRecord {
   parts: JsonObject[];
   /** The row's own time, for a message whose JSON has none. */
   createdAt?: number;
-}
-
-/**
- * opencode's data folder is `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode`) on every
- * platform, Windows and macOS included. `OPENCODE_DB` (opencode's own variable) names another
- * database, absolute or relative to that folder. The folder holds `opencode.db` (1.2 and later,
- * `opencode-<channel>.db` for preview channels) and the older `storage/` folder.
- */
-export function opencodeLocations(context: LocationContext = currentLocationContext()): ToolLocation[] {
-  const { platform, home, env } = context;
-  const dataFolder = joinFor(platform, env.XDG_DATA_HOME ?? joinFor(platform, home, '.local', 'share'), 'opencode');
-  const locations: ToolLocation[] = [];
-  const database = env.OPENCODE_DB;
-  if (database !== undefined && database.trim() !== '' && database !== ':memory:') {
-    const absolute = platform === 'win32' ? /^(?:[a-zA-Z]:[\\/]|\\\\)/.test(database) : database.startsWith('/');
-    locations.push({ tool: 'opencode', path: absolute ? database : joinFor(platform, dataFolder, database), kind: 'file', fromVariable: 'OPENCODE_DB' });
-  }
-  locations.push({ tool: 'opencode', path: dataFolder, kind: 'folder' });
-  return locations;
 }
 
 export function mapOpencodeSession(session: OpencodeSessionRecord, records: readonly OpencodeMessageRecord[], options: MappingOptions): SessionInput {

@@ -3,11 +3,13 @@
  * An entry says where the tool's folders are (its own variable first, then its default places on
  * Linux, macOS and Windows) and what to pick under them: transcript files (globs) or a database.
  * A pick whose format the import pipeline does not read yet is listed (the person sees the source)
- * and its sync says so; adding a format is adding or flipping an entry here.
+ * and its sync says so (`imports: false`); adding a format is adding or flipping an entry here.
+ * This is the one description of these places: the importers read what they are handed.
  *
  * Plain data and path arithmetic: nothing here touches the disk.
  */
 import path from 'node:path';
+import { escapePath } from 'tinyglobby';
 
 export interface PlaceContext {
   env: NodeJS.ProcessEnv;
@@ -19,13 +21,23 @@ export interface PlaceContext {
 export interface SourceRoot {
   path: string;
   variant?: string;
+  /** What to pick in this folder when it is not the tool's usual picks (a file the tool's variable names, Cursor's workspace databases). */
+  picks?: SourcePick[];
+  /** Listed only when it holds something (the home folder, where aider may have written a log). */
+  onlyWhenFound?: boolean;
 }
 
 export type SourcePick =
   /** Transcript files, by globs relative to the root; each file is saved by the import pipeline. */
   | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean }
-  /** A database written while the tool runs, polled by its change marker. */
-  | { kind: 'database'; globs: string[]; imports: boolean };
+  /** Folders read as a whole (opencode's `storage/`: one file per message and part); saved when any file in them changes. */
+  | { kind: 'folder'; globs: string[]; imports: boolean }
+  /**
+   * A database written while the tool runs, polled by its change marker. `mayHoldNone`: databases
+   * of that name that hold no conversation are common (Cursor's workspaces without a chat) and are
+   * passed over without an error.
+   */
+  | { kind: 'database'; globs: string[]; imports: boolean; mayHoldNone?: boolean };
 
 export interface SourceKind {
   /** Stable id: the source ids of `sources` start with it. */
@@ -50,6 +62,17 @@ export function configHome({ env, platform, home }: PlaceContext): string {
 /** A path joined the way the platform whose places are listed joins them (tests list Windows places on Linux). */
 export function joinFor(platform: NodeJS.Platform, ...parts: string[]): string {
   return platform === 'win32' ? path.win32.join(...parts) : path.posix.join(...parts);
+}
+
+/** A file a tool's variable names, as a root of its own: its folder, picking that file alone. */
+function variableFile(platform: NodeJS.Platform, file: string, variant: string, kind: 'files' | 'database'): SourceRoot {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  return { path: p.dirname(file), variant, picks: [{ kind, globs: [escapePath(p.basename(file))], imports: true }] };
+}
+
+/** Whether a path is absolute on the platform whose places are listed. */
+function isAbsoluteFor(platform: NodeJS.Platform, file: string): boolean {
+  return platform === 'win32' ? path.win32.isAbsolute(file) : path.posix.isAbsolute(file);
 }
 
 /** The tool's variable when set, else `<home>/<folder>`. */
@@ -77,7 +100,8 @@ function globalStorage(extension: string) {
     }));
 }
 
-const CLINE_TASKS: SourcePick[] = [{ kind: 'files', globs: ['tasks/*/api_conversation_history.json'], imports: false }];
+// A task is read through its API history, with the panel messages beside it (see importers/tool-folders.ts).
+const CLINE_TASKS: SourcePick[] = [{ kind: 'files', globs: ['tasks/*/api_conversation_history.json'], imports: true }];
 
 export const SOURCE_CATALOGUE: readonly SourceKind[] = [
   {
@@ -94,20 +118,28 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     variable: 'OPENCLAW_STATE_DIR',
     roots: (context) => {
       const own = context.env.OPENCLAW_STATE_DIR;
+      const standard = joinFor(context.platform, context.home, '.openclaw');
       return [
-        { path: own ? own : joinFor(context.platform, context.home, '.openclaw') },
+        { path: own ? own : standard },
+        // The standard folder stays a source when the variable moves the live one elsewhere: it holds what was written before.
+        ...(own && own !== standard ? [{ path: standard, variant: 'default' }] : []),
         // Older installs, under the tool's earlier names.
         { path: joinFor(context.platform, context.home, '.clawdbot'), variant: 'clawdbot' },
         { path: joinFor(context.platform, context.home, '.moltbot'), variant: 'moltbot' },
       ];
     },
     picks: [
+      // Since 2026.8 every agent's sessions, with their cold archives (`sessions/cold/*.jsonl.zst`, read through it).
+      { kind: 'database', globs: ['agents/*/agent/openclaw-agent.sqlite'], imports: true },
       {
         kind: 'files',
+        // Session files of earlier versions, reset and deleted sessions (`.zst` when compressed), and the
+        // upgrade's leftovers: a leftover whose session the database holds has the same ids, so saves nothing new.
         globs: ['agents/*/sessions/*.jsonl', 'agents/*/sessions/*.jsonl.reset.*', 'agents/*/sessions/*.jsonl.deleted.*', 'agents/*/session-sqlite-import-archive/*.jsonl.imported-*'],
+        // Compaction checkpoints are earlier copies of a session.
+        ignore: ['agents/*/sessions/*.checkpoint.*.jsonl'],
         imports: true,
       },
-      { kind: 'database', globs: ['agents/*/agent/openclaw-agent.sqlite'], imports: false },
     ],
   },
   {
@@ -115,7 +147,8 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     tool: 'Codex CLI',
     variable: 'CODEX_HOME',
     roots: homeFolder('CODEX_HOME', '.codex'),
-    picks: [{ kind: 'files', globs: ['sessions/**/rollout-*.jsonl', 'archived_sessions/**/rollout-*.jsonl'], imports: false }],
+    // `sessions/YYYY/MM/DD/rollout-*.jsonl`; the first CLI wrote `sessions/rollout-*.json`. Titles come from `session_index.jsonl` beside them.
+    picks: [{ kind: 'files', globs: ['sessions/**/rollout-*.jsonl', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl'], imports: true }],
   },
   {
     id: 'gemini-cli',
@@ -123,14 +156,15 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     variable: 'GEMINI_CLI_HOME',
     // GEMINI_CLI_HOME stands for the home folder; `.gemini` is under it.
     roots: (context) => [{ path: joinFor(context.platform, context.env.GEMINI_CLI_HOME || context.home, '.gemini') }],
-    picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl'], imports: false }],
+    // Sub-agents' chats sit in a folder named after their parent session: `chats/<parent>/<id>.jsonl`.
+    picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl', 'tmp/*/chats/*/*.jsonl'], imports: true }],
   },
   {
     id: 'continue',
     tool: 'Continue',
     variable: 'CONTINUE_GLOBAL_DIR',
     roots: homeFolder('CONTINUE_GLOBAL_DIR', '.continue'),
-    picks: [{ kind: 'files', globs: ['sessions/*.json'], ignore: ['sessions/sessions.json'], imports: false }],
+    picks: [{ kind: 'files', globs: ['sessions/*.json'], ignore: ['sessions/sessions.json'], imports: true }],
   },
   { id: 'cline', tool: 'Cline', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('saoudrizwan.claude-dev'), picks: CLINE_TASKS },
   { id: 'roo-code', tool: 'Roo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('rooveterinaryinc.roo-cline'), picks: CLINE_TASKS },
@@ -138,27 +172,52 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
   {
     id: 'aider',
     tool: 'aider',
-    roots: () => [],
+    variable: 'AIDER_CHAT_HISTORY_FILE',
+    // aider writes its log in the folder it runs in: the home folder is the one known place (the
+    // person adds project folders); AIDER_CHAT_HISTORY_FILE (`--chat-history-file`) names another file.
+    roots: (context) => {
+      const own = context.env.AIDER_CHAT_HISTORY_FILE?.trim();
+      return [
+        { path: context.home, onlyWhenFound: true, picks: [{ kind: 'files', globs: ['.aider.chat.history.md'], imports: true }] },
+        ...(own && isAbsoluteFor(context.platform, own) ? [variableFile(context.platform, own, 'file', 'files')] : []),
+      ];
+    },
     personFolders: true,
-    picks: [{ kind: 'files', globs: ['.aider.chat.history.md', '*/.aider.chat.history.md'], imports: false }],
+    picks: [{ kind: 'files', globs: ['.aider.chat.history.md', '*/.aider.chat.history.md'], imports: true }],
   },
   {
     id: 'opencode',
     tool: 'opencode',
     variable: 'XDG_DATA_HOME',
     // opencode follows the XDG layout on every system, Windows and macOS included.
-    roots: (context) => [{ path: joinFor(context.platform, context.env.XDG_DATA_HOME || joinFor(context.platform, context.home, '.local', 'share'), 'opencode') }],
+    // OPENCODE_DB (opencode's own variable) names another database, absolute or relative to that folder.
+    roots: (context) => {
+      const data = joinFor(context.platform, context.env.XDG_DATA_HOME || joinFor(context.platform, context.home, '.local', 'share'), 'opencode');
+      const own = context.env.OPENCODE_DB?.trim();
+      const database = own && own !== ':memory:' ? (isAbsoluteFor(context.platform, own) ? own : joinFor(context.platform, data, own)) : undefined;
+      return [{ path: data }, ...(database ? [variableFile(context.platform, database, 'db', 'database')] : [])];
+    },
     picks: [
-      { kind: 'database', globs: ['opencode.db'], imports: false },
-      { kind: 'files', globs: ['storage/session/info/*.json', 'storage/session/*/*.json'], imports: false },
+      // 1.2 and later; `opencode-<channel>.db` for preview channels.
+      { kind: 'database', globs: ['opencode.db', 'opencode-*.db'], imports: true },
+      // Before 1.2: one JSON file per session, message and part, read as one folder.
+      { kind: 'folder', globs: ['storage'], imports: true },
     ],
   },
   {
     id: 'cursor',
     tool: 'Cursor',
     variable: 'APPDATA / XDG_CONFIG_HOME',
-    roots: (context) => [{ path: joinFor(context.platform, configHome(context), 'Cursor', 'User', 'globalStorage') }],
-    picks: [{ kind: 'database', globs: ['state.vscdb'], imports: false }],
+    roots: (context) => [
+      { path: joinFor(context.platform, configHome(context), 'Cursor', 'User', 'globalStorage') },
+      // Before 2025 each workspace kept its chats in its own database; most workspaces hold none.
+      {
+        path: joinFor(context.platform, configHome(context), 'Cursor', 'User', 'workspaceStorage'),
+        variant: 'workspaces',
+        picks: [{ kind: 'database', globs: ['*/state.vscdb'], imports: true, mayHoldNone: true }],
+      },
+    ],
+    picks: [{ kind: 'database', globs: ['state.vscdb'], imports: true }],
   },
 ];
 

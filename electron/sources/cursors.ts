@@ -81,6 +81,40 @@ export async function fileCursor(file: string): Promise<FileCursor | null> {
 }
 
 /**
+ * A folder read as a whole (opencode's `storage/`): the names, sizes and times of every file in it,
+ * hashed. Only looked at, never opened: a folder that did not change is not read.
+ */
+export async function folderCursor(folder: string): Promise<FileCursor | null> {
+  const hash = createHash('sha256');
+  let size = 0;
+  let newest = 0;
+  const walk = async (dir: string, prefix: string): Promise<boolean> => {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await walk(full, `${prefix}${entry.name}/`);
+      } else if (entry.isFile()) {
+        const stat = await fs.stat(full).catch(() => null);
+        if (!stat) continue;
+        size += stat.size;
+        newest = Math.max(newest, stat.mtimeMs);
+        hash.update(`${prefix}${entry.name}\0${stat.size}\0${stat.mtimeMs}\n`);
+      }
+    }
+    return true;
+  };
+  if (!(await walk(folder, ''))) return null;
+  return { size, mtimeMs: Math.trunc(newest), head: `folder:${hash.digest('hex')}` };
+}
+
+/**
  * A database's change marker: its size and time, and those of its write-ahead log, which takes
  * every write while the tool runs (SQLite in WAL mode) until a checkpoint folds it back.
  */
@@ -93,6 +127,7 @@ export async function databaseCursor(file: string): Promise<FileCursor | null> {
     return null;
   }
   const wal = await fs.stat(`${file}-wal`).catch(() => null);
-  parts.push(wal ? `${wal.size}:${wal.mtimeMs}` : '-');
+  // An empty log holds no write: the same as none (a reader may create it, ours included).
+  parts.push(wal && wal.size > 0 ? `${wal.size}:${wal.mtimeMs}` : '-');
   return { size: main.size, mtimeMs: Math.trunc(main.mtimeMs), head: `db:${parts.join('/')}` };
 }

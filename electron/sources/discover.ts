@@ -26,7 +26,7 @@ export interface FoundSource {
   tool: string;
   path: string;
   picks: FoundPick[];
-  /** Transcript files plus databases found. */
+  /** Transcript files, databases and folders read as a whole, found. */
   sessions: number;
   /** The newest modification among them, ISO; null when the folder holds none yet. */
   lastModified: string | null;
@@ -66,23 +66,27 @@ export async function discoverSources(options: DiscoverOptions = {}): Promise<Fo
   for (const { id, kind, root } of sourceRoots(options)) {
     if (!(await isFolder(root.path))) continue;
     const picks: FoundPick[] = [];
-    for (const pick of kind.picks) picks.push({ pick, files: await pickedFiles(root.path, pick) });
+    for (const pick of root.picks ?? kind.picks) picks.push({ pick, files: await pickedFiles(root.path, pick) });
     const all = picks.flatMap((p) => p.files);
+    if (root.onlyWhenFound && all.length === 0) continue;
     const newest = all.reduce((max, f) => Math.max(max, f.mtimeMs), 0);
     found.push({ id, kind, tool: kind.tool, path: root.path, picks, sessions: all.length, lastModified: newest > 0 ? new Date(newest).toISOString() : null });
   }
   return found;
 }
 
-/** The files a pick selects under a root, in name order. */
+/** The files (or folders, for a `folder` pick) a pick selects under a root, in name order. */
 export async function pickedFiles(root: string, pick: SourcePick): Promise<FoundFile[]> {
-  const names = await glob(pick.globs, { cwd: root, ignore: pick.kind === 'files' ? (pick.ignore ?? []) : [], dot: true, onlyFiles: true, followSymbolicLinks: false, absolute: true });
+  const folders = pick.kind === 'folder';
+  const names = await glob(pick.globs, { cwd: root, ignore: pick.kind === 'files' ? (pick.ignore ?? []) : [], dot: true, onlyFiles: !folders, onlyDirectories: folders, followSymbolicLinks: false, absolute: true });
   names.sort();
+  // A folder's pattern also matches what is inside it: a folder picked is read whole, so its subfolders are not picks of their own.
+  if (folders) names.splice(0, names.length, ...names.filter((name, i) => !names.slice(0, i).some((outer) => name.startsWith(outer.endsWith('/') ? outer : `${outer}/`))));
   const files: FoundFile[] = [];
   for (const name of names) {
     try {
       const stat = await fs.stat(name);
-      if (stat.isFile()) files.push({ path: path.normalize(name), size: stat.size, mtimeMs: stat.mtimeMs });
+      if (folders ? stat.isDirectory() : stat.isFile()) files.push({ path: path.normalize(name).replace(/[\\/]$/, ''), size: stat.size, mtimeMs: stat.mtimeMs });
     } catch {
       // Removed between the listing and the look: not there.
     }

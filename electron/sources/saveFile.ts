@@ -1,5 +1,5 @@
 /**
- * Saves one transcript file through the import pipeline, as `watch` and `sync` both do: every
+ * Saves one transcript file (or a folder read as a whole) through the import pipeline, as `watch` and `sync` both do: every
  * session of the file incrementally, damaged parts named and left out. A log whose last line is
  * still being written (no newline yet) is saved up to that line and reported as `waiting`, so the
  * caller looks at it again at its next change instead of calling the cut-off line damage.
@@ -24,8 +24,9 @@ export interface SaveFileOptions {
 
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. Throws the file's ImportError. */
 export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<SavingEngine>), file: string, options: SaveFileOptions): Promise<'saved' | 'waiting'> {
-  const size = (await fs.stat(file)).size;
-  const stillWriting = !(await endsWithNewline(file, size));
+  const stats = await fs.stat(file);
+  // A folder read as a whole (opencode's storage) has no last line being written.
+  const stillWriting = stats.isFile() && !(await endsWithNewline(file, stats.size));
   try {
     let waiting = false;
     for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {

@@ -7,7 +7,7 @@
 import type { SaveReport } from '../../shared/domain.js';
 import { ImportError } from '../importers/errors.js';
 import type { SkippedPart } from '../importers/read-types.js';
-import { databaseCursor, fileCursor, SourceCursors, type FileCursor } from './cursors.js';
+import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor } from './cursors.js';
 import type { FoundSource } from './discover.js';
 import type { SavingEngine } from './saveFile.js';
 import type { SourcePick } from './catalogue.js';
@@ -41,7 +41,7 @@ export interface SourceSyncResult {
 
 /** A pick's files that do not import yet, said once per sync in words a person understands. */
 export function unsupportedMessage(source: FoundSource, pick: SourcePick, count: number): string {
-  const what = pick.kind === 'database' ? `database${count === 1 ? '' : 's'}` : `file${count === 1 ? '' : 's'}`;
+  const what = pick.kind === 'database' ? `database${count === 1 ? '' : 's'}` : pick.kind === 'folder' ? `folder${count === 1 ? '' : 's'}` : `file${count === 1 ? '' : 's'}`;
   return `${source.tool}: this format does not import yet; ${count} ${what} under ${source.path} left unread`;
 }
 
@@ -57,7 +57,7 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
         options.onUnsupported?.(source.id, result.unsupported);
         continue;
       }
-      for (const file of files) await syncFile(source.id, file.path, pick.kind, options, result);
+      for (const file of files) await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
     }
   }
   return results;
@@ -66,12 +66,13 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
 /**
  * Saves one file of a source if it changed since its cursor. Returns whether it was read. The
  * cursor stored is the one taken before reading: a file that grew during the save is read again
- * next time, and the engine finds the part it already holds.
+ * next time, and the engine finds the part it already holds. `mayHoldNone`: a database of no tool we
+ * know is passed over in silence (Cursor's workspaces without a chat).
  */
-export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult): Promise<boolean> {
+export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult, mayHoldNone = false): Promise<boolean> {
   let cursor: FileCursor | null;
   try {
-    cursor = kind === 'database' ? await databaseCursor(file) : await fileCursor(file);
+    cursor = kind === 'database' ? await databaseCursor(file) : kind === 'folder' ? await folderCursor(file) : await fileCursor(file);
   } catch (error) {
     const message = `${file}: cannot read: ${error instanceof Error ? error.message : String(error)}`;
     result?.errors.push(message);
@@ -94,6 +95,10 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
     if (outcome === 'saved') await options.cursors.advance(file, cursor);
   } catch (error) {
+    if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
+      await options.cursors.advance(file, cursor);
+      return true;
+    }
     const message = error instanceof Error ? error.message : String(error);
     result?.errors.push(message);
     options.onError(sourceId, file, message);

@@ -1,7 +1,6 @@
 import { copyFileSync, appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aiderLocations } from '../../electron/importers/aider.js';
 import { detectFormat } from '../../electron/importers/index.js';
 import { engineTestBed } from '../helpers/engine.js';
 import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
@@ -90,14 +89,6 @@ describe('aider chat history', () => {
     expect(results.map((result) => [path.relative(dir, result.file), 'format' in result ? result.format : result.error.message])).toEqual([
       [path.join('project', '.aider.chat.history.md'), 'aider'],
       ['renamed notes.md', 'aider'],
-    ]);
-  });
-
-  it("lists the home folder's log and the file aider's own variable names", () => {
-    expect(aiderLocations({ platform: 'linux', home: '/home/mika', env: {} })).toEqual([{ tool: 'aider', path: '/home/mika/.aider.chat.history.md', kind: 'file' }]);
-    expect(aiderLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { AIDER_CHAT_HISTORY_FILE: 'D:\\notes\\aider.md' } })).toEqual([
-      { tool: 'aider', path: 'D:\\notes\\aider.md', kind: 'file', fromVariable: 'AIDER_CHAT_HISTORY_FILE' },
-      { tool: 'aider', path: 'C:\\Users\\mika\\.aider.chat.history.md', kind: 'file' },
     ]);
   });
 });

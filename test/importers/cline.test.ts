@@ -1,7 +1,6 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clineLocations } from '../../electron/importers/cline.js';
 import { detectFormat } from '../../electron/importers/index.js';
 import { errorOf, fixture, readAll, sessionsOf, tempDir } from './helpers.js';
 
@@ -102,28 +101,5 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     expect(error.file).toBe(path.join(task, 'api_conversation_history.json'));
     expect(error.code).toBe('invalid-json');
     expect(error.message).toMatch(/invalid JSON at byte \d+ \(line 1, column \d+\)$/);
-  });
-
-  it('lists the tasks folders of the three extensions in every VS Code-family editor, on each system', () => {
-    const linux = clineLocations({ platform: 'linux', home: '/home/mika', env: {} });
-    expect(linux).toContainEqual({ tool: 'cline', path: '/home/mika/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', kind: 'folder' });
-    expect(linux).toContainEqual({ tool: 'roo-code', path: '/home/mika/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks', kind: 'folder' });
-    expect(linux).toContainEqual({ tool: 'kilo-code', path: '/home/mika/.config/VSCodium/User/globalStorage/kilocode.kilo-code/tasks', kind: 'folder' });
-    expect(linux).toHaveLength(15);
-    expect(clineLocations({ platform: 'linux', home: '/home/mika', env: { XDG_CONFIG_HOME: '/data/config' } })).toContainEqual({
-      tool: 'cline',
-      path: '/data/config/Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks',
-      kind: 'folder',
-    });
-    expect(clineLocations({ platform: 'darwin', home: '/Users/mika', env: {} })).toContainEqual({
-      tool: 'cline',
-      path: '/Users/mika/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks',
-      kind: 'folder',
-    });
-    expect(clineLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { APPDATA: 'C:\\Users\\mika\\AppData\\Roaming' } })).toContainEqual({
-      tool: 'roo-code',
-      path: 'C:\\Users\\mika\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks',
-      kind: 'folder',
-    });
   });
 });

@@ -1,7 +1,6 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codexSessionRoots } from '../../electron/importers/codex.js';
 import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
 
 // Written by codex-cli 0.171.0 itself (see test/fixtures/import/codex/PROVENANCE.md).
@@ -231,15 +230,5 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     expect(sessions.map((s) => s.sessionId)).toEqual(['codex-msg_a1', 'codex-msg_a1']);
     expect(sessions[1]!.messages.slice(0, 2)).toEqual(sessions[0]!.messages);
     expect(triples(sessions[1]).map(([, role, content]) => `${role}: ${content}`)).toEqual(['user: Name three harbours on Naxos.', 'assistant: Naxos town, Apollonas and Agia Anna.', 'user: Which one has the ferry?', 'assistant: Naxos town.']);
-  });
-});
-
-describe('where Codex CLI keeps its sessions', () => {
-  it('is ~/.codex on every system, or CODEX_HOME', () => {
-    expect(codexSessionRoots({}, 'linux', '/home/ana')).toEqual(['/home/ana/.codex/sessions', '/home/ana/.codex/archived_sessions']);
-    expect(codexSessionRoots({}, 'darwin', '/Users/ana')).toEqual(['/Users/ana/.codex/sessions', '/Users/ana/.codex/archived_sessions']);
-    expect(codexSessionRoots({}, 'win32', 'C:\\Users\\ana')).toEqual(['C:\\Users\\ana\\.codex\\sessions', 'C:\\Users\\ana\\.codex\\archived_sessions']);
-    expect(codexSessionRoots({ CODEX_HOME: '/srv/codex' }, 'linux', '/home/ana')).toEqual(['/srv/codex/sessions', '/srv/codex/archived_sessions']);
-    expect(codexSessionRoots({ CODEX_HOME: '' }, 'linux', '/home/ana')[0]).toBe('/home/ana/.codex/sessions');
   });
 });

@@ -1,7 +1,6 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { continueSessionRoots } from '../../electron/importers/continue.js';
 import { errorOf, fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
 
 // Written by Continue's CLI (@continuedev/cli 1.5.47) itself (see test/fixtures/import/continue/PROVENANCE.md).
@@ -95,14 +94,5 @@ describe('Continue sessions written by the IDE extensions', () => {
     expect(error.message).toContain(empty);
     const results = await readAll([dir]);
     expect(results.map((result) => ('format' in result ? result.sessionCount : result.error.code))).toEqual(['empty', 1]);
-  });
-});
-
-describe('where Continue keeps its sessions', () => {
-  it('is ~/.continue/sessions on every system, or CONTINUE_GLOBAL_DIR/sessions', () => {
-    expect(continueSessionRoots({}, 'linux', '/home/ana')).toEqual(['/home/ana/.continue/sessions']);
-    expect(continueSessionRoots({}, 'darwin', '/Users/ana')).toEqual(['/Users/ana/.continue/sessions']);
-    expect(continueSessionRoots({}, 'win32', 'C:\\Users\\ana')).toEqual(['C:\\Users\\ana\\.continue\\sessions']);
-    expect(continueSessionRoots({ CONTINUE_GLOBAL_DIR: '/srv/continue' }, 'linux', '/home/ana')).toEqual(['/srv/continue/sessions']);
   });
 });

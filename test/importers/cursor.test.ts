@@ -2,7 +2,6 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { cursorLocations } from '../../electron/importers/cursor.js';
 import { detectFormat } from '../../electron/importers/index.js';
 import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
 
@@ -66,14 +65,5 @@ describe("Cursor's state.vscdb", () => {
       'empty',
       `no readable session (message b1f0c2a4-0d1e-4c55-8a61-3e2f9b7c1a03 of composer ${COMPOSER}: its data is not valid JSON)`,
     ]);
-  });
-
-  it("lists Cursor's own database and its workspace folder on each system", () => {
-    expect(cursorLocations({ platform: 'linux', home: '/home/mika', env: {} })).toEqual([
-      { tool: 'cursor', path: '/home/mika/.config/Cursor/User/globalStorage/state.vscdb', kind: 'file' },
-      { tool: 'cursor', path: '/home/mika/.config/Cursor/User/workspaceStorage', kind: 'folder' },
-    ]);
-    expect(cursorLocations({ platform: 'darwin', home: '/Users/mika', env: {} })[0]!.path).toBe('/Users/mika/Library/Application Support/Cursor/User/globalStorage/state.vscdb');
-    expect(cursorLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { APPDATA: 'C:\\Users\\mika\\AppData\\Roaming' } })[1]!.path).toBe('C:\\Users\\mika\\AppData\\Roaming\\Cursor\\User\\workspaceStorage');
   });
 });

@@ -1,7 +1,6 @@
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { geminiCliSessionRoots } from '../../electron/importers/gemini-cli.js';
 import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
 
 // Written by @google/gemini-cli 0.61.0 itself (see test/fixtures/import/gemini-cli/PROVENANCE.md).
@@ -139,14 +138,5 @@ describe('older Gemini CLI chats: one JSON document', () => {
       ['a2#2', 'tool', '[tool call: google_web_search] {"query":"Rossio to São Jorge castle walk"}'],
       ['a2#3', 'tool', '[tool result: google_web_search] 1.1 km, 20 min'],
     ]);
-  });
-});
-
-describe('where Gemini CLI keeps its chats', () => {
-  it('is ~/.gemini/tmp on every system, under GEMINI_CLI_HOME when set', () => {
-    expect(geminiCliSessionRoots({}, 'linux', '/home/ana')).toEqual(['/home/ana/.gemini/tmp']);
-    expect(geminiCliSessionRoots({}, 'darwin', '/Users/ana')).toEqual(['/Users/ana/.gemini/tmp']);
-    expect(geminiCliSessionRoots({}, 'win32', 'C:\\Users\\ana')).toEqual(['C:\\Users\\ana\\.gemini\\tmp']);
-    expect(geminiCliSessionRoots({ GEMINI_CLI_HOME: 'D:\\agents' }, 'win32', 'C:\\Users\\ana')).toEqual(['D:\\agents\\.gemini\\tmp']);
   });
 });

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { listOpenClawTranscriptSources, openClawStateFolders } from '../../electron/importers/openclaw-store.js';
+import { listOpenClawTranscriptSources } from '../../electron/importers/openclaw-store.js';
 import { fixture, readAll, tempDir } from './helpers.js';
 
 const CURRENT = '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6';
@@ -80,19 +80,6 @@ describe('listOpenClawTranscriptSources', () => {
   it('lists nothing for a folder that is not an OpenClaw state folder', async () => {
     expect(await listOpenClawTranscriptSources(tempDir())).toEqual([]);
     expect(await listOpenClawTranscriptSources(path.join(tempDir(), 'missing'))).toEqual([]);
-  });
-});
-
-describe('openClawStateFolders', () => {
-  it('puts OPENCLAW_STATE_DIR first, then ~/.openclaw and the older ~/.clawdbot and ~/.moltbot', () => {
-    const home = path.resolve('/home/ana');
-    expect(openClawStateFolders({ OPENCLAW_STATE_DIR: path.resolve('/srv/openclaw') }, home)).toEqual([
-      path.resolve('/srv/openclaw'),
-      path.join(home, '.openclaw'),
-      path.join(home, '.clawdbot'),
-      path.join(home, '.moltbot'),
-    ]);
-    expect(openClawStateFolders({}, home)).toEqual([path.join(home, '.openclaw'), path.join(home, '.clawdbot'), path.join(home, '.moltbot')]);
   });
 });
 

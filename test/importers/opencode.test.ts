@@ -3,7 +3,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, readTranscripts } from '../../electron/importers/index.js';
-import { opencodeLocations } from '../../electron/importers/opencode.js';
 import { errorOf, fixture, readAll, sessionsOf, tempDir } from './helpers.js';
 
 /** Written by opencode 1.18.33 (SQLite) and 1.1.65 (JSON files) against a local mock model: see PROVENANCE.md. */
@@ -152,18 +151,6 @@ describe('opencode storage folder (before 1.2)', () => {
     if (!result || !('format' in result)) throw new Error(JSON.stringify(result));
     expect(result.sessions.map((session) => [session.sessionId, session.title, session.messages.length])).toEqual([['ses_dbdb3351fffeUWaGrgf4G3edC2', undefined, 5]]);
     expect(result.skipped).toEqual([{ file: path.join(data, 'storage', 'message', 'ses_dbdb3351fffeUWaGrgf4G3edC2', 'msg_broken.json'), error: 'not a JSON object (a damaged or half-written file)' }]);
-  });
-});
-
-describe('where opencode keeps its sessions', () => {
-  it('is the XDG data folder on every system, or the database OPENCODE_DB names', () => {
-    expect(opencodeLocations({ platform: 'linux', home: '/home/mika', env: {} })).toEqual([{ tool: 'opencode', path: '/home/mika/.local/share/opencode', kind: 'folder' }]);
-    expect(opencodeLocations({ platform: 'darwin', home: '/Users/mika', env: { XDG_DATA_HOME: '/Users/mika/data' } })).toEqual([{ tool: 'opencode', path: '/Users/mika/data/opencode', kind: 'folder' }]);
-    expect(opencodeLocations({ platform: 'win32', home: 'C:\\Users\\mika', env: { OPENCODE_DB: 'work.db' } })).toEqual([
-      { tool: 'opencode', path: 'C:\\Users\\mika\\.local\\share\\opencode\\work.db', kind: 'file', fromVariable: 'OPENCODE_DB' },
-      { tool: 'opencode', path: 'C:\\Users\\mika\\.local\\share\\opencode', kind: 'folder' },
-    ]);
-    expect(opencodeLocations({ platform: 'linux', home: '/home/mika', env: { OPENCODE_DB: '/srv/opencode.db' } })[0]).toEqual({ tool: 'opencode', path: '/srv/opencode.db', kind: 'file', fromVariable: 'OPENCODE_DB' });
   });
 });
 
