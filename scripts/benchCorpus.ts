@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
+import { cosine } from '../electron/engine/collapse.js';
 import { realisticConversation, seededRandom } from './transcriptGenerator.js';
 
 export interface Passage {
@@ -132,18 +133,6 @@ export async function embeddedPassages(embedder: Embedder, count: number, cacheD
   renameSync(`${base}.f32.tmp`, `${base}.f32`);
   writeFileSync(`${base}.json`, JSON.stringify(passages));
   return passages.map((p, i) => ({ ...p, vector: vectors[i]! }));
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 /** How close the paraphrases came to what they retell: the check finds the pairs at or above its floor. */
