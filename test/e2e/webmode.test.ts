@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright';
 import { REPO, cliEnv } from '../helpers/cli.js';
@@ -58,8 +58,13 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
     execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', 'vite.renderer.config.ts', '--logLevel', 'error'], { cwd: REPO, stdio: 'inherit' });
     const data = tempDir('sm-e2e-');
     const profile = tempDir('sm-e2e-profile-');
-    cleanups.push(data.cleanup, profile.cleanup);
-    server = spawn(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'electron/host/webMain.ts', '--data', data.dir, '--model', 'use-lite-en'], { cwd: REPO, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // A home folder where one assistant (Codex CLI) has left its sessions, for the Sources view.
+    const home = tempDir('sm-e2e-home-');
+    cpSync(path.join(REPO, 'test', 'fixtures', 'import', 'codex', 'home'), path.join(home.dir, '.codex'), { recursive: true });
+    cleanups.push(data.cleanup, profile.cleanup, home.cleanup);
+    const env = cliEnv({ HOME: home.dir, USERPROFILE: home.dir });
+    for (const variable of ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'OPENCLAW_STATE_DIR', 'GEMINI_CLI_HOME', 'CONTINUE_GLOBAL_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'OPENCODE_DB', 'AIDER_CHAT_HISTORY_FILE']) delete env[variable];
+    server = spawn(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'electron/host/webMain.ts', '--data', data.dir, '--model', 'use-lite-en'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
       server.stdout!.on('data', (d: Buffer) => {
@@ -186,6 +191,23 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
     await clusters.first().getByRole('button', { name: 'Dismiss' }).click();
     await expect.poll(() => clusters.count(), { timeout: 20_000 }).toBe(before - 1);
     await page.getByText(/1 dismissed/).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('the Sources view finds an assistant on this computer and, once turned on, saves its sessions', async () => {
+    await page.getByRole('link', { name: 'Sources' }).click();
+    const codex = page.getByRole('listitem', { name: 'Codex CLI' });
+    await codex.waitFor({ timeout: 30_000 });
+    await codex.getByText(/^[1-9]\d* conversation files? found/).waitFor();
+    const toggle = codex.getByRole('checkbox', { name: "Save Codex CLI's conversations" });
+    expect(await toggle.isChecked()).toBe(false);
+    // The box follows the app's answer (the setting is stored first), so it is clicked, then awaited.
+    await toggle.click();
+    await expect.poll(() => toggle.isChecked(), { timeout: 30_000 }).toBe(true);
+    await codex.getByText(/the last sync with something new saved [1-9]\d* sessions?/).waitFor({ timeout: 90_000 });
+    await page.screenshot({ path: path.join(SHOTS, '09-sources.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByText(/Ferry to Naxos/).first().waitFor({ timeout: 30_000 });
     expect(problems).toEqual([]);
   });
 });
