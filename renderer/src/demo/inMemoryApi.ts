@@ -4,7 +4,7 @@
  * neural embedding). The component tests run the UI against it, and the `?mock` demo build shows it; the
  * shipping app never loads it.
  */
-import type { Chunk, SaveEvent, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import type { Chunk, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
 import { emptySaveReport, type ForkOf } from '../../../shared/domain.js';
 import { DEMO_SOURCES, ToySources } from './toySources.js';
 import { bytesFromBase64, chunkMessages, cosine, forkAmong, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
@@ -19,62 +19,16 @@ import {
   type EventName,
   type FilePreview,
   type ImportResult,
-  type MemoryApi,
   type RequestMap,
   type ResponseMap,
   type Settings,
-  type SourceView,
 } from '../../../shared/ipc.js';
-
-export interface InMemoryOptions {
-  settings?: Partial<Settings>;
-  now?: () => Date;
-  /** Awaited between the progress steps of an import or a model download (tests hold it to look mid-way). */
-  step?: () => Promise<void>;
-  /** Models already on disk; choosing another "downloads" it with `onModelDownload` events. */
-  downloadedModels?: string[];
-  /** The assistants' folders "found" on the machine (default: a few demo ones). */
-  sources?: SourceView[];
-}
-
-export interface SaveOptionsInMemory {
-  mode?: SaveMode;
-  syncDeletes?: boolean;
-  dryRun?: boolean;
-  /** When the save happens (seeding a history); defaults to `now()`. */
-  at?: string;
-}
-
-interface StoredSession {
-  sessionId: string;
-  title: string;
-  source?: string;
-  parentSessionId?: string;
-  messages: StoredMessage[];
-  chunks: Chunk[];
-  vectors: Map<string, number[]>;
-  archivedAt: string;
-  lastSavedAt: string;
-  history: SaveEvent[];
-}
-
-interface StagedFile {
-  fileId: string;
-  name: string;
-  bytes: Uint8Array;
-}
 
 type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
 
-export interface InMemoryHost {
-  api: MemoryApi;
-  /** Saves a transcript directly (to seed a store with a history). */
-  save(input: SessionInput, options?: SaveOptionsInMemory): SaveReport;
-  /** Pushes an event to the UI's listeners, as the host's progress reporting does. */
-  emit<E extends EventName>(event: E, payload: EventMap[E]): void;
-  readonly settings: Settings;
-  sessionIds(): string[];
-}
+import type { InMemoryHost, InMemoryOptions, SaveOptionsInMemory, StagedFile, StoredSession } from './inMemoryTypes.js';
+
+export type { InMemoryHost, InMemoryOptions, SaveOptionsInMemory } from './inMemoryTypes.js';
 
 export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
   const now = options.now ?? (() => new Date());

@@ -1,0 +1,52 @@
+/** The demo host's options and what it keeps of each session (see inMemoryApi.ts). */
+import type { Chunk, SaveEvent, SaveMode, SaveReport, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import type { EventMap, EventName, MemoryApi, Settings, SourceView } from '../../../shared/ipc.js';
+
+export interface InMemoryOptions {
+  settings?: Partial<Settings>;
+  now?: () => Date;
+  /** Awaited between the progress steps of an import or a model download (tests hold it to look mid-way). */
+  step?: () => Promise<void>;
+  /** Models already on disk; choosing another "downloads" it with `onModelDownload` events. */
+  downloadedModels?: string[];
+  /** The assistants' folders "found" on the machine (default: a few demo ones). */
+  sources?: SourceView[];
+}
+
+export interface SaveOptionsInMemory {
+  mode?: SaveMode;
+  syncDeletes?: boolean;
+  dryRun?: boolean;
+  /** When the save happens (seeding a history); defaults to `now()`. */
+  at?: string;
+}
+
+export interface StoredSession {
+  sessionId: string;
+  title: string;
+  source?: string;
+  parentSessionId?: string;
+  messages: StoredMessage[];
+  chunks: Chunk[];
+  vectors: Map<string, number[]>;
+  archivedAt: string;
+  lastSavedAt: string;
+  history: SaveEvent[];
+}
+
+export interface StagedFile {
+  fileId: string;
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface InMemoryHost {
+  api: MemoryApi;
+  /** Saves a transcript directly (to seed a store with a history). */
+  save(input: SessionInput, options?: SaveOptionsInMemory): SaveReport;
+  /** Pushes an event to the UI's listeners, as the host's progress reporting does. */
+  emit<E extends EventName>(event: E, payload: EventMap[E]): void;
+  readonly settings: Settings;
+  sessionIds(): string[];
+}
+
