@@ -1,6 +1,15 @@
 // Layering rules: folders say which runtime a file may use (see README, "Layout").
 import tseslint from 'typescript-eslint';
 
+// Outside the engine, its code is reached through its facade (engine.ts), errors.ts, or a folder's
+// index.ts; inside it, modules import one another by path (never through an index: no cycles).
+const engineInternals = {
+  group: ['**/engine/*/**', '!**/engine/*/index.js', '**/engine/context.js'],
+  message: 'Import engine code through electron/engine/engine.js, errors.js or a folder\'s index.js.',
+};
+const noElectron = { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' };
+const noUi = { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' };
+
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'stream', 'url', 'util', 'zlib', 'events', 'net', 'http', 'https'];
 
 export default tseslint.config(
@@ -48,14 +57,23 @@ export default tseslint.config(
   {
     // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
     files: ['electron/**/*.ts'],
-    ignores: ['electron/main/**', 'electron/preload/**'],
+    ignores: ['electron/main/**', 'electron/preload/**', 'electron/engine/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noElectron, noUi, engineInternals] }] },
+  },
+  {
+    files: ['electron/engine/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' },
-          { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' },
+          noElectron,
+          noUi,
+          { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the engine, import the module itself, not a folder\'s index.js.' },
         ],
       }],
     },
+  },
+  {
+    files: ['electron/main/**/*.ts', 'electron/preload/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals] }] },
   },
 );

@@ -8,7 +8,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     globalSetup: ['test/helpers/globalSetup.ts'],
     pool: 'forks',
-    // Test switches (SESSION_MEMORY_TEST_*) are read only in a test run: electron/engine/testSwitches.ts.
+    // Test switches (SESSION_MEMORY_TEST_*) are read only in a test run: electron/engine/files/testSwitches.ts.
     env: { SESSION_MEMORY_TEST_RUN: '1' },
   },
 });

@@ -36,8 +36,8 @@ import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../sha
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine, optimizeIntervalFor } from '../electron/engine/engine.js';
-import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
-import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
+import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
 import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
 import { seededRandom } from './transcriptGenerator.js';
 

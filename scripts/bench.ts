@@ -22,8 +22,8 @@ import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../sha
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { chunkIdFor, contentHash, sha256 } from '../electron/engine/hashing.js';
-import { ChunkStore, type ChunkRecord } from '../electron/engine/store.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
+import { ChunkStore, type ChunkRecord } from '../electron/engine/store/index.js';
 import { measureCli } from './benchCli.js';
 import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
 import { realisticConversation } from './transcriptGenerator.js';

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import { cosine } from '../electron/engine/collapse.js';
+import { cosine } from '../electron/engine/search/index.js';
 import { realisticConversation, seededRandom } from './transcriptGenerator.js';
 
 export interface Passage {

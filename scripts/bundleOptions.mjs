@@ -1,5 +1,5 @@
 // esbuild options shared by the bundles of the packaged app (scripts/build-electron.mjs). Packaged
-// builds define __SESSION_MEMORY_PACKAGED__, so test switches (electron/engine/testSwitches.ts) and the
+// builds define __SESSION_MEMORY_PACKAGED__, so test switches (electron/engine/files/testSwitches.ts) and the
 // development renderer URL are ignored there.
 export const packagedBundle = {
   bundle: true,

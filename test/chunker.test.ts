@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDialogue, estimateTokens, lexicalSimilarity, splitText, type ChunkableMessage } from '../electron/engine/chunker.js';
+import { chunkDialogue, estimateTokens, lexicalSimilarity, splitText, type ChunkableMessage } from '../electron/engine/save/chunker.js';
 
 const msg = (msgId: string, role: ChunkableMessage['role'], content: string): ChunkableMessage => ({ msgId, role, content });
 

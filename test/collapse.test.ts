@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collapseDuplicates, cosine, sameWords, wordSet } from '../electron/engine/collapse.js';
+import { collapseDuplicates, cosine, sameWords, wordSet } from '../electron/engine/search/collapse.js';
 
 const unit = (...xs: number[]): Float32Array => {
   const v = Float32Array.from(xs);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/writeLock.js';
+import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 

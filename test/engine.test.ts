@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { ARCHIVE_RECORD_FILE } from '../electron/engine/archiveRecord.js';
+import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 

@@ -9,7 +9,7 @@ import type { SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { openAppLog } from '../electron/host/appLog.js';
 import { watchTranscripts } from '../electron/cli/watch.js';
-import { readWatchState } from '../electron/engine/watchState.js';
+import { readWatchState } from '../electron/engine/record/watchState.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 import { filesContaining, filesWithTrace, markerForms } from './helpers/files.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnSync } from 'node:child_process';
-import { acquireWriteLock } from '../electron/engine/writeLock.js';
+import { acquireWriteLock } from '../electron/engine/files/writeLock.js';
 import { MemoryHost } from '../electron/host/memoryHost.js';
 import { claudeCodeCommand, claudeDesktopConfig } from '../renderer/src/views/ConnectAssistantCard.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';

@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync } f
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
-import { NEAR_DUPLICATES_FILE } from '../electron/engine/nearDuplicates.js';
-import { PairJournal } from '../electron/engine/pairJournal.js';
-import { SKETCH_FILE } from '../electron/engine/vectorSketch.js';
-import { LOCK_FILE } from '../electron/engine/writeLock.js';
+import { NEAR_DUPLICATES_FILE } from '../electron/engine/duplicates/nearDuplicates.js';
+import { PairJournal } from '../electron/engine/duplicates/pairJournal.js';
+import { SKETCH_FILE } from '../electron/engine/duplicates/vectorSketch.js';
+import { LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();

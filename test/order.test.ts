@@ -1,5 +1,5 @@
 /**
- * A session's stored order is the order a reader saw (electron/engine/order.ts): `show`, the chunk
+ * A session's stored order is the order a reader saw (electron/engine/save/order.ts): `show`, the chunk
  * texts and the archive record follow it for appends, mixed, truncated, branched, id-less and
  * timestamped inputs, inputs that reorder stored messages, overwrites, and a save killed half-way.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
-import { placeMessages } from '../electron/engine/order.js';
+import { placeMessages } from '../electron/engine/save/order.js';
 import { runCli } from './helpers/cli.js';
 import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 

@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEGACY_PAIRS_FILE, PAIRS_FILE, PairJournal, pairKey, type Pair } from '../electron/engine/pairJournal.js';
+import { LEGACY_PAIRS_FILE, PAIRS_FILE, PairJournal, pairKey, type Pair } from '../electron/engine/duplicates/pairJournal.js';
 import { scratchDirs } from './helpers/engine.js';
 
 const dataDir = scratchDirs('sm-pairs-');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactText } from '../electron/engine/redaction/redact.js';
+import { redactText } from '../electron/engine/privacy/redaction/redact.js';
 import { seededChars } from './helpers/random.js';
 
 // Secrets are generated (random characters in each provider's format), so no real or published key

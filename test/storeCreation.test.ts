@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { ChunkStore } from '../electron/engine/store.js';
+import { ChunkStore } from '../electron/engine/store/store.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 let embedder: WorkerEmbedder;

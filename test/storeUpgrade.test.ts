@@ -3,8 +3,8 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { CJK_COLUMN, cjkText } from '../electron/engine/store.js';
-import { ARCHIVE_RECORD_FILE } from '../electron/engine/archiveRecord.js';
+import { CJK_COLUMN, cjkText } from '../electron/engine/store/store.js';
+import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
 import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 describe('cjkText', () => {

@@ -7,9 +7,9 @@ import { appendFileSync, readFileSync, rmSync, statSync, truncateSync, writeFile
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
-import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/vectorCodes.js';
-import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/vectorSketch.js';
-import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/writeLock.js';
+import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/duplicates/vectorCodes.js';
+import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/duplicates/vectorSketch.js';
+import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { seededRandom } from '../scripts/transcriptGenerator.js';
 import { scratchDirs } from './helpers/engine.js';
 

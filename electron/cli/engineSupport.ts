@@ -8,9 +8,9 @@ import os from 'node:os';
 import type { SessionInput } from '../../shared/domain.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import { normalizeSession } from '../engine/normalize.js';
-import { ChunkStore } from '../engine/store.js';
-import { testSwitch } from '../engine/testSwitches.js';
+import { normalizeSession } from '../engine/save/index.js';
+import { ChunkStore } from '../engine/store/index.js';
+import { testSwitch } from '../engine/files/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
 import { dataDirOf, describeSkipped, UsageError, type GlobalOptions, type Io } from './support.js';
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { NEAR_DUPLICATE_FLOOR, type SaveProgress, type SaveReport } from '../../shared/domain.js';
-import { defaultDataDir } from '../engine/paths.js';
+import { defaultDataDir } from '../engine/files/index.js';
 import type { SkippedPart } from '../importers/read-types.js';
 
 export type IncludedExtra = 'tools' | 'thinking';

@@ -2,13 +2,13 @@
  * Watches a folder of transcripts (OpenClaw's sessions folder is the main use) and saves each file
  * incrementally as it grows. Changes are debounced per file; a file that is being written and does
  * not parse yet is retried at its next change. The size and modification time of every file saved,
- * and the sessions saved from it, are kept in `<dataDir>/watch-state.json` (engine/watchState.ts), so
- * after a restart only files that changed meanwhile are read again.
+ * and the sessions saved from it, are kept in `<dataDir>/watch-state.json` (engine/record/watchState.ts),
+ * so after a restart only files that changed meanwhile are read again.
  */
 import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
-import { currentWatchState, recordWatchedFile, unchanged } from '../engine/watchState.js';
+import { currentWatchState, recordWatchedFile, unchanged } from '../engine/record/index.js';
 import { ImportError, type SkippedPart } from '../importers/index.js';
 import { followFiles } from '../sources/follow.js';
 import { saveTranscriptFile } from '../sources/saveFile.js';

@@ -4,11 +4,11 @@
  */
 import type { SaveOptions, SaveProgress } from '../../shared/domain.js';
 import type { DownloadProgress, Embedder } from '../embedding/embedder.js';
-import type { Logger } from './logger.js';
-import type { RecordCache } from './recordCache.js';
-import type { ChunkStore } from './store.js';
-import type { PairJournal } from './pairJournal.js';
-import type { VectorSketch } from './vectorSketch.js';
+import type { Logger } from './files/logger.js';
+import type { RecordCache } from './record/recordCache.js';
+import type { ChunkStore } from './store/store.js';
+import type { PairJournal } from './duplicates/pairJournal.js';
+import type { VectorSketch } from './duplicates/vectorSketch.js';
 
 
 /** Default of `writeBatchChunks`. */

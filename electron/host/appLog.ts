@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { pino, stdTimeFunctions } from 'pino';
 import { createStream } from 'rotating-file-stream';
-import { LOG_FOLDER } from '../engine/forgetTraces.js';
-import type { Logger } from '../engine/logger.js';
+import { LOG_FOLDER } from '../engine/privacy/index.js';
+import type { Logger } from '../engine/files/index.js';
 
 export { LOG_FOLDER };
 export const LOG_FILE = 'session-memory.log';

@@ -5,7 +5,7 @@
 import type { SaveReport } from '../../shared/domain.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { SkippedPart } from '../../shared/ipc.js';
-import { detachedString } from '../engine/normalize.js';
+import { detachedString } from '../engine/save/index.js';
 import { EngineError } from '../engine/errors.js';
 import { ImportError, incompleteSessions, type ImportedFile, type SkippedPart as ImporterSkippedPart } from '../importers/index.js';
 

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
-import { writeFileAtomic } from '../engine/atomicFile.js';
+import { writeFileAtomic } from '../engine/files/index.js';
 
 /** What is saved: only what the person chose. The model is absent until they pick one. */
 export interface PersistedSettings {

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defaultDataDir } from '../engine/paths.js';
+import { defaultDataDir } from '../engine/files/index.js';
 import { MemoryHost } from './memoryHost.js';
 import { startWebServer, type WebServer } from './webServer.js';
 

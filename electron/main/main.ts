@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { registerIpcHandlers } from './ipc.js';
 import { MemoryHost } from '../host/memoryHost.js';
 import { loadSettingsFile, saveSettingsFile } from '../host/settingsFile.js';
-import { PRODUCT_NAME } from '../engine/paths.js';
+import { PRODUCT_NAME } from '../engine/files/index.js';
 import { appMenuTemplate } from './menu.js';
 import { CONTENT_SECURITY_POLICY, isAppUrl, isSafeExternalUrl, secureWindowOptions } from './windowOptions.js';
 

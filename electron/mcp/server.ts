@@ -15,8 +15,8 @@ import type { SaveMode, SaveReport, SearchHit, SessionInput, SessionSummary } fr
 import { SAVE_MODES } from '../../shared/domain.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import { normalizeSession } from '../engine/normalize.js';
-import { ChunkStore } from '../engine/store.js';
+import { normalizeSession } from '../engine/save/index.js';
+import { ChunkStore } from '../engine/store/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 export interface MemoryServerOptions {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../engine/atomicFile.js';
+import { writeFileAtomic } from '../engine/files/index.js';
 
 export const CURSOR_FILE = 'source-cursors.json';
 const HEAD_BYTES = 4096;

@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { SaveReport, SessionInput } from '../../shared/domain.js';
-import type { SaveCallOptions } from '../engine/context.js';
+import type { SaveCallOptions } from '../engine/engine.js';
 import { ImportError, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 /** What saving needs of the engine (the engine itself, or a test's double). */

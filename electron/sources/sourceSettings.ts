@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../engine/atomicFile.js';
+import { writeFileAtomic } from '../engine/files/index.js';
 
 export const SOURCE_SETTINGS_FILE = 'sources.json';
 

@@ -1,0 +1,159 @@
+/**
+ * Nearest chunks of other sessions, for the near-duplicate check (nearDuplicates.ts): candidates by
+ * their codes in the vector sketch (vectorSketch.ts), then their stored vectors compared exactly.
+ * Also keeps the sketch in line with the archive record, under the write lock.
+ */
+import { NEAR_DUPLICATE_FLOOR } from '../../../shared/domain.js';
+import type { ArchiveRecord } from '../record/archiveRecord.js';
+import { cosine } from '../search/collapse.js';
+import type { EngineContext } from '../context.js';
+import type { ChunkRecord } from '../store/store.js';
+import type { SketchChange, VectorSketch } from './vectorSketch.js';
+
+export interface Neighbour {
+  chunkId: string;
+  sessionId: string;
+  /** Cosine similarity. */
+  similarity: number;
+}
+
+/**
+ * Candidates read per new chunk at most, the closest by their codes: when a text has many near
+ * copies, the few nearest are what is kept (nearDuplicates.ts keeps 4), and reading them all would
+ * cost a store query per 500.
+ */
+const CANDIDATES_PER_CHUNK = 16;
+
+/** Above this many sessions to read again, the whole store is read once instead of session by session. */
+const SCAN_ALL_FROM = 64;
+
+/**
+ * Brings the sketch in line with the archive record, `except` one session (the one being saved,
+ * recorded afterwards by `recordSaved`): sessions gone are dropped, and sessions it does not hold at
+ * their current fingerprint (never seen, saved by a process that died before appending, a journal
+ * lost) are read from the store. Under the write lock.
+ */
+export async function syncedSketch(ctx: EngineContext, record: ArchiveRecord, except?: string): Promise<VectorSketch> {
+  await catchUpSketch(ctx, record, except);
+  return ctx.sketch;
+}
+
+/**
+ * What `syncedSketch` does, reading at most `most` sessions from the store (a catch-up done in
+ * several holds of the write lock). Returns how many sessions are still to be read.
+ */
+export async function catchUpSketch(ctx: EngineContext, record: ArchiveRecord, except?: string, most = Infinity): Promise<number> {
+  const sketch = ctx.sketch;
+  await sketch.refresh();
+  const held = sketch.fingerprints();
+  const changes: SketchChange[] = [];
+  for (const [sessionId, fingerprint] of held) {
+    if (sessionId !== except && !record.sessions[sessionId]) changes.push({ sessionId, previous: fingerprint, fingerprint: '', replace: true, removed: [], added: [] });
+  }
+  const behind = Object.values(record.sessions).filter((e) => e.session_id !== except && held.get(e.session_id) !== e.fingerprint);
+  const stale = new Map(behind.slice(0, most).map((e) => [e.session_id, e.fingerprint] as const));
+  if (stale.size > 0) {
+    const started = performance.now();
+    const added = new Map([...stale.keys()].map((id) => [id, [] as Array<{ chunkId: string; code: Uint32Array }>]));
+    let read = 0;
+    // Reading the whole store once is cheaper than many sessions one by one, unless only some are wanted.
+    const scanAll = stale.size >= SCAN_ALL_FROM && stale.size === behind.length;
+    for await (const row of ctx.store.sessionVectors(scanAll ? null : [...stale.keys()])) {
+      const list = added.get(row.sessionId);
+      if (!list || row.vector.length === 0) continue;
+      list.push({ chunkId: row.chunkId, code: sketch.encode(row.vector) });
+      read++;
+    }
+    for (const [sessionId, fingerprint] of stale) changes.push({ sessionId, previous: '', fingerprint, replace: true, removed: [], added: added.get(sessionId)! });
+    ctx.logger.info(`vector sketch: ${stale.size} session(s), ${read} chunk(s) read from the store in ${Math.round(performance.now() - started)} ms`);
+  }
+  await sketch.append(changes);
+  return behind.length - stale.size;
+}
+
+/**
+ * Records a save in the sketch: the chunks it removed and wrote, at the session's new fingerprint
+ * (`fingerprint` undefined: the session is gone). A sketch that did not hold the session at its
+ * previous fingerprint reads the session from the store instead.
+ */
+export async function recordSaved(ctx: EngineContext, sketch: VectorSketch, save: { sessionId: string; previous: string | undefined; fingerprint: string | undefined; removed: ReadonlySet<string>; written: readonly ChunkRecord[] }): Promise<void> {
+  const { sessionId } = save;
+  const held = sketch.fingerprints().get(sessionId) ?? '';
+  if (save.fingerprint === undefined) {
+    await sketch.append([{ sessionId, previous: held, fingerprint: '', replace: true, removed: [], added: [] }]);
+    return;
+  }
+  if (held === (save.previous ?? '')) {
+    const added = save.written.filter((c) => c.vector.length > 0).map((c) => ({ chunkId: c.chunkId, code: sketch.encode(c.vector) }));
+    await sketch.append([{ sessionId, previous: held, fingerprint: save.fingerprint, replace: false, removed: [...save.removed], added }]);
+    return;
+  }
+  const added: Array<{ chunkId: string; code: Uint32Array }> = [];
+  for await (const row of ctx.store.sessionVectors([sessionId])) if (row.vector.length > 0) added.push({ chunkId: row.chunkId, code: sketch.encode(row.vector) });
+  await sketch.append([{ sessionId, previous: '', fingerprint: save.fingerprint, replace: true, removed: [], added }]);
+}
+
+type Candidate = { chunkId: string; sessionId: string };
+
+/** The sketch's candidates for these vectors, by chunk (indices into the sketch do not outlive a call). */
+function candidatesOf(sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string): Candidate[][] {
+  return sketch.candidates(vectors, sessionId, NEAR_DUPLICATE_FLOOR, CANDIDATES_PER_CHUNK).map((list) => list.map((e) => sketch.entry(e)));
+}
+
+/**
+ * A save's code comparisons, run batch by batch as its new chunks are embedded: the model works in
+ * its worker on one core, and these run meanwhile on the engine's thread. Under the write lock.
+ */
+export interface Precheck {
+  add(hashes: readonly string[], vectors: readonly Float32Array[]): void;
+  /** Candidates by text hash, for the texts added. */
+  readonly found: ReadonlyMap<string, Candidate[]>;
+  readonly sketch: VectorSketch;
+  /** Time spent comparing codes. */
+  readonly ms: number;
+}
+
+export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, sessionId: string): Promise<Precheck> {
+  const sketch = await syncedSketch(ctx, record, sessionId);
+  const found = new Map<string, Candidate[]>();
+  let ms = 0;
+  return {
+    sketch,
+    found,
+    get ms() {
+      return ms;
+    },
+    add(hashes, vectors) {
+      const started = performance.now();
+      // Texts without candidates here are looked up again after the commit.
+      if (vectors.every((v) => v.length === sketch.dim)) candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
+      ms += performance.now() - started;
+    },
+  };
+}
+
+/**
+ * For each vector, at most `k` chunks of sessions other than `sessionId` at cosine
+ * NEAR_DUPLICATE_FLOOR or more, nearest first. Only the candidates the sketch picks (or `known`
+ * picked during embedding) are read from the store.
+ */
+export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, k: number, known: ReadonlyArray<Candidate[] | undefined> = []): Promise<Neighbour[][]> {
+  const unknown = vectors.map((_, i) => i).filter((i) => !known[i]);
+  const computed = candidatesOf(sketch, unknown.map((i) => vectors[i]!), sessionId);
+  const candidates = vectors.map((_, i) => known[i] ?? []);
+  unknown.forEach((i, j) => (candidates[i] = computed[j]!));
+  const wanted = new Set<string>();
+  for (const list of candidates) for (const c of list) wanted.add(c.chunkId);
+  if (wanted.size === 0) return vectors.map(() => []);
+  const stored = await ctx.store.vectorsByChunkId([...wanted]);
+  return candidates.map((list, q) => {
+    const near: Neighbour[] = [];
+    for (const { chunkId, sessionId: other } of list) {
+      const vector = stored.get(chunkId);
+      if (!vector) continue; // removed by another process since the sketch was read
+      const similarity = cosine(vectors[q]!, vector);
+      if (similarity >= NEAR_DUPLICATE_FLOOR) near.push({ chunkId, sessionId: other, similarity });
+    }
+    return near.sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The purge still owed after saves that replaced text (forgetting single messages, `redact`): such a
+ * save leaves the old text in older versions and in data files whose rows are only marked deleted,
+ * until every row is rewritten and the old files removed (the purge). The journal is written, and
+ * fsynced, under the write lock before the save changes anything, and removed only once the purge is
+ * done; a kill in between leaves it behind, and the next writer (a save, a forget, a redact, or the
+ * same command again) does the purge before anything else.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../files/atomicFile.js';
+import type { EngineContext } from '../context.js';
+import { compactNearDuplicates } from '../duplicates/nearDuplicates.js';
+
+export const PURGE_JOURNAL = '.purge-pending.json';
+
+export interface PurgeJournal {
+  at: string;
+  reason: 'forget-messages' | 'redact';
+  /** Forgetting messages: the session and the messages being forgotten (ids only, never text). */
+  sessionId?: string;
+  msgIds?: string[];
+  /** Forgetting messages: what the save removed, once it has (for the report of a run finished later). */
+  messagesRemoved?: number;
+  chunksRemoved?: number;
+}
+
+/** Records a purge as owed. Call with the write lock held, before the save that makes it owed. */
+export async function owePurge(ctx: EngineContext, journal: PurgeJournal): Promise<void> {
+  await writeFileAtomic(journalPath(ctx), JSON.stringify(journal));
+}
+
+/**
+ * Rewrites every row, removes older versions and files no version uses, and compacts the
+ * near-duplicate files, so that replaced text is in no file; then drops the journal. Write lock held.
+ */
+export async function purgeNow(ctx: EngineContext): Promise<void> {
+  const record = await ctx.records.load([], { locked: true });
+  await ctx.store.rewriteAndPrune();
+  await compactNearDuplicates(ctx);
+  record.storeVersion = await ctx.store.version();
+  record.writesSinceOptimize = 0;
+  await ctx.records.write(record);
+  await fs.rm(journalPath(ctx), { force: true });
+}
+
+/**
+ * Does the purge a kill left owed, if any (write lock held), and returns its journal (null when
+ * none was owed). A journal that cannot be read is still a purge owed: it is done all the same.
+ */
+export async function finishPendingPurge(ctx: EngineContext): Promise<PurgeJournal | null> {
+  const file = journalPath(ctx);
+  if (!existsSync(file)) return null;
+  let journal: PurgeJournal;
+  try {
+    journal = JSON.parse(await fs.readFile(file, 'utf8')) as PurgeJournal;
+  } catch {
+    journal = { at: new Date().toISOString(), reason: 'redact' };
+  }
+  ctx.logger.warn(`finishing the removal of old copies after ${journal.reason === 'redact' ? 'redacting' : 'forgetting messages'}, which was interrupted`);
+  await purgeNow(ctx);
+  return journal;
+}
+
+function journalPath(ctx: EngineContext): string {
+  return path.join(ctx.dataDir, PURGE_JOURNAL);
+}

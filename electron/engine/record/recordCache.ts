@@ -1,0 +1,141 @@
+/**
+ * The archive record as the engine uses it: read once and kept while no other process replaces it,
+ * checked against the store's version, and rebuilt from the store (the source of truth) when it is
+ * missing, unreadable or stale.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { FORK_MIN_SHARED, type ArchiveEntry } from '../../../shared/domain.js';
+import { assertWriteLock } from '../files/writeLock.js';
+import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
+import type { Logger } from '../files/logger.js';
+import { sortById } from '../save/diff.js';
+import { messageSetFingerprint } from '../save/hashing.js';
+import { inChunkOrder, type ChunkHead, type ChunkStore } from '../store/store.js';
+
+export class RecordCache {
+  /** `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. */
+  private cached: { stamp: string; record: ArchiveRecord; unwritten?: boolean } | null = null;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly store: ChunkStore,
+    private readonly logger: Logger,
+  ) {}
+
+  async write(record: ArchiveRecord): Promise<void> {
+    assertWriteLock(this.dataDir);
+    this.cached = null;
+    await writeArchiveRecord(this.dataDir, record);
+    this.cached = { stamp: await recordStamp(this.dataDir), record };
+  }
+
+  /**
+   * The archive record, checked against the store. A missing, unreadable or stale record is
+   * rebuilt from the store (the source of truth) and the rebuild is reported. The rebuilt record is
+   * written only by a caller that holds the write lock (`locked`): listings, previews and dry runs
+   * keep it in memory, so that they never race a writer's record.
+   */
+  async load(warnings: string[] = [], options: { locked?: boolean } = {}): Promise<ArchiveRecord> {
+    const version = await this.store.version();
+    // A long-running process re-reads the record only when another process has replaced it.
+    const stamp = await recordStamp(this.dataDir);
+    if (this.cached && stamp === this.cached.stamp && this.cached.record.storeVersion === version) {
+      if (this.cached.unwritten && options.locked) await this.writeRebuilt(this.cached.record);
+      return this.cached.record;
+    }
+    this.cached = null;
+    const read = await readArchiveRecord(this.dataDir);
+    if (read.record && read.record.storeVersion === version) {
+      this.cached = { stamp, record: read.record };
+      return read.record;
+    }
+    const why = read.record ? `the archive record describes store version ${read.record.storeVersion}, the store is at ${version}` : read.problem;
+    const rebuilt = await this.rebuild(version);
+    const hadData = Object.keys(rebuilt.sessions).length > 0 || read.record !== null;
+    if (hadData) {
+      const message = `${why}; rebuilt it from the store (${Object.keys(rebuilt.sessions).length} sessions)`;
+      warnings.push(message);
+      this.logger.warn(message);
+    }
+    if (!options.locked) {
+      // Kept for this process while the file and the store stay as they are; a writer replaces both.
+      this.cached = { stamp, record: rebuilt, unwritten: true };
+      return rebuilt;
+    }
+    await this.writeRebuilt(rebuilt);
+    return rebuilt;
+  }
+
+  private async writeRebuilt(record: ArchiveRecord): Promise<void> {
+    try {
+      await this.write(record);
+    } catch (error) {
+      this.logger.warn(`could not write the rebuilt archive record: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The record the store's chunks give, at `version` (read before the scan: a commit that lands
+   * during the scan then makes the record stale, never wrongly current).
+   */
+  async rebuild(version?: number): Promise<ArchiveRecord> {
+    const storeVersion = version ?? (await this.store.version());
+    const heads: ChunkHead[] = [];
+    for await (const batch of this.store.allHeads()) heads.push(...batch);
+    return this.rebuildFrom(heads, storeVersion);
+  }
+
+  private async rebuildFrom(allHeads: readonly ChunkHead[], storeVersion: number): Promise<ArchiveRecord> {
+    const bySession = new Map<string, ChunkHead[]>();
+    for (const head of allHeads) {
+      const list = bySession.get(head.sessionId) ?? [];
+      list.push(head);
+      bySession.set(head.sessionId, list);
+    }
+    const metas = await this.store.sessionMetas();
+    const sessions: Record<string, ArchiveEntry> = {};
+    for (const [sessionId, unordered] of bySession) {
+      const heads = inChunkOrder(unordered);
+      const meta = metas.get(sessionId);
+      sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
+    }
+    return { format: 1, storeVersion, writesSinceOptimize: 0, sessions };
+  }
+}
+
+/** Identifies one version of the record file: it is replaced by rename, so a new write changes the inode or mtime. */
+async function recordStamp(dataDir: string): Promise<string> {
+  try {
+    const stat = await fs.stat(path.join(dataDir, ARCHIVE_RECORD_FILE), { bigint: true });
+    return `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+/** The record's entry for a session holding these chunks. */
+export function archiveEntry(sessionId: string, heads: readonly ChunkHead[], previous: ArchiveEntry | undefined, meta: { title?: string; source?: string; parentSessionId?: string } = {}): ArchiveEntry {
+  const messages = heads.flatMap((h) => h.owned).sort((a, b) => a.seq - b.seq || a.msgId.localeCompare(b.msgId));
+  const now = new Date().toISOString();
+  const times = heads.map((h) => h.createdAt);
+  const created = times.length > 0 ? new Date(times.reduce((a, b) => Math.min(a, b))).toISOString() : now;
+  const t = meta.title ?? previous?.title;
+  const s = meta.source ?? previous?.source;
+  const parent = meta.parentSessionId ?? previous?.parent_session_id;
+  return {
+    session_id: sessionId,
+    ...(t ? { title: t } : {}),
+    ...(s ? { source: s } : {}),
+    ...(parent ? { parent_session_id: parent } : {}),
+    archived_at: previous?.archived_at ?? created,
+    last_saved_at: previous ? now : times.length > 0 ? new Date(times.reduce((a, b) => Math.max(a, b))).toISOString() : now,
+    message_count: messages.length,
+    chunk_count: heads.length,
+    chunk_ids: heads.map((h) => h.chunkId),
+    msg_range: messages.length > 0 ? [messages[0]!.msgId, messages[messages.length - 1]!.msgId] : [],
+    fingerprint: messageSetFingerprint(sortById(messages)),
+    ...(messages.length >= FORK_MIN_SHARED ? { head_key: messages.slice(0, FORK_MIN_SHARED).map((m) => m.contentHash).join(',') } : {}),
+    ...(previous?.fork_of ? { fork_of: previous.fork_of } : {}),
+  };
+}

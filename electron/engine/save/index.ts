@@ -1,0 +1,7 @@
+/**
+ * Turning a session into stored chunks: normalizing, ordering, diffing, chunking, hashing, the save
+ * pipeline. This entry holds what code outside the engine uses of it; inside the engine, modules
+ * import one another by path.
+ */
+export { detachedString, normalizeSession } from './normalize.js';
+export { chunkIdFor, contentHash, sha256 } from './hashing.js';

@@ -1,0 +1,297 @@
+/**
+ * One save, from input to commit, at three levels:
+ *
+ * Session level: a session whose message set equals what is archived returns at once.
+ * Message level: every message has an id and a content hash; only new and changed ones are processed.
+ * Chunk level: new messages are chunked, embedded and written; chunks holding an edited or deleted
+ * message are rebuilt and replace the old ones in the same commit.
+ */
+import type { ArchiveEntry, SaveEvent, SaveMode, SaveProgress, SaveReport, SessionInput } from '../../../shared/domain.js';
+import { emptySaveReport, SAVE_MODES } from '../../../shared/domain.js';
+import type { ArchiveRecord } from '../record/archiveRecord.js';
+import { chunkDialogueAsync, type PlannedChunk } from './chunker.js';
+import { ChunkWriter } from './chunkWriter.js';
+import { crashPoint } from '../files/crashPoints.js';
+import type { EngineContext, SaveCallOptions } from '../context.js';
+import { affectedChunks, applyToHeads, diffSession, rebuildAffected, renumbered, sortById, toOwned } from './diff.js';
+import { KNOWN_WINDOWS } from '../../embedding/models.js';
+import { describeIoError, EngineError } from '../errors.js';
+import { inputFingerprint, messageSetFingerprint } from './hashing.js';
+import { finishPendingWork } from '../privacy/forget.js';
+import { appendSaveEvent } from '../record/history.js';
+import { optimizeInterval } from '../store/maintenance.js';
+import { normalizeSessionAsync } from './normalize.js';
+import { inOrder, newRuns, placeMessages, positionsDistinct } from './order.js';
+import { archiveEntry } from '../record/recordCache.js';
+import { planAppend } from './reopen.js';
+import { findFork, forkOfEntry, refreshForksOf } from '../record/forks.js';
+import { checkSaved } from '../duplicates/nearDuplicates.js';
+import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
+import type { OwnedMessage } from '../store/store.js';
+import { assertWriteLock } from '../files/writeLock.js';
+
+/**
+ * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
+ * Every save that succeeds ends its progress with `done`, also one that had nothing to do (a
+ * re-import of what is archived), so that a progress bar never stalls on it.
+ */
+export async function saveSession(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
+  const onProgress = options.onProgress;
+  if (!onProgress) return runSave(ctx, input, options);
+  let ended = false;
+  const report = await runSave(ctx, input, {
+    ...options,
+    onProgress: (p) => {
+      ended = p.phase === 'done';
+      onProgress(p);
+    },
+  });
+  if (!ended) onProgress({ sessionId: report.sessionId, phase: 'done', done: report.total, total: report.total });
+  return report;
+}
+
+async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
+  const started = performance.now();
+  crashPoint('save');
+  // Warnings of reading the record (a damaged one is rebuilt) and of the mode join the report's.
+  const recordWarnings: string[] = [];
+  const asked: SaveMode = options.mode ?? 'incremental';
+  if (!SAVE_MODES.includes(asked)) throw new EngineError('invalid_input', `unknown save mode "${String(asked)}" (use ${SAVE_MODES.join(', ')})`);
+  // An input that lacks damaged parts of its file is never taken as the whole session: what it
+  // does not hold may only be unreadable, so nothing stored is deleted (or replaced) for it.
+  const holdBack = options.incomplete !== undefined && (asked === 'overwrite' || options.syncDeletes === true);
+  const mode: SaveMode = holdBack ? 'incremental' : asked;
+  const syncDeletes = holdBack ? false : (options.syncDeletes ?? false);
+  if (holdBack) recordWarnings.push(`saved incrementally without deleting, not ${asked === 'overwrite' ? 'in overwrite mode' : 'with deletes synced'} as asked: ${options.incomplete}, so stored messages the file does not show are kept`);
+  const redact = options.redact ?? true;
+  // The input as given, before any check: the same input as the last save of its session is
+  // recognised from this alone (one hash over the text; no parsing of messages, no redaction).
+  const givenFingerprint = mode === 'overwrite' ? null : inputFingerprint(input, { redact, syncDeletes });
+  const givenId = typeof input?.sessionId === 'string' ? input.sessionId.trim() : '';
+  // What the archive record keeps of this input once the session holds exactly what it says.
+  let givenTotal = 0;
+  const remember = (entry: ArchiveEntry | undefined) => {
+    if (!entry || !givenFingerprint || (entry.input_fingerprint === givenFingerprint && entry.input_total === givenTotal)) return false;
+    entry.input_fingerprint = givenFingerprint;
+    entry.input_total = givenTotal;
+    return true;
+  };
+
+  let release: (() => Promise<void>) | null = null;
+  let sessionId = givenId;
+  try {
+    if (!options.dryRun && !options.lockHeld) release = await ctx.lock();
+    if (!options.dryRun && givenFingerprint) {
+      const record = await ctx.records.load(recordWarnings, { locked: true });
+      const known = record.sessions[givenId];
+      if (known?.input_fingerprint === givenFingerprint) {
+        const total = known.input_total ?? known.message_count;
+        const report = emptySaveReport(givenId, mode, total, recordWarnings);
+        report.skippedSession = true;
+        report.skipped = total;
+        report.sharedMessages = forkOfEntry(known, record)?.sharedMessages ?? 0;
+        options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total });
+        return await finish(ctx, report, record, started, syncDeletes, []);
+      }
+    }
+
+    // Not the input saved last: something is likely to be embedded, so the model starts loading now,
+    // in its worker, while the input is checked and compared with the store (a cold start takes
+    // about half a second). A failure to start is reported where the model is first needed.
+    if (!options.dryRun) ctx.embedder().catch(() => {});
+    const { session, warnings } = await normalizeSessionAsync(input, { redact });
+    sessionId = session.sessionId;
+    givenTotal = session.messages.length;
+    const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, [...warnings, ...recordWarnings], options.dryRun);
+    report.redacted = session.redacted;
+    const progress = (phase: SaveProgress['phase'], done: number, total: number) => options.onProgress?.({ sessionId, phase, done, total });
+    progress('reading', 0, session.messages.length);
+    // A dry run (an import preview) embeds nothing: for a model whose input window is known, it does
+    // not load the model at all (hundreds of MB) just to learn that window.
+    const knownWindow = options.dryRun ? KNOWN_WINDOWS[ctx.store.model.model] : undefined;
+    const maxTokens = async () => knownWindow ?? (await ctx.embedder()).maxTokens;
+
+    if (!options.dryRun) {
+      // A store written by an earlier version is brought to the current layout before anything is written.
+      await ctx.store.upgrade();
+      // A forget or a purge that a kill interrupted is finished first (a caller holding the lock has done so).
+      if (!options.lockHeld) await finishPendingWork(ctx);
+    }
+    const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
+    const entry = record.sessions[sessionId];
+    const storedFingerprint = messageSetFingerprint(sortById(session.messages));
+
+    // Session level: recognised at once, no store read, no embedding.
+    if (entry && (mode === 'skip-if-archived' || (mode === 'incremental' && entry.fingerprint === storedFingerprint))) {
+      report.skippedSession = true;
+      report.skipped = session.messages.length;
+      report.sharedMessages = forkOfEntry(entry, record)?.sharedMessages ?? 0;
+      return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
+    }
+
+    // Message level: compare with what the store holds for this session (its rows only).
+    let heads = await ctx.store.sessionHeads(sessionId);
+    let diff = diffSession(session.messages, heads);
+    // Where the new messages go among the stored ones (order.ts).
+    const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
+    let placement = place();
+    if (placement && !options.dryRun && !positionsDistinct(placement.order, placement.seqs)) {
+      // No position is left between two neighbours (about fifty insertions into one gap): the stored
+      // messages are numbered afresh, in their order, by one commit that rewrites the session's rows
+      // (the same chunks, texts and vectors); then the new ones are placed among them.
+      await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
+      heads = await ctx.store.sessionHeads(sessionId);
+      diff = diffSession(session.messages, heads);
+      placement = place();
+    }
+    const { stored, fresh, updated, unchanged, removed: removedMessages } = diff;
+    report.skipped += unchanged;
+    report.new = fresh.length;
+    report.updated = updated.length;
+    report.deleted = mode === 'overwrite' || syncDeletes ? removedMessages.length : 0;
+
+    const writer = new ChunkWriter(ctx, sessionId, options, report, progress);
+    let precheck: Precheck | undefined;
+    if (mode === 'overwrite') {
+      const ordered = inOrder(session.messages, placeMessages([], session.messages).seqs);
+      const plan = await chunkDialogueAsync(sessionId, ordered, { maxTokens: await maxTokens() });
+      const owned = new Map(ordered.map((m) => [m.msgId, toOwned(m)]));
+      const oldIds = heads.map((h) => h.chunkId);
+      await writer.writeAll(plan, owned, { replaceSession: true, removedIds: oldIds.filter((id) => !plan.some((c) => c.chunkId === id)) });
+    } else {
+      // Rebuild the chunks around updated and deleted messages, in one commit.
+      const changed = new Map(updated.map((m) => [m.msgId, m]));
+      const gone = new Set(syncDeletes ? removedMessages : []);
+      const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
+      // Message content is read only for the chunks being rebuilt.
+      const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
+      const { rebuilt, owned, removedIds } = await rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
+      const rebuiltAny = rebuilt.length > 0 || removedIds.length > 0;
+      if (rebuiltAny) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
+
+      // New messages: placed among the stored ones (order.ts), chunked by runs of neighbours (so a
+      // chunk never joins distant parts of the conversation), embedded and written as they stream in.
+      if (placement) {
+        const { seqs, order } = placement;
+        const placed = new Map(inOrder(fresh, seqs).map((m) => [m.msgId, m]));
+        const runs = newRuns(order, placed);
+        // New messages after everything stored reopen the session's last chunk (reopen.ts), so that
+        // the chunks come out the same however often the session is saved.
+        const tail = runs.at(-1)!;
+        const appended = heads.length > 0 && !rebuiltAny && order.at(-1) === tail.at(-1)!.msgId && stored.has(order[order.length - tail.length - 1] ?? '');
+        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.ownedMessages(sessionId, ids), toOwned, await maxTokens()) : null;
+        const plan: PlannedChunk[] = [];
+        for (const run of reopened ? runs.slice(0, -1) : runs) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
+        const freshOwned = new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)]));
+        if (reopened) {
+          // The chunks holding stored messages replace the reopened ones in one commit; the rest stream.
+          const holdsStored = (c: PlannedChunk) => c.msgIds.some((id) => stored.has(id));
+          const replacing = reopened.plan.filter(holdsStored);
+          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds });
+          plan.push(...reopened.plan.filter((c) => !holdsStored(c)));
+        }
+        // The near-duplicate check compares each batch's codes while the model embeds the next ones
+        // (on a core the model leaves idle); what is left after the commit is reading candidates.
+        // A dry run commits nothing and holds no lock: it must not bring the sketch up to date.
+        if (!options.dryRun && ctx.options.nearDuplicates !== false && plan.length > 0) {
+          try {
+            const check = await startPrecheck(ctx, record, sessionId);
+            writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
+            precheck = check;
+          } catch (error) {
+            // Derived data: the check after the commit tries again, and a save never fails for it.
+            ctx.logger.warn(`near-duplicate precheck of ${sessionId} skipped: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        await writer.writeStreaming(plan, freshOwned);
+      }
+    }
+
+    if (options.dryRun) return await finish(ctx, report, record, started, syncDeletes, [], true);
+    await recordSessionMeta(ctx, sessionId, session, heads.length === 0);
+    const after = applyToHeads(heads, writer.written, writer.removed);
+    const next = archiveEntry(sessionId, after, entry, session);
+    record.sessions[sessionId] = next;
+    if (after.length === 0) delete record.sessions[sessionId];
+    else if (next.head_key !== entry?.head_key || writer.removed.size > 0 || !entry) {
+      // The leading messages are new or changed: look again for the session this one branched from.
+      const fork = await findFork(ctx, record, sessionId, after);
+      if (fork) next.fork_of = { session_id: fork.sessionId, shared_messages: fork.sharedMessages };
+      else delete next.fork_of;
+    }
+    report.sharedMessages = forkOfEntry(next, record)?.sharedMessages ?? 0;
+    // Sessions that branched from this one: what they share may have changed with it.
+    if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
+    // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
+    if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
+      const checkStarted = performance.now();
+      try {
+        report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint, precheck });
+      } catch (error) {
+        // What was saved is saved: the list of copies is derived data, and `duplicates` checks this
+        // session again the next time it is read (its fingerprint there is the old one).
+        report.warnings.push(`the check for copies of this session in other sessions did not finish (${error instanceof Error ? error.message : String(error)}); \`duplicates\` checks it again`);
+      }
+      ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted, precheck?.ms ?? 0);
+    }
+    record.writesSinceOptimize += writer.commits;
+    // A cancelled save holds only part of its input: the next save of it must look again.
+    const remembered = !writer.cancelled && remember(record.sessions[sessionId]);
+    const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
+    if (writer.cancelled) {
+      throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
+    }
+    return result;
+  } catch (error) {
+    throw describeIoError(error, `saving ${sessionId || 'a session'}`);
+  } finally {
+    await release?.();
+  }
+}
+
+/** Writes the record and the history event; compacts the store when writes have piled up. */
+async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, recordChanged = false): Promise<SaveReport> {
+  report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+  if (dryRun) return report;
+  if (recordChanged) {
+    assertWriteLock(ctx.dataDir);
+    if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
+      await ctx.store.optimize();
+      record.writesSinceOptimize = 0;
+    }
+    record.storeVersion = await ctx.store.version();
+    await ctx.records.write(record);
+  }
+  const event: SaveEvent = {
+    sessionId: report.sessionId,
+    at: new Date().toISOString(),
+    mode: report.mode,
+    syncDeletes,
+    skippedSession: report.skippedSession,
+    total: report.total,
+    new: report.new,
+    updated: report.updated,
+    skipped: report.skipped,
+    deleted: report.deleted,
+    chunksWritten: report.chunksWritten,
+    chunksDeleted: report.chunksDeleted,
+    chunkIdsWritten: report.chunkIds,
+    chunkIdsRemoved: removedIds,
+    embeddingsComputed: report.embeddingsComputed,
+    ...(report.redacted > 0 ? { redacted: report.redacted } : {}),
+    durationMs: report.durationMs,
+    model: ctx.store.model.model,
+  };
+  await appendSaveEvent(ctx.dataDir, event);
+  report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+  return report;
+}
+
+async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean): Promise<void> {
+  if (!isNew && title === undefined && source === undefined && parentSessionId === undefined) return;
+  const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
+  const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
+  if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;
+  assertWriteLock(ctx.dataDir);
+  await ctx.store.upsertSession(next);
+}

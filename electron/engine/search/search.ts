@@ -1,0 +1,94 @@
+/** Finding chunks: the hybrid search, and one chunk with its nearest neighbours. */
+import type { ChunkDetail, SearchHit } from '../../../shared/domain.js';
+import type { EngineContext } from '../context.js';
+import { EngineError } from '../errors.js';
+import { collapseDuplicates } from './collapse.js';
+import { fuseByRank } from './rankFusion.js';
+import { promptsFor, withPrompts } from './searchPrompts.js';
+
+/**
+ * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
+ * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
+ * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
+ */
+export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
+  const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
+  const collapse = options.collapse ?? true;
+  if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
+  const [vector] = await (await ctx.embedder()).embed([query]);
+  // Scores are scaled so that a chunk ranked first by both searches scores 1.
+  const best = 2 / (SEARCH_RRF_K + 1);
+  // More candidates than results when collapsing, so that folded copies leave room for distinct results;
+  // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
+  // the store has no more candidates.
+  let candidates = limit * (collapse ? 4 : 2);
+  for (;;) {
+    const [byVector, byText] = await Promise.all([
+      ctx.store.vectorSearch(vector!, candidates, options.sessionId),
+      ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
+    ]);
+    const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
+    if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
+    // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
+    const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
+    const [vectors, prompts] = await Promise.all([
+      missing.length > 0 ? ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
+      promptsFor(ctx, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
+    ]);
+    for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
+    const results = diversify(withPrompts(collapseDuplicates(fused, limit * 2), prompts)).slice(0, limit);
+    const exhausted = byVector.length < candidates && byText.length < candidates;
+    if (results.length >= limit || exhausted || candidates >= MAX_CANDIDATES) return toHits(results, best);
+    candidates = Math.min(candidates * 4, MAX_CANDIDATES);
+  }
+}
+
+/**
+ * Each message once before any twice: a result whose messages all appear in better results (another
+ * part of a long message already shown) moves behind the results that bring messages of their own.
+ */
+export function diversify<T extends { hit: { msgIds: string[] } }>(results: readonly T[]): T[] {
+  const shown = new Set<string>();
+  const first: T[] = [];
+  const later: T[] = [];
+  for (const result of results) {
+    if (result.hit.msgIds.length > 0 && result.hit.msgIds.every((id) => shown.has(id))) later.push(result);
+    else {
+      first.push(result);
+      for (const id of result.hit.msgIds) shown.add(id);
+    }
+  }
+  return [...first, ...later];
+}
+
+/**
+ * The rank constant of the fusion: smaller than the usual 60, so that a chunk that one search ranks
+ * first outweighs one that both rank far down.
+ */
+export const SEARCH_RRF_K = 10;
+
+/** Candidates past the limit whose requests are looked up too (a result that brings no new message moves down). */
+const PROMPT_SPARE = 5;
+
+/** The widest candidate pool one search reads (a store of copies upon copies stops here). */
+const MAX_CANDIDATES = 2_000;
+
+function toHits(results: Array<{ hit: { chunkId: string; sessionId: string; text: string; msgIds: string[] }; score: number; alsoIn: SearchHit['alsoIn'] }>, best: number): SearchHit[] {
+  return results.map(({ hit, score, alsoIn }) => ({ chunkId: hit.chunkId, sessionId: hit.sessionId, text: hit.text, msgIds: hit.msgIds, score: Math.round((score / best) * 10_000) / 10_000, alsoIn }));
+}
+
+export async function inspectChunk(ctx: EngineContext, chunkId: string, similarCount = 5): Promise<ChunkDetail> {
+  const chunk = await ctx.store.chunk(chunkId);
+  if (!chunk) throw new EngineError('not_found', `no chunk "${chunkId}" in this store`);
+  const similar = await ctx.store.vectorSearch(chunk.vector, similarCount, undefined, chunkId);
+  return {
+    chunkId: chunk.chunkId,
+    sessionId: chunk.sessionId,
+    text: chunk.text,
+    msgIds: chunk.msgIds,
+    createdAt: new Date(chunk.createdAt).toISOString(),
+    model: ctx.store.model.model,
+    vector: Array.from(chunk.vector),
+    similar: similar.map((h) => ({ chunkId: h.chunkId, sessionId: h.sessionId, text: h.text, msgIds: h.msgIds, score: Math.round((1 - h.distance) * 10_000) / 10_000, alsoIn: [] })),
+  };
+}

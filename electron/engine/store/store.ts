@@ -1,0 +1,398 @@
+/**
+ * The LanceDB layer: the source of truth for everything saved.
+ *
+ * One row per chunk. A chunk row also carries the full record of each message whose first part it
+ * holds (`owned`), so that a message and the chunk it lives in are written in the same commit:
+ * a save cut short at any point leaves either both or neither.
+ *
+ * The tables and their columns are in storeSchema.ts, the row mapping in storeRows.ts, the
+ * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import os from 'node:os';
+import path from 'node:path';
+import { crashPoint } from '../files/crashPoints.js';
+import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
+import { damagedDataFiles } from './storeDamage.js';
+import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
+import { isTableCommitted, openStoreTables } from './storeCreation.js';
+import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE } from './storeSchema.js';
+import { sweepUnreferencedFiles } from './storeSweep.js';
+import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
+import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
+import { chunksWithTextHashes, chunkTexts, messagesBefore, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
+import { textSearchIn, vectorSearchIn } from './storeSearch.js';
+
+export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
+export { inChunkOrder, sqlString } from './storeRows.js';
+export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
+export { CHUNKS_TABLE } from './storeSchema.js';
+export type { ChunkLocation } from './storeLookups.js';
+
+export interface StoreOpenOptions {
+  vectorIndexMinRows?: number;
+  /** Takes the write lock while the store's tables are created (returns its release). */
+  lockForCreation?: () => Promise<() => Promise<void>>;
+}
+
+/** Below this many chunks a flat vector scan is fast enough (and exact). */
+export const VECTOR_INDEX_MIN_ROWS = 10_000;
+
+/**
+ * LanceDB sizes its thread pool by the number of cores. With 2 threads, updating the n-gram
+ * full-text index of a table past roughly 30k rows deadlocks (every thread parks; seen on 2-core
+ * machines by the large-store benchmark), and a save would hang while holding the write lock.
+ * Give it at least 4 unless the user chose. Read when LanceDB starts its runtime (first use).
+ */
+function ensureLanceThreads(): void {
+  if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
+}
+
+/**
+ * How long compaction keeps old versions: a reader in another process (the app, `watch`, an MCP
+ * server) may still be reading one; an hour is far longer than any read takes.
+ */
+export const VERSION_RETENTION_MS = 60 * 60_000;
+
+export class ChunkStore {
+  private constructor(
+    private readonly db: lancedb.Connection,
+    private chunks: lancedb.Table,
+    private readonly sessions: lancedb.Table,
+    readonly model: StoreModelInfo,
+    readonly uri: string,
+    private readonly meta: lancedb.Table,
+    private ftsLayout: string | null,
+    private readonly vectorIndexMinRows: number,
+  ) {}
+
+  /**
+   * Opens (or creates) the store at a LanceDB URI. The store remembers the model its vectors came
+   * from; opening it with another model is refused, since vectors of two models cannot be compared.
+   */
+  static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: StoreOpenOptions = {}): Promise<ChunkStore> {
+    ensureLanceThreads();
+    const t = await openStoreTables(uri, wanted, options.lockForCreation);
+    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
+  }
+
+  /** The model recorded in a store, without opening it for writing. */
+  static async readModel(uri: string): Promise<StoreModelInfo | null> {
+    ensureLanceThreads();
+    const db = await lancedb.connect(uri);
+    try {
+      // An unfinished creation has no model yet: the next open finishes it.
+      if (!(await isTableCommitted(uri, META_TABLE))) return null;
+      const meta = await db.openTable(META_TABLE);
+      try {
+        return readModelInfo((await meta.query().toArray()) as Row[]);
+      } finally {
+        meta.close();
+      }
+    } finally {
+      db.close();
+    }
+  }
+
+  close(): void {
+    this.meta.close();
+    this.chunks.close();
+    this.sessions.close();
+    this.db.close();
+  }
+
+  async version(): Promise<number> {
+    return this.chunks.version();
+  }
+
+  /** Every chunk of one session (no text, no vector), through the session_id index. */
+  async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
+    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()).toArray()) as Row[];
+    return inChunkOrder(rows.map(headOf));
+  }
+
+  /** Full chunks of one session, in order. */
+  async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
+    const columns = [...(await this.headColumns()), 'owned', 'text', ...(withVectors ? ['vector'] : [])];
+    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
+    return inChunkOrder(rows.map((row) => recordOf(row, withVectors)));
+  }
+
+  private async headColumns(): Promise<string[]> {
+    this.hasPart ??= (await this.chunks.schema()).fields.some((f) => f.name === PART_COLUMN);
+    return headColumns(this.hasPart);
+  }
+
+  /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */
+  ownedMessages(sessionId: string, chunkIds: readonly string[]): Promise<Map<string, OwnedMessage>> {
+    return ownedMessages(this.chunks, sessionId, chunkIds);
+  }
+
+  /**
+   * Vectors already stored for these text hashes, in any session (or in `sessionId` only): a text is
+   * embedded once per store, and a store holds one model's vectors, so the text hash is the key.
+   */
+  vectorsByTextHash(textHashes: readonly string[], sessionId?: string): Promise<Map<string, Float32Array>> {
+    return vectorsByTextHash(this.chunks, textHashes, sessionId);
+  }
+
+  /** The chunks of sessions other than `sessionId` that hold one of these texts (by hash). */
+  chunksWithTextHashes(textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
+    return chunksWithTextHashes(this.chunks, textHashes, sessionId);
+  }
+
+  /** The vectors of these sessions' chunks, or of all chunks when `sessionIds` is null, streamed (storeLookups.ts). */
+  sessionVectors(sessionIds: readonly string[] | null): AsyncGenerator<{ chunkId: string; sessionId: string; vector: Float32Array }> {
+    return sessionVectors(this.chunks, sessionIds);
+  }
+
+  /** Which of these text hashes some stored chunk has (a dry run's count of embeddings, without reading vectors). */
+  storedTextHashes(textHashes: readonly string[]): Promise<Set<string>> {
+    return storedTextHashes(this.chunks, textHashes);
+  }
+
+  /** For each chunk place given, the message that comes just before it in its session (see storeLookups.ts). */
+  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
+    return messagesBefore(this.chunks, places);
+  }
+
+  /** The text and session of these chunks (those still stored). */
+  chunkTexts(chunkIds: readonly string[]): Promise<Map<string, { sessionId: string; text: string }>> {
+    return chunkTexts(this.chunks, chunkIds);
+  }
+
+  async chunk(chunkId: string): Promise<ChunkRecord | null> {
+    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...(await this.headColumns()), 'owned', 'text', 'vector']).limit(1).toArray()) as Row[];
+    const row = rows[0];
+    return row ? recordOf(row, true) : null;
+  }
+
+  /**
+   * Writes chunks and removes others in ONE commit: new ids are inserted, existing ids replaced,
+   * and the ids in `remove` deleted. Re-running the same call is harmless (idempotent).
+   */
+  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean }): Promise<void> {
+    const removeIds = remove.chunkIds ?? [];
+    if (upserts.length === 0 && removeIds.length === 0 && !remove.allOthers) return;
+    if (upserts.length === 0) {
+      if (remove.allOthers) await this.chunks.delete(`session_id = ${sqlString(remove.sessionId)}`);
+      else await this.chunks.delete(sqlIn('chunk_id', removeIds));
+      return;
+    }
+    // Rows carry the part column: a table from before it gets it first (the caller holds the write lock).
+    if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexNames = null;
+    this.hasPart = true;
+    crashPoint('commit');
+    let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
+    if (remove.allOthers) {
+      builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
+    } else if (removeIds.length > 0) {
+      builder = builder.whenNotMatchedBySourceDelete({ where: sqlIn('chunk_id', removeIds) });
+    }
+    await builder.execute(upserts.map(toRow));
+    crashPoint('committed');
+    await this.ensureIndexes();
+  }
+
+  async upsertSession(meta: SessionMeta): Promise<void> {
+    await this.sessions
+      .mergeInsert('session_id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute([{ session_id: meta.sessionId, title: meta.title, source: meta.source, updated_at: meta.updatedAt, [PARENT_COLUMN]: meta.parentSessionId }]);
+  }
+
+  async sessionMetas(): Promise<Map<string, SessionMeta>> {
+    const rows = (await this.sessions.query().toArray()) as Row[];
+    return new Map(rows.map((r) => [String(r.session_id), sessionMetaOf(r)]));
+  }
+
+  async sessionMeta(sessionId: string): Promise<SessionMeta | null> {
+    const rows = (await this.sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1).toArray()) as Row[];
+    const r = rows[0];
+    return r ? sessionMetaOf(r) : null;
+  }
+
+  /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
+  async *allHeads(): AsyncGenerator<ChunkHead[]> {
+    for await (const batch of this.chunks.query().select(await this.headColumns())) {
+      const rows = batch.toArray() as Row[];
+      yield rows.map(headOf);
+    }
+  }
+
+  async countChunks(filter?: string): Promise<number> {
+    return this.chunks.countRows(filter);
+  }
+
+  /** Nearest chunks by cosine distance (storeSearch.ts). */
+  vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
+    return vectorSearchIn(this.chunks, vector, limit, sessionId, excludeChunkId);
+  }
+
+  /** The vectors of these chunks. */
+  vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
+    return vectorsByChunkId(this.chunks, chunkIds);
+  }
+
+  /** Full-text search: words, and n-grams of scripts without spaces, by reciprocal rank (storeSearch.ts). */
+  textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+    return textSearchIn(this.chunks, (column) => this.hasIndex(column), text, limit, sessionId);
+  }
+
+  private indexNames: Set<string> | null = null;
+  /** Set once `upgrade()` found (or made) the current layout; a rollback clears it. */
+  private upToDate = false;
+  /** Whether the chunks table has the `part` column (a store not yet upgraded, or rolled back, has not); null: not looked yet. */
+  private hasPart: boolean | null = null;
+
+  private async hasIndex(column: string): Promise<boolean> {
+    if (!this.indexNames || !this.indexNames.has(column)) {
+      const indices = await this.chunks.listIndices();
+      this.indexNames = new Set(indices.flatMap((i) => i.columns));
+    }
+    return this.indexNames.has(column);
+  }
+
+  /**
+   * Scalar indexes keep a save's reads to its own session's rows, and find a text's stored vector. Full text: a word index on `text`
+   * (lower-cased, accents folded, English stems, stop words left out: a query's common words would
+   * otherwise touch most of the store) and an n-gram index on `text_cjk`, which finds words in
+   * scripts without spaces that a word tokenizer misses.
+   */
+  async ensureIndexes(): Promise<void> {
+    const wanted = ['session_id', 'chunk_id', 'text_hash', 'text', ...(this.ftsLayout === FTS_LAYOUT ? [CJK_COLUMN] : [])];
+    const missing: string[] = [];
+    for (const column of wanted) if (!(await this.hasIndex(column))) missing.push(column);
+    if (missing.length === 0) return;
+    if ((await this.chunks.countRows()) === 0) return;
+    for (const column of missing) {
+      if (column === 'session_id' || column === 'chunk_id' || column === 'text_hash') await this.chunks.createIndex(column, { config: lancedb.Index.btree() });
+      // Before the current layout (a store not yet converted), `text` had the n-gram index.
+      else if (column === 'text') await this.chunks.createIndex('text', { config: this.ftsLayout === FTS_LAYOUT ? wordIndex() : ngramIndex() });
+      else await this.chunks.createIndex(column, { config: ngramIndex() });
+    }
+    this.indexNames = null;
+  }
+
+  /**
+   * Brings a store written by an earlier version to the current layout. Call with the write lock
+   * held, before writing. Every step can be repeated, and the layout is recorded only after the
+   * last one, so a process killed half-way leaves a store that the next call finishes.
+   */
+  async upgrade(): Promise<void> {
+    if (this.upToDate) return;
+    await upgradeLayout(this.chunks, this.sessions, this.meta, async () => {
+      this.indexNames = null;
+      this.ftsLayout = FTS_LAYOUT;
+      await this.ensureIndexes();
+    });
+    this.ftsLayout = FTS_LAYOUT;
+    this.upToDate = true;
+    this.hasPart = true;
+  }
+
+  /**
+   * Compacts small fragments, brings every index up to date (new rows join the existing indexes)
+   * and drops versions older than VERSION_RETENTION_MS. Call with the write lock held.
+   */
+  async optimize(): Promise<void> {
+    crashPoint('optimize');
+    await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) });
+    await this.sessions.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) });
+  }
+
+  /**
+   * Removes the sessions' rows, then every copy of them in the store's files: LanceDB marks deleted
+   * rows in a deletion file and keeps their bytes in the data file (compaction rewrites a file only
+   * past 10% deleted rows), so every remaining row is rewritten into new files, and all older
+   * versions and unreferenced files (old data, old index files) are removed at once. Text indexes are
+   * kept current by the rewrite. Call with the write lock held; safe to repeat after a crash.
+   */
+  async purgeSessions(sessionIds: readonly string[]): Promise<void> {
+    if (sessionIds.length > 0) {
+      await this.chunks.delete(sqlIn('session_id', sessionIds));
+      await this.sessions.delete(sqlIn('session_id', sessionIds));
+    }
+    await this.rewriteAndPrune();
+  }
+
+  /**
+   * Rewrites every row into new files and drops every older version (see storeUpkeep.ts), then the
+   * files no version references, which a killed commit left (storeSweep.ts; local stores only).
+   */
+  async rewriteAndPrune(): Promise<void> {
+    await rewriteEveryRow(this.chunks, this.sessions);
+    this.indexNames = null;
+    await this.ensureIndexes();
+    if (this.uri.includes('://')) return;
+    for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
+  }
+
+  /**
+   * Moves every table to its newest version: a reader in another process that still looks at a
+   * version whose files a writer has since compacted away reads again from the current one.
+   */
+  async refresh(): Promise<void> {
+    await Promise.all([this.chunks.checkoutLatest(), this.sessions.checkoutLatest(), this.meta.checkoutLatest()]);
+    this.indexNames = null;
+  }
+
+  /** True when the store is large enough for a vector index and has none yet. */
+  async vectorIndexDue(): Promise<boolean> {
+    if (await this.hasIndex('vector')) return false;
+    return (await this.chunks.countRows()) >= this.vectorIndexMinRows;
+  }
+
+  /**
+   * Builds the vector index (IVF-PQ, cosine) once the store is large enough for a brute-force scan
+   * to be slow. This takes minutes at 200k chunks, so it runs WITHOUT the write lock: saves go on
+   * meanwhile, and LanceDB commits the index beside them (rows they add are searched by a flat scan
+   * until the next optimize folds them in). A compaction committed meanwhile makes the index commit
+   * fail with a retryable conflict and nothing else changes; the caller tries again later.
+   * Returns the store version the index was committed in, or null when there was nothing to do.
+   */
+  async buildVectorIndex(): Promise<number | null> {
+    if (!(await this.vectorIndexDue())) return null;
+    try {
+      return await buildVectorIndexAt(this.uri, this.model.dim);
+    } finally {
+      this.indexNames = null;
+    }
+  }
+
+  /**
+   * Data files of the chunks table that are truncated (no Lance footer) or referenced by the current
+   * version but missing. Local stores only; a remote URI reports nothing here.
+   */
+  async damagedFiles(): Promise<string[]> {
+    return damagedDataFiles(this.uri);
+  }
+
+  /**
+   * Rolls the chunks table back to its newest version that can be read whole, as a new version.
+   * Every version is a whole commit (chunks with their messages), so that state is consistent;
+   * what later commits added is gone and comes back when those sessions are saved again.
+   * Returns the version restored, or null when none can be read (the table is left as it is).
+   */
+  async restoreNewestReadable(): Promise<number | null> {
+    const restored = await rollBackToNewestReadable(this.chunks);
+    if (restored !== null) {
+      this.upToDate = false;
+      this.indexNames = null;
+      this.hasPart = null;
+    }
+    return restored;
+  }
+
+  async stats(): Promise<{ chunks: number; version: number; fragments: number }> {
+    const stats = await this.chunks.stats();
+    return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
+  }
+}
+
+/** A sessions row; a store from before the parent column reads as having none. */
+function sessionMetaOf(r: Row): SessionMeta {
+  const parent = r[PARENT_COLUMN];
+  return { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), parentSessionId: typeof parent === 'string' ? parent : '', updatedAt: Number(r.updated_at) };
+}

@@ -1,0 +1,42 @@
+/**
+ * Searching the chunks table: nearest vectors, and full text (words, and n-grams for scripts
+ * without spaces), for `ChunkStore.vectorSearch` and `ChunkStore.textSearch` (store.ts).
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import { fuseByRank } from '../search/rankFusion.js';
+import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
+import { listOf, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
+
+export async function vectorSearchIn(chunks: lancedb.Table, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
+  // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
+  let query = chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
+  const filters: string[] = [];
+  if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
+  if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
+  if (filters.length > 0) query = query.where(filters.join(' AND '));
+  const rows = (await query.toArray()) as Row[];
+  return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) }));
+}
+
+/**
+ * Full-text search: words through the index on `text`, and, when the query holds Chinese,
+ * Japanese, Korean or Thai, its n-grams through the index on `text_cjk`; the two rankings are
+ * interleaved (reciprocal rank), one hit per chunk. `hasIndex` says which indexes the table has.
+ */
+export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: string) => Promise<boolean>, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+  const cjk = cjkText(text);
+  const [words, grams] = await Promise.all([
+    (await hasIndex('text')) ? ftsQuery(chunks, 'text', text, limit, sessionId) : [],
+    cjk && (await hasIndex(CJK_COLUMN)) ? ftsQuery(chunks, CJK_COLUMN, cjk, limit, sessionId) : [],
+  ]);
+  if (grams.length === 0) return words;
+  if (words.length === 0) return grams;
+  return fuseByRank([words, grams]).slice(0, limit).map(({ hit, score }) => ({ ...hit, distance: -score }));
+}
+
+async function ftsQuery(chunks: lancedb.Table, column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', '_score']);
+  if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
+  const rows = (await query.toArray()) as Row[];
+  return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq) }));
+}
