@@ -5,6 +5,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// LanceDB logs warnings of its own to stderr (one per connection to an s3+ddb:// store, about a
+// catalogue this product does not use); errors still show. Read when its native module loads.
+process.env.LANCEDB_LOG ??= 'error';
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = path.join(root, 'dist-cli', 'cli.mjs');
 

@@ -212,6 +212,8 @@ export interface SaveEvent {
   redacted?: number;
   durationMs: number;
   model: string;
+  /** The machine that saved (its host name, or SESSION_MEMORY_MACHINE); absent in events from before shared stores. */
+  machine?: string;
 }
 
 export interface SessionSummary {

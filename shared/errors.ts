@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'model_unavailable'
   | 'locked'
   | 'store_damaged'
+  | 'unsafe_store'
   | 'read_only'
   | 'disk_full'
   | 'cancelled'

@@ -12,22 +12,29 @@ import { normalizeSession } from '../engine/save/index.js';
 import { ChunkStore } from '../engine/store/index.js';
 import { testSwitch } from '../engine/files/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
-import { dataDirOf, describeSkipped, UsageError, type GlobalOptions, type Io } from './support.js';
+import { describeSkipped, locationOf, UsageError, type GlobalOptions, type Io } from './support.js';
 
 export function engineLogger(io: Io): Logger {
   return { warn: (m) => io.err(`warning: ${m}`), info: () => {} };
 }
 
-export async function storeExists(dataDir: string): Promise<boolean> {
-  return existsSync(dataDir) && (await ChunkStore.readModel(path.join(dataDir, 'lancedb'))) !== null;
+/** True when the memory `--data` names has been created (a folder that holds a store, or a store URI with one). */
+export async function storeExists(options: GlobalOptions): Promise<boolean> {
+  const location = locationOf(options);
+  if (!location.shared && !existsSync(location.dataDir)) return false;
+  return (await ChunkStore.readModel(location.storeUri)) !== null;
 }
 
 export function openEngine(options: GlobalOptions, io: Io, modelsDir = process.env.SESSION_MEMORY_MODELS_DIR): Promise<MemoryEngine> {
+  const location = locationOf(options);
+  const models = modelsDir ?? location.modelsDir;
   return MemoryEngine.open({
-    dataDir: dataDirOf(options),
+    dataDir: location.dataDir,
+    storeUri: location.storeUri,
     ...(options.model ? { model: options.model } : {}),
     // Models can live apart from the data (one download shared by several stores).
-    ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
+    ...(models ? { modelsDir: path.resolve(models) } : {}),
+    ...(options.singleWriter ? { singleWriter: true } : {}),
     // Test runs only: small commits, so that a save can be interrupted between many of them.
     ...(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH') ? { writeBatchChunks: Number(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH')) } : {}),
     ...(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY') ? { optimizeEvery: Number(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY')) } : {}),
@@ -52,8 +59,8 @@ export async function withEngine<T>(options: GlobalOptions, io: Io, job: (engine
  * preview creates nothing where the memory lives. Models already downloaded there are used.
  */
 export async function withPreviewEngine<T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> {
-  const dataDir = dataDirOf(options);
-  if (await storeExists(dataDir)) return withEngine(options, io, job);
+  const dataDir = locationOf(options).dataDir;
+  if (await storeExists(options)) return withEngine(options, io, job);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'session-memory-preview-'));
   const ownModels = path.join(dataDir, 'models');
   try {

@@ -15,7 +15,7 @@ import {
   UsageError,
   reportJson,
   describeReport,
-  dataDirOf,
+  locationOf,
   describeSkipped,
   progressBar,
   ExitStatus,
@@ -31,7 +31,7 @@ import {
 // hook or sync with nothing new, start in a fraction of the time.
 const engineSupport = () => import('./engineSupport.js');
 const withEngine = async <T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> => (await engineSupport()).withEngine(options, io, job);
-const storeExists = async (dataDir: string) => (await engineSupport()).storeExists(dataDir);
+const storeExists = async (options: GlobalOptions) => (await engineSupport()).storeExists(options);
 const withPreviewEngine = async <T>(options: GlobalOptions, io: Io, job: (engine: MemoryEngine) => Promise<T>): Promise<T> => (await engineSupport()).withPreviewEngine(options, io, job);
 const loadSessions = async (file: string, session?: string) => (await engineSupport()).loadSessions(file, session);
 const noteMaintenance = async (engine: MemoryEngine, io: Io) => (await engineSupport()).noteMaintenance(engine, io);
@@ -42,7 +42,8 @@ export { describeReport, describeSkipped, reportJson } from './support.js';
 export function buildProgram(io: Io = defaultIo): Command {
   const program = new Command('session-memory')
     .description('Incremental, deduplicated long-term memory for AI-assistant conversations')
-    .option('--data <dir>', 'data directory (default: $SESSION_MEMORY_HOME, else the desktop app\'s)')
+    .option('--data <dir|uri>', 'data directory, or a shared store: s3://bucket/prefix, s3+ddb://bucket/prefix?ddbTableName=T, gs://, az:// (default: $SESSION_MEMORY_HOME, else the desktop app\'s folder)')
+    .option('--single-writer', 'only this machine writes to the shared store: use an s3:// store even when its server lacks conditional writes')
     .option('--model <name|dir>', 'embedding model (default: the store\'s, else $SESSION_MEMORY_MODEL, else the multilingual default)')
     .showHelpAfterError(false)
     .exitOverride()
@@ -173,7 +174,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .description('list archived sessions')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) {
+      if (!(await storeExists(globals()))) {
         io.out(options.json ? '[]' : 'No sessions archived yet.');
         return;
       }
@@ -191,7 +192,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .argument('<sessionId>')
     .option('--json', 'print JSON')
     .action(async (sessionId: string, options: { json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) throw new EngineError('not_found', `no session "${sessionId}" in this store`);
+      if (!(await storeExists(globals()))) throw new EngineError('not_found', `no session "${sessionId}" in this store`);
       await withEngine(globals(), io, async (engine) => {
         const detail = await engine.showSession(sessionId);
         if (options.json) return io.out(JSON.stringify(detail));
@@ -206,7 +207,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .argument('<sessionId>')
     .option('--json', 'print JSON')
     .action(async (sessionId: string, options: { json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) {
+      if (!(await storeExists(globals()))) {
         io.out(options.json ? '[]' : `No saves of ${sessionId}.`);
         return;
       }
@@ -229,7 +230,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--json', 'one line per session: {"sessionId","messagesRemoved","chunksRemoved"}')
     .action(async (sessionIds: string[], options: { messages?: string[]; json?: boolean }) => {
       if (options.messages && sessionIds.length !== 1) throw new UsageError('--messages takes exactly one session id');
-      if (!(await storeExists(dataDirOf(globals())))) throw new EngineError('not_found', `no session "${sessionIds[0]}" in this store; nothing was forgotten`);
+      if (!(await storeExists(globals()))) throw new EngineError('not_found', `no session "${sessionIds[0]}" in this store; nothing was forgotten`);
       await withEngine(globals(), io, async (engine) => {
         const reports = options.messages ? [await engine.forgetMessages(sessionIds[0]!, options.messages)] : await engine.forget(sessionIds);
         for (const r of reports) io.out(options.json ? JSON.stringify(r) : `forgot ${r.sessionId}: ${r.messagesRemoved} messages, ${r.chunksRemoved} chunks`);
@@ -243,7 +244,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--json', 'one line per session with secrets: {"sessionId","messages","secrets","kinds","chunksRewritten","embeddingsComputed"}, then {"sessionsScanned","messagesScanned","sessionsRedacted","secrets","dryRun"}')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {
       const empty = { dryRun: Boolean(options.dryRun), sessionsScanned: 0, messagesScanned: 0, sessions: [] };
-      const report = (await storeExists(dataDirOf(globals()))) ? await withEngine(globals(), io, (engine) => engine.redact({ dryRun: Boolean(options.dryRun) })) : empty;
+      const report = (await storeExists(globals())) ? await withEngine(globals(), io, (engine) => engine.redact({ dryRun: Boolean(options.dryRun) })) : empty;
       const secrets = report.sessions.reduce((n, s) => n + s.secrets, 0);
       for (const s of report.sessions) {
         const kinds = Object.entries(s.kinds).map(([kind, n]) => `${n} ${kind}`).join(', ');
@@ -263,7 +264,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--all-copies', 'list copies of the same text in other chunks and sessions as results of their own')
     .option('--json', 'print JSON')
     .action(async (query: string, options: { limit: number; session?: string; allCopies?: boolean; json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) {
+      if (!(await storeExists(globals()))) {
         io.out(options.json ? '[]' : 'Nothing stored yet.');
         return;
       }
@@ -287,7 +288,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--all', 'also list dismissed clusters')
     .option('--json', 'print JSON: {threshold, total, dismissed, clusters: [{id, similarity, chunks: [{chunkId, sessionId, sessionTitle, text}]}]}')
     .action(async (options: { threshold: number; limit: number; dismiss?: string; all?: boolean; json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) {
+      if (!(await storeExists(globals()))) {
         io.out(options.json ? JSON.stringify({ threshold: options.threshold, total: 0, dismissed: 0, clusters: [] }) : 'Nothing stored yet.');
         return;
       }
@@ -315,10 +316,14 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--read-only', 'leave out the save_session tool')
     .action(async (options: { readOnly?: boolean }) => {
       const { serveStdio } = await import('../mcp/stdio.js');
+      const location = locationOf(globals());
+      const modelsDir = process.env.SESSION_MEMORY_MODELS_DIR ?? location.modelsDir;
       await serveStdio({
-        dataDir: dataDirOf(globals()),
+        dataDir: location.dataDir,
+        ...(location.shared ? { storeUri: location.storeUri } : {}),
+        ...(globals().singleWriter ? { singleWriter: true } : {}),
         ...(globals().model ? { model: globals().model } : {}),
-        ...(process.env.SESSION_MEMORY_MODELS_DIR ? { modelsDir: path.resolve(process.env.SESSION_MEMORY_MODELS_DIR) } : {}),
+        ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
         readOnly: Boolean(options.readOnly),
         logger: { warn: (m) => io.err(`warning: ${m}`), info: (m) => io.err(m) },
       });
@@ -329,7 +334,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .description('build the vector index once the store is large enough, and compact the store')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      if (!(await storeExists(dataDirOf(globals())))) {
+      if (!(await storeExists(globals()))) {
         io.out(options.json ? JSON.stringify({ vectorIndexBuilt: false, vectorIndexMs: 0, compactMs: 0, chunks: 0 }) : 'Nothing to do: the store is empty.');
         return;
       }
@@ -352,7 +357,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--json', 'print JSON')
     .action(async (options: { repair?: boolean; json?: boolean }) => {
       const empty = { ok: true, sessions: 0, messages: 0, chunks: 0, problems: [] as string[] };
-      const result = (await storeExists(dataDirOf(globals()))) ? await withEngine(globals(), io, (engine) => engine.verify({ repair: Boolean(options.repair) })) : empty;
+      const result = (await storeExists(globals())) ? await withEngine(globals(), io, (engine) => engine.verify({ repair: Boolean(options.repair) })) : empty;
       if (options.json) io.out(JSON.stringify(result));
       else {
         io.out(`${result.ok ? 'OK' : 'PROBLEMS'}: ${result.sessions} sessions, ${result.messages} messages, ${result.chunks} chunks`);

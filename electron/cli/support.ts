@@ -1,8 +1,7 @@
 /** What the CLI's commands share: options, output, reports and exit statuses. Light: `--help` loads only this. */
-import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { NEAR_DUPLICATE_FLOOR, type SaveProgress, type SaveReport } from '../../shared/domain.js';
-import { defaultDataDir } from '../engine/files/index.js';
+import { locate, StoreLocationError, type EngineLocation } from '../engine/files/index.js';
 import type { SkippedPart } from '../importers/read-types.js';
 
 export type IncludedExtra = 'tools' | 'thinking';
@@ -16,6 +15,7 @@ export function parseInclude(value: string): IncludedExtra[] {
 export interface GlobalOptions {
   data?: string;
   model?: string;
+  singleWriter?: boolean;
 }
 
 export interface Io {
@@ -50,8 +50,19 @@ export function describeReport(report: SaveReport): string {
   return `${who} ${report.total} messages: ${report.new} new, ${report.updated} updated, ${report.skipped} skipped${deleted} ${verb} ${report.chunksWritten} chunks${removed} (${report.embeddingsComputed} embeddings${redacted}, ${report.durationMs} ms)${copies}`;
 }
 
+/** Where `--data` points: a folder, or a store on object storage with this machine's folder for it. */
+export function locationOf(options: GlobalOptions): EngineLocation {
+  try {
+    return locate(options.data);
+  } catch (error) {
+    if (error instanceof StoreLocationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** This machine's folder for the memory `--data` names (the folder itself, for a local store). */
 export function dataDirOf(options: GlobalOptions): string {
-  return options.data ? path.resolve(options.data) : defaultDataDir();
+  return locationOf(options).dataDir;
 }
 
 /** "conversations.json, conversation abc: [3].mapping must be an object" / "log.jsonl, line 12: invalid JSON ..." */

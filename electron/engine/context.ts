@@ -6,6 +6,7 @@ import type { SaveOptions, SaveProgress } from '../../shared/domain.js';
 import type { DownloadProgress, Embedder } from '../embedding/embedder.js';
 import type { Logger } from './files/logger.js';
 import type { RecordCache } from './record/recordCache.js';
+import type { SaveHistory } from './record/history.js';
 import type { ChunkStore } from './store/store.js';
 import type { PairJournal } from './duplicates/pairJournal.js';
 import type { VectorSketch } from './duplicates/vectorSketch.js';
@@ -25,6 +26,11 @@ export interface MemoryEngineOptions {
   modelsDir?: string;
   /** An embedder to use instead of starting one (it must match the store's model). */
   embedder?: Embedder;
+  /**
+   * The store is shared but only this machine writes to it: an `s3://` store whose server lacks
+   * conditional writes is used all the same (see store/writeGuard.ts).
+   */
+  singleWriter?: boolean;
   /** How long a save waits for another process's save to finish. Default 60 s. */
   lockWaitMs?: number;
   /** Chunks per store commit while a long save streams in (commits overlap with embedding). Default 64. */
@@ -69,6 +75,8 @@ export interface EngineContext {
   readonly records: RecordCache;
   /** Codes of the stored vectors for the near-duplicate check, read on first use (vectorSketch.ts). */
   readonly sketch: VectorSketch;
+  /** The save history, a table of the store (record/history.ts). */
+  readonly history: SaveHistory;
   /** The near-duplicate pairs, read on first use (pairJournal.ts). */
   readonly pairs: PairJournal;
   /** The embedder, started on first use. */

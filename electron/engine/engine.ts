@@ -21,6 +21,7 @@ import { silentLogger, type Logger } from './files/logger.js';
 import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
+import { SaveHistory } from './record/history.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
 import { redactStore, type RedactStoreReport } from './privacy/redactStore.js';
 import { saveSession } from './save/savePipeline.js';
@@ -28,7 +29,8 @@ import { inspectChunk, searchChunks } from './search/search.js';
 import { listSessions, sessionHistory, showSession } from './record/sessions.js';
 import { ChunkStore } from './store/store.js';
 import { verifyStore } from './store/verify.js';
-import { acquireWriteLock, letWaitingWritersIn } from './files/writeLock.js';
+import { letWaitingWritersIn } from './files/writeLock.js';
+import { WriteGuard } from './store/writeGuard.js';
 
 export type { MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './files/logger.js';
@@ -41,6 +43,7 @@ export class MemoryEngine {
   private closed = false;
   private maintenance: Promise<MaintenanceReport> | null = null;
   private readonly ctx: EngineContext;
+  private readonly guard: WriteGuard;
 
   private constructor(
     readonly dataDir: string,
@@ -50,16 +53,18 @@ export class MemoryEngine {
     logger: Logger,
   ) {
     if (embedder) this.embedderPromise = Promise.resolve(embedder);
+    this.guard = new WriteGuard({ dataDir, storeUri: store.uri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
     this.ctx = {
       dataDir,
       store,
       options,
       logger,
       records: new RecordCache(dataDir, store, logger),
+      history: new SaveHistory({ dataDir, store }),
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
-      lock: () => acquireWriteLock(dataDir, { waitMs: options.lockWaitMs ?? 60_000 }),
+      lock: () => this.guard.acquire(),
       enqueue: (task) => this.enqueue(task),
       maintaining: () => this.maintenance !== null,
     };
@@ -93,14 +98,17 @@ export class MemoryEngine {
       ownsEmbedder = true;
     }
     let store: ChunkStore;
+    const creationGuard = new WriteGuard({ dataDir, storeUri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
     try {
       store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, {
         ...(options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {}),
-        lockForCreation: () => acquireWriteLock(dataDir, { waitMs: options.lockWaitMs ?? 60_000 }),
+        lockForCreation: () => creationGuard.acquire(),
       });
     } catch (error) {
       if (ownsEmbedder) await embedder?.close();
       throw describeIoError(error, `cannot open the store at ${storeUri}`);
+    } finally {
+      creationGuard.close();
     }
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
@@ -133,6 +141,8 @@ export class MemoryEngine {
     this.closed = true;
     await this.queue.catch(() => {});
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
+    this.guard.close();
+    this.ctx.history.close();
     this.store.close();
   }
 

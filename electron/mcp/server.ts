@@ -20,7 +20,11 @@ import { ChunkStore } from '../engine/store/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 export interface MemoryServerOptions {
+  /** This machine's folder for the memory (the memory itself, for a local store). */
   dataDir: string;
+  /** The store, when it is not `<dataDir>/lancedb` (a store on object storage). */
+  storeUri?: string;
+  singleWriter?: boolean;
   model?: string;
   modelsDir?: string;
   /** Leave `save_session` out. */
@@ -70,7 +74,8 @@ export class MemoryServer {
   }
 
   private async storeExists(): Promise<boolean> {
-    return existsSync(this.options.dataDir) && (await ChunkStore.readModel(path.join(this.options.dataDir, 'lancedb'))) !== null;
+    if (!this.options.storeUri && !existsSync(this.options.dataDir)) return false;
+    return (await ChunkStore.readModel(this.options.storeUri ?? path.join(this.options.dataDir, 'lancedb'))) !== null;
   }
 
   /** The engine, opened on first use and kept: the model stays loaded between calls. */
@@ -78,6 +83,8 @@ export class MemoryServer {
     if (!this.engineOpening) {
       this.engineOpening = MemoryEngine.open({
         dataDir: this.options.dataDir,
+        ...(this.options.storeUri ? { storeUri: this.options.storeUri } : {}),
+        ...(this.options.singleWriter ? { singleWriter: true } : {}),
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         logger: this.options.logger,

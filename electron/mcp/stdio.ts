@@ -21,7 +21,7 @@ export async function serveStdio(options: Omit<MemoryServerOptions, 'version'>):
     process.once('SIGTERM', resolve);
   });
   await server.mcp.connect(transport);
-  options.logger.info(`session-memory MCP server ready on stdio (data: ${options.dataDir}${options.readOnly ? ', read-only' : ''})`);
+  options.logger.info(`session-memory MCP server ready on stdio (data: ${options.storeUri?.replace(/\?.*$/, "") ?? options.dataDir}${options.readOnly ? ', read-only' : ''})`);
   // Load the model while the client looks at the tool list, so the first search answers quickly.
   server.warmUp().catch((error: Error) => options.logger.warn(`the model could not be loaded yet: ${error.message}`));
   await closed;

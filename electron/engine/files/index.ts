@@ -4,6 +4,7 @@
  * it; inside the engine, modules import one another by path.
  */
 export { PRODUCT_NAME, defaultDataDir } from './paths.js';
+export { isStoreUri, locate, StoreLocationError, type EngineLocation } from './location.js';
 export { writeFileAtomic } from './atomicFile.js';
 export { testSwitch } from './testSwitches.js';
 export type { Logger } from './logger.js';

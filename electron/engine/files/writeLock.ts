@@ -82,6 +82,15 @@ export function assertWriteLock(dataDir: string): void {
   if (lost) throw lost;
 }
 
+/**
+ * Ends this process's hold of `dataDir`'s lock for a reason found elsewhere (the write lease of a
+ * shared store ran out): from now on `assertWriteLock` throws `error`, as after a takeover.
+ */
+export function loseWriteLock(dataDir: string, error: EngineError): void {
+  const state = held.get(path.resolve(dataDir));
+  if (state && !state.lost) state.lost = error;
+}
+
 /** A writer waiting for the lock says so in a file of this prefix (see `letWaitingWritersIn`). */
 const WAITING_PREFIX = '.write.lock.waiting.';
 /** A waiting file not touched for this long belongs to a writer that died or gave up. */

@@ -20,7 +20,6 @@ import type { EngineContext, SaveCallOptions } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
 import { dropFileTracesOf } from './forgetTraces.js';
-import { appendSaveEvent, dropSessionEvents, readSaveEvents } from '../record/history.js';
 import { showSession } from '../record/sessions.js';
 
 export const FORGET_JOURNAL = '.forget-pending.json';
@@ -142,8 +141,8 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   await ctx.records.write(record);
   await dropSessionsFromNearDuplicates(ctx, ids);
   // The history keeps only that the sessions were forgotten; other files drop their paths.
-  await dropSessionEvents(ctx.dataDir, ids);
-  const { events } = await readSaveEvents(ctx.dataDir);
+  await ctx.history.dropSessions(ids);
+  const events = await ctx.history.read();
   for (const forgotten of journal.sessions) {
     if (events.some((e) => e.sessionId === forgotten.sessionId && e.forgotten === true && e.at === journal.at)) continue;
     const event: SaveEvent = {
@@ -166,7 +165,7 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
       durationMs: 0,
       model: ctx.store.model.model,
     };
-    await appendSaveEvent(ctx.dataDir, event);
+    await ctx.history.append(event);
   }
   await dropFileTracesOf(ctx.dataDir, ids);
   await fs.rm(journalPath(ctx), { force: true });

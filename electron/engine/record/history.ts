@@ -1,84 +1,149 @@
 /**
- * The save history: one JSON line per save, appended and fsynced. A line cut short by a crash is
- * skipped when read (and reported), never fatal.
+ * The save history: one row per save in the store's `history` table, so that it lives with the
+ * memory (every machine sharing a store sees every machine's saves, and which machine made each).
+ * Each append is one LanceDB commit: whole or absent after a crash. A store from before this table
+ * kept the history as `save-history.jsonl` in its folder: the first writer moves its lines into the
+ * table and removes the file; until then readers read both.
  */
-import { promises as fs } from 'node:fs';
+import type * as lancedb from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveEvent } from '../../../shared/domain.js';
-import { writeFileAtomic } from '../files/atomicFile.js';
+import type { EngineContext } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { assertWriteLock } from '../files/writeLock.js';
+import { isRemoteStore } from '../store/connect.js';
+import { isTableCommitted } from '../store/storeCreation.js';
+import { sqlIn } from '../store/storeRows.js';
+import { sweepUnreferencedFiles } from '../store/storeSweep.js';
+import { machineName } from '../store/writeGuard.js';
 
-export const HISTORY_FILE = 'save-history.jsonl';
+export const HISTORY_TABLE = 'history';
+/** The history of a store from before the table (read, moved into the table, removed). */
+export const LEGACY_HISTORY_FILE = 'save-history.jsonl';
 
-export async function appendSaveEvent(dataDir: string, event: SaveEvent): Promise<void> {
-  assertWriteLock(dataDir);
-  const handle = await fs.open(path.join(dataDir, HISTORY_FILE), 'a+');
-  try {
-    // A previous writer may have died mid-line; start on a fresh line so this event stays readable.
-    const { size } = await handle.stat();
-    const prefix = size > 0 && !(await endsWithNewline(handle, size)) ? '\n' : '';
+const historySchema = new arrow.Schema([
+  new arrow.Field('session_id', new arrow.Utf8(), false),
+  new arrow.Field('at', new arrow.Utf8(), false),
+  new arrow.Field('forgotten', new arrow.Bool(), false),
+  new arrow.Field('event', new arrow.Utf8(), false),
+]);
+
+type HistoryRow = {
+  session_id: string;
+  at: string;
+  forgotten: boolean;
+  event: string;
+};
+
+function rowOf(event: SaveEvent): HistoryRow {
+  return { session_id: event.sessionId, at: event.at, forgotten: event.forgotten === true, event: JSON.stringify(event) };
+}
+
+/** The table, opened on first use; created by the first writer. */
+export class SaveHistory {
+  private table: lancedb.Table | null = null;
+
+  constructor(private readonly ctx: Pick<EngineContext, 'dataDir' | 'store'>) {}
+
+  /** The history's table, or null when no writer has created it yet. */
+  private async open(create: boolean): Promise<lancedb.Table | null> {
+    if (this.table) return this.table;
+    const { db, uri } = this.ctx.store;
+    if (await isTableCommitted(uri, HISTORY_TABLE, db)) this.table = await db.openTable(HISTORY_TABLE);
+    else if (create) this.table = await db.createEmptyTable(HISTORY_TABLE, historySchema, { existOk: true });
+    return this.table;
+  }
+
+  /** Appends one save's event, with this machine's name (write lock held). */
+  async append(event: SaveEvent): Promise<void> {
+    assertWriteLock(this.ctx.dataDir);
+    const table = (await this.open(true))!;
+    await this.moveLegacyFile(table);
     crashPoint('history');
-    await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
+    assertWriteLock(this.ctx.dataDir);
+    await table.add([rowOf({ ...event, machine: event.machine ?? machineName() })]);
   }
-}
 
-async function endsWithNewline(handle: fs.FileHandle, size: number): Promise<boolean> {
-  const buffer = Buffer.alloc(1);
-  await handle.read(buffer, 0, 1, size - 1);
-  return buffer[0] === 0x0a;
-}
-
-export async function readSaveEvents(dataDir: string): Promise<{ events: SaveEvent[]; damagedLines: number }> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(dataDir, HISTORY_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], damagedLines: 0 };
-    throw error;
-  }
-  const events: SaveEvent[] = [];
-  let damagedLines = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const event = JSON.parse(line) as SaveEvent;
-      if (typeof event.sessionId === 'string' && typeof event.at === 'string') events.push(event);
-      else damagedLines++;
-    } catch {
-      damagedLines++;
+  /** Every event, oldest first (or one session's). */
+  async read(sessionId?: string): Promise<SaveEvent[]> {
+    const table = await this.open(false);
+    const events: SaveEvent[] = [];
+    if (table) {
+      await table.checkoutLatest();
+      const query = sessionId === undefined ? table.query() : table.query().where(sqlIn('session_id', [sessionId]));
+      for (const row of (await query.select(['event']).toArray()) as Array<{ event: string }>) {
+        const event = parseEvent(row.event);
+        if (event) events.push(event);
+      }
     }
+    for (const event of await this.legacyEvents()) if (sessionId === undefined || event.sessionId === sessionId) events.push(event);
+    return events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   }
-  return { events, damagedLines };
+
+  /**
+   * Forgetting: the history keeps only that the sessions were forgotten. Their other rows are
+   * deleted, every remaining row is written again and older versions and unreferenced files are
+   * removed, so the deleted events are in no file or object. Write lock held; repeating it changes nothing.
+   */
+  async dropSessions(sessionIds: readonly string[]): Promise<void> {
+    assertWriteLock(this.ctx.dataDir);
+    const table = await this.open(true);
+    if (!table) return;
+    await this.moveLegacyFile(table);
+    if (sessionIds.length > 0) await table.delete(`${sqlIn('session_id', sessionIds)} AND NOT forgotten`);
+    await this.purge(table);
+  }
+
+  /** Folds the small files of many appends into a few (the store's upkeep calls it with its own compaction). */
+  async compact(olderThan: Date): Promise<void> {
+    const table = await this.open(false);
+    if (table) await table.optimize({ cleanupOlderThan: olderThan });
+  }
+
+  close(): void {
+    this.table?.close();
+    this.table = null;
+  }
+
+  private async purge(table: lancedb.Table): Promise<void> {
+    if ((await table.countRows()) > 0) await table.update({ where: 'true', valuesSql: { session_id: 'session_id' } });
+    const remote = isRemoteStore(this.ctx.store.uri);
+    await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: remote });
+    if (!remote) await sweepUnreferencedFiles(path.join(this.ctx.store.uri, `${HISTORY_TABLE}.lance`));
+  }
+
+  private legacyFile(): string | null {
+    // Only a folder's own store had the file beside it.
+    return path.resolve(this.ctx.store.uri) === path.resolve(this.ctx.dataDir, 'lancedb') ? path.join(this.ctx.dataDir, LEGACY_HISTORY_FILE) : null;
+  }
+
+  private async legacyEvents(): Promise<SaveEvent[]> {
+    const file = this.legacyFile();
+    if (!file || !existsSync(file)) return [];
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    return text.split('\n').flatMap((line) => (line.trim() ? [parseEvent(line)].filter((e): e is SaveEvent => e !== null) : []));
+  }
+
+  /** Moves the lines of a history file from before the table into it, then removes the file (write lock held). */
+  private async moveLegacyFile(table: lancedb.Table): Promise<void> {
+    const file = this.legacyFile();
+    if (!file || !existsSync(file)) return;
+    const events = await this.legacyEvents();
+    // A kill between the add and the removal would add them twice: rows already there are skipped.
+    const present = new Set(((await table.query().select(['event']).toArray()) as Array<{ event: string }>).map((r) => r.event));
+    const rows = events.map(rowOf).filter((row) => !present.has(row.event));
+    if (rows.length > 0) await table.add(rows);
+    await fs.rm(file, { force: true });
+  }
 }
 
-/**
- * Forgetting: the history keeps only that the sessions were forgotten. Every other event of theirs
- * goes, and so does a damaged line that names one of them; the file is replaced atomically, so its
- * earlier content is in no file. Call with the write lock held; repeating it changes nothing.
- */
-export async function dropSessionEvents(dataDir: string, sessionIds: readonly string[]): Promise<void> {
-  const file = path.join(dataDir, HISTORY_FILE);
-  let text: string;
+function parseEvent(text: string): SaveEvent | null {
   try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    const event = JSON.parse(text) as SaveEvent;
+    return typeof event.sessionId === 'string' && typeof event.at === 'string' ? event : null;
+  } catch {
+    return null;
   }
-  const ids = new Set(sessionIds);
-  const kept = text.split('\n').filter((line) => {
-    if (!line.trim()) return false;
-    try {
-      const event = JSON.parse(line) as Partial<SaveEvent>;
-      return !ids.has(String(event.sessionId)) || event.forgotten === true;
-    } catch {
-      return !sessionIds.some((id) => line.includes(JSON.stringify(id).slice(1, -1)));
-    }
-  });
-  const next = kept.map((line) => `${line}\n`).join('');
-  if (next !== text) await writeFileAtomic(file, next);
 }

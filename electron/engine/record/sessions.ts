@@ -3,11 +3,10 @@ import type { SaveEvent, SessionDetail, SessionSummary } from '../../../shared/d
 import type { EngineContext } from '../context.js';
 import { EngineError } from '../errors.js';
 import { forkOfEntry } from './forks.js';
-import { readSaveEvents } from './history.js';
 
 export async function listSessions(ctx: EngineContext): Promise<SessionSummary[]> {
   const record = await ctx.records.load();
-  const { events } = await readSaveEvents(ctx.dataDir);
+  const events = await ctx.history.read();
   const saves = new Map<string, { count: number; last: string }>();
   for (const e of events) {
     const s = saves.get(e.sessionId) ?? { count: 0, last: e.at };
@@ -62,6 +61,5 @@ export async function showSession(ctx: EngineContext, sessionId: string): Promis
 }
 
 export async function sessionHistory(ctx: EngineContext, sessionId: string): Promise<SaveEvent[]> {
-  const { events } = await readSaveEvents(ctx.dataDir);
-  return events.filter((e) => e.sessionId === sessionId);
+  return ctx.history.read(sessionId);
 }

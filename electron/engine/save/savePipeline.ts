@@ -18,7 +18,6 @@ import { KNOWN_WINDOWS } from '../../embedding/models.js';
 import { describeIoError, EngineError } from '../errors.js';
 import { inputFingerprint, messageSetFingerprint } from './hashing.js';
 import { finishPendingWork } from '../privacy/forget.js';
-import { appendSaveEvent } from '../record/history.js';
 import { optimizeInterval } from '../store/maintenance.js';
 import { normalizeSessionAsync } from './normalize.js';
 import { inOrder, newRuns, placeMessages, positionsDistinct } from './order.js';
@@ -27,7 +26,7 @@ import { planAppend } from './reopen.js';
 import { findFork, forkOfEntry, refreshForksOf } from '../record/forks.js';
 import { checkSaved } from '../duplicates/nearDuplicates.js';
 import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
-import type { OwnedMessage } from '../store/store.js';
+import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
 import { assertWriteLock } from '../files/writeLock.js';
 
 /**
@@ -257,6 +256,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
     assertWriteLock(ctx.dataDir);
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
       await ctx.store.optimize();
+      await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
       record.writesSinceOptimize = 0;
     }
     record.storeVersion = await ctx.store.version();
@@ -282,7 +282,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  await appendSaveEvent(ctx.dataDir, event);
+  await ctx.history.append(event);
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }

@@ -6,6 +6,7 @@ import type { MaintenanceReport } from '../../../shared/domain.js';
 import { readArchiveRecord } from '../record/archiveRecord.js';
 import type { EngineContext } from '../context.js';
 import { describeIoError, EngineError } from '../errors.js';
+import { VERSION_RETENTION_MS } from './store.js';
 
 /** Commits between compactions in a store of this many chunks: `base` (16), or one per 2,048 chunks when that is more. */
 export function optimizeIntervalFor(chunks: number, base = 16): number {
@@ -50,6 +51,7 @@ export async function maintainStore(ctx: EngineContext): Promise<MaintenanceRepo
       // The index commit changes no data: a record written just before it still describes the store.
       const current = read.record !== null && (read.record.storeVersion === now || (indexVersion !== null && now === indexVersion && read.record.storeVersion === indexVersion - 1));
       await ctx.store.optimize();
+      await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
       if (current) {
         read.record!.writesSinceOptimize = 0;
         read.record!.storeVersion = await ctx.store.version();

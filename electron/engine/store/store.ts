@@ -12,6 +12,7 @@ import * as lancedb from '@lancedb/lancedb';
 import os from 'node:os';
 import path from 'node:path';
 import { crashPoint } from '../files/crashPoints.js';
+import { connectStore, isRemoteStore } from './connect.js';
 import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
@@ -56,7 +57,7 @@ export const VERSION_RETENTION_MS = 60 * 60_000;
 
 export class ChunkStore {
   private constructor(
-    private readonly db: lancedb.Connection,
+    readonly db: lancedb.Connection,
     private chunks: lancedb.Table,
     private readonly sessions: lancedb.Table,
     readonly model: StoreModelInfo,
@@ -79,10 +80,10 @@ export class ChunkStore {
   /** The model recorded in a store, without opening it for writing. */
   static async readModel(uri: string): Promise<StoreModelInfo | null> {
     ensureLanceThreads();
-    const db = await lancedb.connect(uri);
+    const db = await connectStore(uri);
     try {
       // An unfinished creation has no model yet: the next open finishes it.
-      if (!(await isTableCommitted(uri, META_TABLE))) return null;
+      if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
       const meta = await db.openTable(META_TABLE);
       try {
         return readModelInfo((await meta.query().toArray()) as Row[]);
@@ -325,8 +326,13 @@ export class ChunkStore {
     await rewriteEveryRow(this.chunks, this.sessions);
     this.indexNames = null;
     await this.ensureIndexes();
-    if (this.uri.includes('://')) return;
-    for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
+    if (!isRemoteStore(this.uri)) {
+      for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
+      return;
+    }
+    // On object storage LanceDB removes the objects no version references itself. Writers of other
+    // machines wait for the write lease meanwhile, so none of those objects is a commit under way.
+    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
   }
 
   /**

@@ -13,12 +13,17 @@ import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
 import { FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
 import type { Row, StoreModelInfo } from './storeRows.js';
+import { connectStore, isRemoteStore } from './connect.js';
 import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
 
 const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
 
-/** True when the table's folder holds at least one committed version. */
-export async function isTableCommitted(uri: string, name: string): Promise<boolean> {
+/**
+ * True when the table's folder holds at least one committed version. On object storage, where a
+ * listing costs round trips and a creation is one conditional commit, it is whether the table opens.
+ */
+export async function isTableCommitted(uri: string, name: string, db?: lancedb.Connection): Promise<boolean> {
+  if (isRemoteStore(uri)) return tableOpens(uri, name, db);
   try {
     const versions = await fs.readdir(path.join(uri, `${name}.lance`, '_versions'));
     return versions.some((file) => file.endsWith('.manifest'));
@@ -27,9 +32,21 @@ export async function isTableCommitted(uri: string, name: string): Promise<boole
   }
 }
 
+async function tableOpens(uri: string, name: string, given?: lancedb.Connection): Promise<boolean> {
+  const db = given ?? (await connectStore(uri));
+  try {
+    (await db.openTable(name)).close();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (!given) db.close();
+  }
+}
+
 /** The tables of `names` that are committed, i.e. can be opened. */
-export async function committedTables(uri: string, names: readonly string[]): Promise<Set<string>> {
-  const committed = await Promise.all(names.map((name) => isTableCommitted(uri, name)));
+export async function committedTables(uri: string, names: readonly string[], db?: lancedb.Connection): Promise<Set<string>> {
+  const committed = await Promise.all(names.map((name) => isTableCommitted(uri, name, db)));
   return new Set(names.filter((_, i) => committed[i]));
 }
 
@@ -38,7 +55,10 @@ export async function committedTables(uri: string, names: readonly string[]): Pr
  * Callers that may race another process creating the same store hold the write lock.
  */
 export async function openOrCreateTable(db: lancedb.Connection, uri: string, name: string, schema: arrow.Schema): Promise<lancedb.Table> {
-  if (await isTableCommitted(uri, name)) return db.openTable(name);
+  if (await isTableCommitted(uri, name, db)) return db.openTable(name);
+  // On object storage nothing is cleared: a creation is one conditional commit (a kill before it
+  // leaves unreferenced files only), and another machine may be creating the same table right now.
+  if (isRemoteStore(uri)) return db.createEmptyTable(name, schema, { existOk: true });
   await db.dropTable(name).catch(() => {});
   await fs.rm(path.join(uri, `${name}.lance`), { recursive: true, force: true });
   crashPoint(`create/${name}`);
@@ -57,12 +77,12 @@ export async function openStoreTables(
   lockForCreation?: () => Promise<() => Promise<void>>,
 ): Promise<{ db: lancedb.Connection; meta: lancedb.Table; chunks: lancedb.Table; sessions: lancedb.Table; model: StoreModelInfo; ftsLayout: string | null }> {
   // readConsistencyInterval 0: every read sees writes made by other processes (the CLI and the app share a store).
-  const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-  let names = await committedTables(uri, STORE_TABLES);
+  const db = await connectStore(uri, { readConsistencyInterval: 0 });
+  let names = await committedTables(uri, STORE_TABLES, db);
   // Creating (or finishing an interrupted creation) is a write: one process at a time.
   const release = names.size < STORE_TABLES.length ? await lockForCreation?.() : undefined;
   try {
-    if (release) names = await committedTables(uri, STORE_TABLES);
+    if (release) names = await committedTables(uri, STORE_TABLES, db);
     const meta = await openOrCreateTable(db, uri, META_TABLE, metaSchema);
     const metaRows = (await meta.query().toArray()) as Row[];
     const stored = readModelInfo(metaRows);

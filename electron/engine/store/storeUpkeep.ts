@@ -4,6 +4,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { crashPoint } from '../files/crashPoints.js';
+import { connectStore } from './connect.js';
 import { HEAD_COLUMNS } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
 
@@ -34,7 +35,7 @@ export async function rewriteEveryRow(chunks: lancedb.Table, sessions: lancedb.T
 /** Builds the IVF-PQ (cosine) vector index on its own connection; returns the version it was committed in. */
 export async function buildVectorIndexAt(uri: string, dim: number): Promise<number> {
   // Its own connection: a build holds its table handle for its whole run, and saves must not wait on it.
-  const db = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+  const db = await connectStore(uri, { readConsistencyInterval: 0 });
   try {
     const table = await db.openTable(CHUNKS_TABLE);
     try {

@@ -55,6 +55,7 @@ export const en = {
   'error.model_unavailable': 'Model unavailable',
   'error.locked': 'Store busy',
   'error.store_damaged': 'Store damaged',
+  'error.unsafe_store': 'Store unsafe for several writers',
   'error.read_only': 'Read-only',
   'error.disk_full': 'Disk full',
   'error.cancelled': 'Cancelled',

@@ -57,6 +57,7 @@ export const zhCN: Dictionary = {
   'error.model_unavailable': '模型不可用',
   'error.locked': '存储正忙',
   'error.store_damaged': '存储已损坏',
+  'error.unsafe_store': '存储不支持多个写入者',
   'error.read_only': '只读',
   'error.disk_full': '磁盘已满',
   'error.cancelled': '已取消',

@@ -1,0 +1,138 @@
+/**
+ * One writer at a time on a shared store, without a lock file: a lease row in the store's own
+ * `writer_lease` table, taken and renewed by conditional updates that LanceDB commits atomically
+ * (on `s3+ddb://` through the DynamoDB commit table; on S3, R2, MinIO, GCS and Azure through their
+ * conditional writes). Two machines updating the row at once conflict in LanceDB's commit; the one
+ * that commits second re-checks the condition and finds the lease taken. A holder renews it every
+ * few seconds; a machine killed mid-save stops renewing and its lease runs out after `LEASE_TTL_MS`,
+ * after which the next writer takes over (and finds whatever the killed save committed whole, or not
+ * at all). Saves take turns; each holds the lease for the seconds of its own commits.
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import { randomUUID } from 'node:crypto';
+import { EngineError } from '../errors.js';
+import { sqlString } from './storeRows.js';
+
+export const LEASE_TABLE = 'writer_lease';
+const LEASE_ID = 'writer';
+/** How long a lease lasts without renewal: longer than any pause of a live writer, short enough to wait out. */
+export const LEASE_TTL_MS = 30_000;
+const RENEW_MS = 5_000;
+
+export interface LeaseHolder {
+  /** The machine's name (SESSION_MEMORY_MACHINE, else its host name). */
+  machine: string;
+  pid: number;
+}
+
+export interface HeldLease {
+  release(): Promise<void>;
+}
+
+export class StoreLease {
+  private table: lancedb.Table | null = null;
+
+  constructor(
+    private readonly db: lancedb.Connection,
+    private readonly where: string,
+    private readonly holder: LeaseHolder,
+  ) {}
+
+  /**
+   * Takes the lease, waiting up to `waitMs` for another writer's to end. `onLost` is told when a
+   * renewal finds the lease taken over (this process was paused past its end): the caller stops writing.
+   */
+  async acquire(waitMs: number, onLost: (error: EngineError) => void): Promise<HeldLease> {
+    const table = await this.open();
+    const token = randomUUID();
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const now = Date.now();
+      const taken = await table.update({
+        where: `id = ${sqlString(LEASE_ID)} AND expires_at < ${now}`,
+        values: { holder: this.describe(), token, expires_at: now + LEASE_TTL_MS },
+      });
+      if (taken.rowsUpdated === 1) return this.hold(table, token, onLost);
+      if (Date.now() >= deadline) {
+        const current = await this.current();
+        const who = current ? ` (${current.holder}, for up to ${Math.max(0, Math.round((current.expires_at - Date.now()) / 1000))} s more)` : '';
+        throw new EngineError('locked', `another machine is saving to ${this.where}${who}; try again when it has finished`);
+      }
+      // Jittered back-off: writers of several machines do not retry in step.
+      await sleep(Math.min(1_000, 50 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random()));
+    }
+  }
+
+  /** The lease as it stands (who holds it and until when), or null when nobody does. */
+  async current(): Promise<{ holder: string; expires_at: number } | null> {
+    const table = await this.open();
+    await table.checkoutLatest();
+    const rows = (await table.query().where(`id = ${sqlString(LEASE_ID)}`).toArray()) as Array<{ holder: string; expires_at: number }>;
+    const row = rows[0];
+    return row && row.expires_at > Date.now() ? { holder: row.holder, expires_at: Number(row.expires_at) } : null;
+  }
+
+  private hold(table: lancedb.Table, token: string, onLost: (error: EngineError) => void): HeldLease {
+    let lost = false;
+    let renewing: Promise<void> | null = null;
+    let lastRenewed = Date.now();
+    const renew = async (): Promise<void> => {
+      const now = Date.now();
+      try {
+        const renewed = await table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { expires_at: now + LEASE_TTL_MS } });
+        if (renewed.rowsUpdated === 1) {
+          lastRenewed = now;
+          return;
+        }
+        lost = true;
+      } catch {
+        // A failed round trip is retried at the next tick; past the lease's end it counts as lost.
+        lost = Date.now() - lastRenewed >= LEASE_TTL_MS;
+      }
+      if (lost) {
+        clearInterval(timer);
+        onLost(new EngineError('locked', `the write lease of ${this.where} ran out before it could be renewed: another machine may be saving, so this one stopped writing; what was written is whole, and saving again finishes it`));
+      }
+    };
+    const timer = setInterval(() => {
+      renewing ??= renew().finally(() => (renewing = null));
+    }, RENEW_MS);
+    timer.unref();
+    return {
+      release: async () => {
+        clearInterval(timer);
+        await renewing;
+        if (lost) return;
+        await table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } });
+      },
+    };
+  }
+
+  private describe(): string {
+    return `${this.holder.machine} (process ${this.holder.pid})`;
+  }
+
+  private async open(): Promise<lancedb.Table> {
+    if (this.table) return this.table;
+    try {
+      this.table = await this.db.openTable(LEASE_TABLE);
+    } catch {
+      try {
+        // Creation is one commit of version 1: of two machines creating it at once, one fails and opens the other's.
+        this.table = await this.db.createTable(LEASE_TABLE, [{ id: LEASE_ID, holder: '', token: '', expires_at: 0 }]);
+      } catch {
+        this.table = await this.db.openTable(LEASE_TABLE);
+      }
+    }
+    return this.table;
+  }
+
+  close(): void {
+    this.table?.close();
+    this.table = null;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,87 @@
+/**
+ * What a writer holds while it writes. For a store in a local folder: the folder's write lock
+ * (files/writeLock.ts), as before: it notices a dead holder at once, and a save costs no commit for
+ * it. For a shared store: this machine's lock on its local folder (its caches are written under it)
+ * and then the store's write lease (storeLease.ts), so that writers of every machine take turns.
+ * Before the first write to an `s3://` store, the store is probed for conditional writes
+ * (storeProbe.ts); one that fails is refused unless the person said only one machine writes to it.
+ */
+import os from 'node:os';
+import { EngineError } from '../errors.js';
+import { resolveStoreLocation, storeKindOf } from '../files/location.js';
+import { acquireWriteLock, loseWriteLock } from '../files/writeLock.js';
+import { connectStore, isRemoteStore } from './connect.js';
+import { StoreLease } from './storeLease.js';
+import { probeConcurrentWrites, unsafeStoreMessage } from './storeProbe.js';
+
+export interface WriteGuardOptions {
+  dataDir: string;
+  storeUri: string;
+  waitMs: number;
+  /** The person says only this machine writes to the store: an `s3://` store failing the probe is used all the same. */
+  singleWriter?: boolean;
+}
+
+/** This machine's name in a lease and in the save history. */
+export function machineName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SESSION_MEMORY_MACHINE?.trim() || os.hostname();
+}
+
+export class WriteGuard {
+  private lease: StoreLease | null = null;
+  private probed: Promise<void> | null = null;
+
+  constructor(private readonly options: WriteGuardOptions) {}
+
+  get shared(): boolean {
+    return isRemoteStore(this.options.storeUri);
+  }
+
+  /** Takes what a writer holds; resolves to its release. */
+  async acquire(): Promise<() => Promise<void>> {
+    const { dataDir, waitMs } = this.options;
+    const releaseLocal = await acquireWriteLock(dataDir, { waitMs });
+    if (!this.shared) return releaseLocal;
+    try {
+      await this.checkSafe();
+      const held = await (await this.storeLease()).acquire(waitMs, (error) => loseWriteLock(dataDir, error));
+      return async () => {
+        try {
+          await held.release();
+        } finally {
+          await releaseLocal();
+        }
+      };
+    } catch (error) {
+      await releaseLocal();
+      throw error;
+    }
+  }
+
+  /** Who holds the store's write lease now (shared stores), or null. */
+  async holder(): Promise<string | null> {
+    if (!this.shared) return null;
+    return (await (await this.storeLease()).current())?.holder ?? null;
+  }
+
+  close(): void {
+    this.lease?.close();
+  }
+
+  private checkSafe(): Promise<void> {
+    this.probed ??= (async () => {
+      const { storeUri, singleWriter } = this.options;
+      if (storeKindOf(storeUri) !== 's3') return;
+      const location = resolveStoreLocation(storeUri, this.options.dataDir);
+      const result = await probeConcurrentWrites(location);
+      if (!result.safe && !singleWriter) throw new EngineError('unsafe_store', unsafeStoreMessage(location, result.why));
+    })();
+    this.probed.catch(() => (this.probed = null));
+    return this.probed;
+  }
+
+  private async storeLease(): Promise<StoreLease> {
+    this.lease ??= new StoreLease(await connectStore(this.options.storeUri, { readConsistencyInterval: 0 }), this.options.storeUri, { machine: machineName(), pid: process.pid });
+    return this.lease;
+  }
+}
