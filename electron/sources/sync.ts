@@ -26,6 +26,8 @@ export interface SyncOptions extends SyncCallbacks {
   engine: () => Promise<SavingEngine>;
   include?: Array<'tools' | 'thinking'>;
   redact?: boolean;
+  /** Stops the sync at the next safe point: the file being saved ends between two commits, no other file is read. */
+  signal?: AbortSignal;
 }
 
 export interface SourceSyncResult {
@@ -57,7 +59,10 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
         options.onUnsupported?.(source.id, result.unsupported);
         continue;
       }
-      for (const file of files) await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
+      for (const file of files) {
+        if (options.signal?.aborted) return results;
+        await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
+      }
     }
   }
   return results;
@@ -70,6 +75,7 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
  * know is passed over in silence (Cursor's workspaces without a chat).
  */
 export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult, mayHoldNone = false): Promise<boolean> {
+  if (options.signal?.aborted) return false;
   let cursor: FileCursor | null;
   try {
     cursor = kind === 'database' ? await databaseCursor(file) : kind === 'folder' ? await folderCursor(file) : await fileCursor(file);
@@ -90,7 +96,10 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
         options.onReport(sourceId, file, report);
       },
       onSkipped: (part) => options.onSkipped?.(sourceId, part),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
+    // Stopped part-way: the cursor stays, and the next sync reads the file again.
+    if (outcome === 'stopped') return true;
     if (result) result.filesSaved++;
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
     if (outcome === 'saved') await options.cursors.advance(file, cursor);
