@@ -25,6 +25,8 @@ export interface SaveFileOptions {
   onSkipped?: (part: SkippedPart) => void;
   /** Stops the save at the next safe point. */
   signal?: AbortSignal;
+  /** Sessions of the file not to save (forgotten ones), by id. */
+  leaveOut?: (sessionId: string) => Promise<boolean>;
 }
 
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. `stopped`: part of it, stopped through `signal`. Throws the file's ImportError. */
@@ -39,6 +41,7 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
       const target = typeof engine === 'function' ? await engine() : engine;
       for await (const session of result.sessions) {
         if (options.signal?.aborted) return 'stopped';
+        if (options.leaveOut && (await options.leaveOut(session.sessionId.trim()))) continue;
         options.onReport(await target.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) }));
       }
       for (const part of result.skipped) {

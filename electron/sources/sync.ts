@@ -7,7 +7,7 @@
 import type { SaveReport } from '../../shared/domain.js';
 import { ImportError } from '../importers/errors.js';
 import type { SkippedPart } from '../importers/read-types.js';
-import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor } from './cursors.js';
+import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
 import type { FoundSource } from './discover.js';
 import type { SavingEngine } from './saveFile.js';
 import type { SourcePick } from './catalogue.js';
@@ -87,22 +87,30 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
   }
   if (cursor === null || (await options.cursors.unchanged(file, cursor))) return false;
   const { saveTranscriptFile } = await import('./saveFile.js');
+  const saved: SavedFrom = { sessions: [], leftOut: 0 };
   try {
     const outcome = await saveTranscriptFile(options.engine, file, {
       ...(options.include ? { include: options.include } : {}),
       redact: options.redact ?? true,
       onReport: (report) => {
         if (result) result.sessionsSaved++;
+        saved.sessions.push(report.sessionId);
         options.onReport(sourceId, file, report);
       },
       onSkipped: (part) => options.onSkipped?.(sourceId, part),
       ...(options.signal ? { signal: options.signal } : {}),
+      // A session that was forgotten does not come back when its file is read again.
+      leaveOut: async (sessionId) => {
+        const forgotten = await options.cursors.forgotten(sessionId);
+        if (forgotten) saved.leftOut++;
+        return forgotten;
+      },
     });
     // Stopped part-way: the cursor stays, and the next sync reads the file again.
     if (outcome === 'stopped') return true;
     if (result) result.filesSaved++;
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
-    if (outcome === 'saved') await options.cursors.advance(file, cursor);
+    if (outcome === 'saved') await options.cursors.advance(file, cursor, saved);
   } catch (error) {
     if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
       await options.cursors.advance(file, cursor);
