@@ -9,6 +9,8 @@
  * Crash-safe like a save: a journal names what is being forgotten before anything changes, and is
  * removed last; the next writer (a save, a forget, a redact) finishes a forget that a kill
  * interrupted. Forgetting messages journals the purge it owes the same way (purgeJournal.ts).
+ * Before each of its writes it checks that it still holds the lock (`assertWriteLock`): once another
+ * process may have taken it over, it stops with that error, and running it again finishes it.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ import { EngineError } from './errors.js';
 import { dropFileTracesOf } from './forgetTraces.js';
 import { appendSaveEvent, dropSessionEvents, readSaveEvents } from './history.js';
 import { showSession } from './sessions.js';
+import { assertWriteLock } from './writeLock.js';
 
 export const FORGET_JOURNAL = '.forget-pending.json';
 
@@ -53,6 +56,7 @@ export async function forgetSessions(ctx: EngineContext, sessionIds: readonly st
       sessions: ids.filter((id) => !finished.has(id)).map((id) => ({ sessionId: id, messagesRemoved: record.sessions[id]!.message_count, chunksRemoved: record.sessions[id]!.chunk_count })),
     };
     if (journal.sessions.length > 0) {
+      assertWriteLock(ctx.dataDir);
       await writeFileAtomic(journalPath(ctx), JSON.stringify(journal));
       crashPoint('forget-journal');
       await complete(ctx, journal);
@@ -121,6 +125,7 @@ export async function finishPendingForget(ctx: EngineContext): Promise<ForgetRep
     journal = JSON.parse(await fs.readFile(file, 'utf8')) as Journal;
   } catch {
     // Written atomically: a journal that cannot be read was never complete, so nothing was removed yet.
+    assertWriteLock(ctx.dataDir);
     await fs.rm(file, { force: true });
     return [];
   }
@@ -134,6 +139,7 @@ export async function finishPendingForget(ctx: EngineContext): Promise<ForgetRep
 async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   const ids = journal.sessions.map((s) => s.sessionId);
   const record = await ctx.records.load([], { locked: true });
+  assertWriteLock(ctx.dataDir);
   await ctx.store.purgeSessions(ids);
   crashPoint('forget-purged');
   for (const id of ids) delete record.sessions[id];
@@ -142,6 +148,7 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   await ctx.records.write(record);
   await dropSessionsFromNearDuplicates(ctx, ids);
   // The history keeps only that the sessions were forgotten; other files drop their paths.
+  assertWriteLock(ctx.dataDir);
   await dropSessionEvents(ctx.dataDir, ids);
   const { events } = await readSaveEvents(ctx.dataDir);
   for (const forgotten of journal.sessions) {
@@ -168,7 +175,10 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
     };
     await appendSaveEvent(ctx.dataDir, event);
   }
+  assertWriteLock(ctx.dataDir);
   await dropFileTracesOf(ctx.dataDir, ids);
+  // Removed last, and only under the lock: a journal left behind is finished by the next writer.
+  assertWriteLock(ctx.dataDir);
   await fs.rm(journalPath(ctx), { force: true });
 }
 
