@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { forgetCursorSessions, SourceCursors } from '../electron/sources/cursors.js';
 import { jsonLines, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
@@ -88,5 +89,24 @@ describe('forgetting a session saved from a source', () => {
     const imported = await runCli(['--data', data, 'import', '--json', forgottenLog], env);
     expect(imported.status).toBe(0);
     expect(await sessionIds(data, env)).toEqual([FORGOTTEN, KEPT].sort());
+  });
+
+  it('a file saved while its session was being forgotten is recorded without it', async () => {
+    const data = scratch();
+    const cursors = await SourceCursors.load(data);
+    const at = { size: 120, mtimeMs: 1_700_000_000_000, head: 'a'.repeat(64) };
+    // The forget ran between the file's save and its cursor's advance.
+    await forgetCursorSessions(data, ['gone-session']);
+    await cursors.advance('/home/ana/.tool/gone-session.jsonl', at, { sessions: ['gone-session'], leftOut: 0 });
+    await cursors.advance('/home/ana/.tool/chats.db', at, { sessions: ['gone-session', 'kept-session'], leftOut: 0 });
+    expect(filesContaining(data, 'gone-session')).toEqual([]);
+    expect(filesContaining(data, 'chats.db')).toEqual(['source-cursors.json']);
+    expect(filesContaining(data, 'kept-session')).toEqual(['source-cursors.json']);
+    // Both stay read up to their cursor: the first under a hash of its path.
+    const later = await SourceCursors.load(data);
+    expect(await later.unchanged('/home/ana/.tool/gone-session.jsonl', at)).toBe(true);
+    expect(await later.unchanged('/home/ana/.tool/chats.db', at)).toBe(true);
+    expect(await later.forgotten('gone-session')).toBe(true);
+    expect(await later.forgotten('kept-session')).toBe(false);
   });
 });

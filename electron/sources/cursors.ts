@@ -89,11 +89,14 @@ export class SourceCursors {
    */
   async advance(file: string, cursor: FileCursor, saved: SavedFrom = { sessions: [], leftOut: 0 }): Promise<void> {
     const state = await readCursorState(this.file);
-    if (saved.sessions.length === 0 && saved.leftOut > 0) {
+    // A session forgotten since it was saved here (the forget ran in between) is not recorded.
+    const sessions = [...new Set(saved.sessions)].filter((id) => !state.forgottenSessions.includes(sha256(id)));
+    const leftOut = saved.leftOut + new Set(saved.sessions).size - sessions.length;
+    if (sessions.length === 0 && leftOut > 0) {
       delete state.files[file];
       state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
     } else {
-      state.files[file] = { ...cursor, sessions: [...new Set(saved.sessions)] };
+      state.files[file] = { ...cursor, sessions };
       delete state.forgottenFiles[sha256(file)];
     }
     await writeCursorState(this.file, state);
