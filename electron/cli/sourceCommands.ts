@@ -12,6 +12,7 @@ import { discoverSources, type FoundSource } from '../sources/discover.js';
 import { handOff } from '../sources/handoff.js';
 import { loadSourceSettings } from '../sources/sourceSettings.js';
 import { syncFile, syncSources, type SyncOptions } from '../sources/sync.js';
+import { stopRequests } from './stopRequests.js';
 import { dataDirOf, describeReport, describeSkipped, ExitStatus, parseInclude, positiveInt, reportJson, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
 
 interface SyncFlags {
@@ -52,31 +53,40 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
     .option('--poll <ms>', 'with --watch: how often databases are looked at', (v) => positiveInt(v, '--poll'), 2000)
     .addOption(new Option('--json', 'one save report per line, as `import --json` prints them, with "source" and "file"; {"source","file","error"} per failed file; {"source","unsupported"} per source whose format does not import yet'))
     .action(async (flags: SyncFlags) => {
-      const dataDir = dataDirOf(globals());
-      const settings = await loadSourceSettings(dataDir);
-      const sources = selectSources(await discoverSources({ personFolders: settings.folders }), flags.source);
-      const engine = lazyEngineOnDemand(globals(), io);
-      let failed = 0;
-      const options: SyncOptions = {
-        cursors: await SourceCursors.load(dataDir),
-        engine: engine.get,
-        ...(flags.include ? { include: flags.include } : {}),
-        redact: flags.redact,
-        ...syncPrinter(io, Boolean(flags.json), () => failed++),
-      };
+      // Listened for from the start: Ctrl-C during the first sync stops it at a safe point too.
+      const stop = flags.watch ? stopRequests() : null;
       try {
-        const results = await syncSources(sources, options);
-        if (!flags.json && !flags.watch) {
-          for (const r of results) if (r.sessionsSaved === 0 && r.errors.length === 0 && !r.unsupported) io.err(`${r.id}: nothing new`);
+        const dataDir = dataDirOf(globals());
+        const settings = await loadSourceSettings(dataDir);
+        const sources = selectSources(await discoverSources({ personFolders: settings.folders }), flags.source);
+        const engine = lazyEngineOnDemand(globals(), io);
+        let failed = 0;
+        const options: SyncOptions = {
+          cursors: await SourceCursors.load(dataDir),
+          engine: engine.get,
+          ...(flags.include ? { include: flags.include } : {}),
+          redact: flags.redact,
+          ...(stop ? { signal: stop.signal } : {}),
+          ...syncPrinter(io, Boolean(flags.json), () => failed++),
+        };
+        try {
+          const results = await syncSources(sources, options);
+          if (!flags.json && !flags.watch) {
+            for (const r of results) if (r.sessionsSaved === 0 && r.errors.length === 0 && !r.unsupported) io.err(`${r.id}: nothing new`);
+          }
+          if (stop && !stop.signal.aborted) {
+            const { followSources } = await import('./syncWatch.js');
+            await followSources(dataDir, sources, options, { debounceMs: flags.debounce, pollMs: flags.poll, json: Boolean(flags.json), io, stop: stop.signal });
+          }
+        } finally {
+          // Waits for the save under way; the write lock is released when it ends.
+          await engine.close();
         }
-        if (flags.watch) {
-          const { followSources } = await import('./syncWatch.js');
-          await followSources(dataDir, sources, options, { debounceMs: flags.debounce, pollMs: flags.poll, json: Boolean(flags.json), io });
-        }
+        if (stop && !flags.json) io.err('stopped');
+        if (failed > 0) throw new ExitStatus(1);
       } finally {
-        await engine.close();
+        stop?.dispose();
       }
-      if (failed > 0) throw new ExitStatus(1);
     });
 
   program

@@ -1,7 +1,9 @@
 /**
  * `sync --watch`: after the first sync, follows every source: file events on their folders (a log
  * is saved as it grows), a poll of their databases, and saves handed over by hooks (see
- * sources/handoff.ts), all in one queue so saves never overlap.
+ * sources/handoff.ts), all in one queue so saves never overlap. Follows until `stop` is aborted
+ * (Ctrl-C, see stopRequests.ts): then the hooks' socket and its token go first (a hook whose save
+ * was not finished saves on its own), the save under way ends at a safe point, the watcher closes.
  */
 import path from 'node:path';
 import { isDynamicPattern } from 'tinyglobby';
@@ -11,12 +13,15 @@ import { pickedFiles } from '../sources/discover.js';
 import { followFiles } from '../sources/follow.js';
 import { serveHandoff } from '../sources/handoff.js';
 import { syncFile, type SyncOptions } from '../sources/sync.js';
+import { whenAborted } from './stopRequests.js';
 
 export interface FollowSettings {
   debounceMs: number;
   pollMs: number;
   json: boolean;
   io: Io;
+  /** Aborted to stop following; `options.signal` should be the same, so that a save under way ends early. */
+  stop: AbortSignal;
 }
 
 export async function followSources(dataDir: string, sources: FoundSource[], options: SyncOptions, settings: FollowSettings): Promise<void> {
@@ -85,15 +90,14 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
     return null;
   });
 
-  await follower.ready;
-  if (!settings.json) settings.io.err(`following ${sources.length} source${sources.length === 1 ? '' : 's'} (Ctrl-C to stop)`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const stopped = whenAborted(settings.stop);
+  await Promise.race([follower.ready, stopped]);
+  if (!settings.stop.aborted && !settings.json) settings.io.err(`following ${sources.length} source${sources.length === 1 ? '' : 's'} (Ctrl-C to stop)`);
+  await stopped;
   clearInterval(poll);
-  await server?.close();
+  // Closed before the queue ends: a hook is told nothing more (no "done"), so a save it handed
+  // over and that the stop cut short is saved by the hook itself.
+  const closing = server?.close();
   await follower.close();
-  if (!settings.json) settings.io.err('stopped');
+  await closing;
 }

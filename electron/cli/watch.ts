@@ -54,7 +54,7 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
         ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
       });
       // Saved up to the line being written; the rest comes with the file's next change.
-      if (outcome === 'waiting') return;
+      if (outcome !== 'saved') return;
       await recordWatchedFile(engine.dataDir, file, { size: stat.size, mtimeMs: stat.mtimeMs, sessions: [...sessions] });
     } catch (error) {
       options.onError(file, error instanceof ImportError || error instanceof Error ? error.message : String(error));

@@ -6,7 +6,9 @@
  *
  * Kept in `<data folder>/source-cursors.json`, replaced atomically. A cursor is advanced only after
  * the save of its file committed, so a crash in between saves the file again (and the engine finds
- * nothing new), never loses it.
+ * nothing new), never loses it. Each file's cursor names the sessions saved from it, so that
+ * forgetting a session drops the paths of its files (`forgetCursorSessions`); a forgotten session is
+ * left out when its file is read again.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -24,42 +26,151 @@ export interface FileCursor {
   head: string;
 }
 
+/** A file's cursor as kept, with the sessions saved from the file (absent in entries written before this was kept). */
+interface KeptCursor extends FileCursor {
+  sessions?: string[];
+}
+
+interface CursorState {
+  files: Record<string, KeptCursor>;
+  /** Files that hold only forgotten sessions, by the SHA-256 of their path: not read again while unchanged. */
+  forgottenFiles: Record<string, FileCursor>;
+  /** SHA-256 of the ids of forgotten sessions: a file read again leaves them out. */
+  forgottenSessions: string[];
+}
+
+/** What a file's save stored: the sessions saved from it, and how many forgotten ones were left out. */
+export interface SavedFrom {
+  sessions: string[];
+  leftOut: number;
+}
+
 export class SourceCursors {
-  private constructor(
-    private readonly file: string,
-    private readonly cursors: Record<string, FileCursor>,
-  ) {}
+  private readonly file: string;
+  private state: CursorState;
+  /** The cursor file's identity when `state` was read (every write is a rename, so a new inode). */
+  private stateKey: string;
+
+  private constructor(file: string, state: CursorState, stateKey: string) {
+    this.file = file;
+    this.state = state;
+    this.stateKey = stateKey;
+  }
 
   static async load(dataDir: string): Promise<SourceCursors> {
     const file = path.join(dataDir, CURSOR_FILE);
-    let cursors: Record<string, FileCursor> = {};
-    try {
-      const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as { files?: Record<string, FileCursor> };
-      if (parsed && typeof parsed.files === 'object' && parsed.files !== null) cursors = parsed.files;
-    } catch {
-      // Missing or unreadable: every file is looked at again, and the engine skips what it holds.
-    }
-    return new SourceCursors(file, cursors);
+    const key = await fileKey(file);
+    return new SourceCursors(file, await readCursorState(file), key);
   }
 
+  /** The cursor a file was saved up to (as of `load`), or undefined. */
   get(file: string): FileCursor | undefined {
-    return this.cursors[file];
+    return this.state.files[file] ?? this.state.forgottenFiles[sha256(file)];
   }
 
   /** Whether the file is what it was when its cursor was set. Reads at most its head. */
   async unchanged(file: string, now?: FileCursor): Promise<boolean> {
-    const seen = this.cursors[file];
+    const state = await this.current();
+    const seen = state.files[file] ?? state.forgottenFiles[sha256(file)];
     if (!seen) return false;
     const current = now ?? (await fileCursor(file));
     return current !== null && current.size === seen.size && current.mtimeMs === seen.mtimeMs && current.head === seen.head;
   }
 
-  /** Records a file as saved up to `cursor` and writes the cursors down. */
-  async advance(file: string, cursor: FileCursor): Promise<void> {
-    this.cursors[file] = cursor;
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
-    await writeFileAtomic(this.file, JSON.stringify({ files: this.cursors }));
+  /** Whether a session was forgotten: a sync leaves it out of the files it reads. */
+  async forgotten(sessionId: string): Promise<boolean> {
+    return (await this.current()).forgottenSessions.includes(sha256(sessionId));
   }
+
+  /**
+   * Records a file as saved up to `cursor` and writes the cursors down. The file is read again
+   * first, so that a forget in another process meanwhile is not undone. A file whose every session
+   * was left out as forgotten is kept under a hash of its path: its path is not written again.
+   */
+  async advance(file: string, cursor: FileCursor, saved: SavedFrom = { sessions: [], leftOut: 0 }): Promise<void> {
+    const state = await readCursorState(this.file);
+    // A session forgotten since it was saved here (the forget ran in between) is not recorded.
+    const sessions = [...new Set(saved.sessions)].filter((id) => !state.forgottenSessions.includes(sha256(id)));
+    const leftOut = saved.leftOut + new Set(saved.sessions).size - sessions.length;
+    if (sessions.length === 0 && leftOut > 0) {
+      delete state.files[file];
+      state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
+    } else {
+      state.files[file] = { ...cursor, sessions };
+      delete state.forgottenFiles[sha256(file)];
+    }
+    await writeCursorState(this.file, state);
+    this.state = state;
+    this.stateKey = await fileKey(this.file);
+  }
+
+  /** The state as on disk, read again only when the file was replaced since. */
+  private async current(): Promise<CursorState> {
+    const key = await fileKey(this.file);
+    if (key !== this.stateKey) {
+      this.state = await readCursorState(this.file);
+      this.stateKey = key;
+    }
+    return this.state;
+  }
+}
+
+/** The paths of the files the sessions were saved from, as far as the cursors recorded them. */
+export async function cursorPathsOf(dataDir: string, sessionIds: readonly string[]): Promise<string[]> {
+  const state = await readCursorState(path.join(dataDir, CURSOR_FILE));
+  const ids = new Set(sessionIds);
+  return Object.keys(state.files).filter((file) => state.files[file]!.sessions?.some((id) => ids.has(id)));
+}
+
+/**
+ * After a forget (write lock held; can be repeated): the sessions are marked forgotten (by a hash of
+ * their id), and the files they were saved from lose them. A file that held only them loses its
+ * path: only a SHA-256 hash of it stays, with its cursor, so that it is not read again while it is
+ * unchanged; a file that holds other sessions too (a tool's database) keeps its path and those.
+ */
+export async function forgetCursorSessions(dataDir: string, sessionIds: readonly string[]): Promise<void> {
+  const file = path.join(dataDir, CURSOR_FILE);
+  const state = await readCursorState(file);
+  const ids = new Set(sessionIds);
+  for (const [name, kept] of Object.entries(state.files)) {
+    if (!kept.sessions?.some((id) => ids.has(id))) continue;
+    const sessions = kept.sessions.filter((id) => !ids.has(id));
+    if (sessions.length > 0) {
+      state.files[name] = { ...kept, sessions };
+    } else {
+      delete state.files[name];
+      state.forgottenFiles[sha256(name)] = { size: kept.size, mtimeMs: kept.mtimeMs, head: kept.head };
+    }
+  }
+  state.forgottenSessions = [...new Set([...state.forgottenSessions, ...sessionIds.map(sha256)])];
+  await writeCursorState(file, state);
+}
+
+async function readCursorState(file: string): Promise<CursorState> {
+  const state: CursorState = { files: {}, forgottenFiles: {}, forgottenSessions: [] };
+  try {
+    const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<CursorState> | null;
+    if (parsed && typeof parsed.files === 'object' && parsed.files !== null) state.files = parsed.files;
+    if (parsed && typeof parsed.forgottenFiles === 'object' && parsed.forgottenFiles !== null) state.forgottenFiles = parsed.forgottenFiles;
+    if (parsed && Array.isArray(parsed.forgottenSessions)) state.forgottenSessions = parsed.forgottenSessions.filter((h): h is string => typeof h === 'string');
+  } catch {
+    // Missing or unreadable: every file is looked at again, and the engine skips what it holds.
+  }
+  return state;
+}
+
+async function writeCursorState(file: string, state: CursorState): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, JSON.stringify(state));
+}
+
+async function fileKey(file: string): Promise<string> {
+  const stat = await fs.stat(file).catch(() => null);
+  return stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : '';
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** A transcript file's cursor as it is now, or null when it is gone. */

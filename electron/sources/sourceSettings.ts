@@ -53,3 +53,18 @@ export async function saveSourceSettings(dataDir: string, settings: SourceSettin
   await fs.mkdir(dataDir, { recursive: true });
   await writeFileAtomic(path.join(dataDir, SOURCE_SETTINGS_FILE), `${JSON.stringify(settings, null, 2)}\n`);
 }
+
+/** After a forget (write lock held): the errors of the last syncs that name one of `terms` (a session id, a file's path) go. */
+export async function dropStatusErrorsNaming(dataDir: string, terms: readonly string[]): Promise<void> {
+  const needles = terms.filter((t) => t !== '');
+  if (needles.length === 0) return;
+  const settings = await loadSourceSettings(dataDir);
+  let changed = false;
+  for (const status of Object.values(settings.status)) {
+    const kept = status.errors.filter((error) => !needles.some((n) => error.includes(n)));
+    if (kept.length === status.errors.length) continue;
+    status.errors = kept;
+    changed = true;
+  }
+  if (changed) await saveSourceSettings(dataDir, settings);
+}

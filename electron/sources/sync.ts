@@ -7,7 +7,7 @@
 import type { SaveReport } from '../../shared/domain.js';
 import { ImportError } from '../importers/errors.js';
 import type { SkippedPart } from '../importers/read-types.js';
-import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor } from './cursors.js';
+import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
 import type { FoundSource } from './discover.js';
 import type { SavingEngine } from './saveFile.js';
 import type { SourcePick } from './catalogue.js';
@@ -26,6 +26,8 @@ export interface SyncOptions extends SyncCallbacks {
   engine: () => Promise<SavingEngine>;
   include?: Array<'tools' | 'thinking'>;
   redact?: boolean;
+  /** Stops the sync at the next safe point: the file being saved ends between two commits, no other file is read. */
+  signal?: AbortSignal;
 }
 
 export interface SourceSyncResult {
@@ -57,7 +59,10 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
         options.onUnsupported?.(source.id, result.unsupported);
         continue;
       }
-      for (const file of files) await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
+      for (const file of files) {
+        if (options.signal?.aborted) return results;
+        await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
+      }
     }
   }
   return results;
@@ -70,6 +75,7 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
  * know is passed over in silence (Cursor's workspaces without a chat).
  */
 export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult, mayHoldNone = false): Promise<boolean> {
+  if (options.signal?.aborted) return false;
   let cursor: FileCursor | null;
   try {
     cursor = kind === 'database' ? await databaseCursor(file) : kind === 'folder' ? await folderCursor(file) : await fileCursor(file);
@@ -81,19 +87,30 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
   }
   if (cursor === null || (await options.cursors.unchanged(file, cursor))) return false;
   const { saveTranscriptFile } = await import('./saveFile.js');
+  const saved: SavedFrom = { sessions: [], leftOut: 0 };
   try {
     const outcome = await saveTranscriptFile(options.engine, file, {
       ...(options.include ? { include: options.include } : {}),
       redact: options.redact ?? true,
       onReport: (report) => {
         if (result) result.sessionsSaved++;
+        saved.sessions.push(report.sessionId);
         options.onReport(sourceId, file, report);
       },
       onSkipped: (part) => options.onSkipped?.(sourceId, part),
+      ...(options.signal ? { signal: options.signal } : {}),
+      // A session that was forgotten does not come back when its file is read again.
+      leaveOut: async (sessionId) => {
+        const forgotten = await options.cursors.forgotten(sessionId);
+        if (forgotten) saved.leftOut++;
+        return forgotten;
+      },
     });
+    // Stopped part-way: the cursor stays, and the next sync reads the file again.
+    if (outcome === 'stopped') return true;
     if (result) result.filesSaved++;
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
-    if (outcome === 'saved') await options.cursors.advance(file, cursor);
+    if (outcome === 'saved') await options.cursors.advance(file, cursor, saved);
   } catch (error) {
     if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
       await options.cursors.advance(file, cursor);

@@ -148,7 +148,7 @@ async function lockOrWait(dataDir: string, options: WriteLockOptions, onWait: ()
         retries: 0,
         onCompromised: (error) => {
           // Another process may be writing now: this one writes nothing more under this hold.
-          state.lost = new EngineError('locked', `the write lock of ${dataDir} was lost (${error.message}): another process may be saving, so this one stopped writing; what was written is whole, and saving again finishes it`, { cause: error });
+          state.lost = new EngineError('locked', `the write lock of ${dataDir} was lost (${error.message}): another process may be saving, so this one stopped writing; what was written is whole, and running the same save, forget or redact again finishes it`, { cause: error });
         },
       });
       held.set(key, state);

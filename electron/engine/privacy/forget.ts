@@ -9,6 +9,8 @@
  * Crash-safe like a save: a journal names what is being forgotten before anything changes, and is
  * removed last; the next writer (a save, a forget, a redact) finishes a forget that a kill
  * interrupted. Forgetting messages journals the purge it owes the same way (purgeJournal.ts).
+ * Before each of its writes it checks that it still holds the lock (`assertWriteLock`): once another
+ * process may have taken it over, it stops with that error, and running it again finishes it.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
 import { dropFileTracesOf } from './forgetTraces.js';
 import { showSession } from '../record/sessions.js';
+import { assertWriteLock } from '../files/writeLock.js';
 
 export const FORGET_JOURNAL = '.forget-pending.json';
 
@@ -52,6 +55,7 @@ export async function forgetSessions(ctx: EngineContext, sessionIds: readonly st
       sessions: ids.filter((id) => !finished.has(id)).map((id) => ({ sessionId: id, messagesRemoved: record.sessions[id]!.message_count, chunksRemoved: record.sessions[id]!.chunk_count })),
     };
     if (journal.sessions.length > 0) {
+      assertWriteLock(ctx.dataDir);
       await writeFileAtomic(journalPath(ctx), JSON.stringify(journal));
       crashPoint('forget-journal');
       await complete(ctx, journal);
@@ -120,6 +124,7 @@ export async function finishPendingForget(ctx: EngineContext): Promise<ForgetRep
     journal = JSON.parse(await fs.readFile(file, 'utf8')) as Journal;
   } catch {
     // Written atomically: a journal that cannot be read was never complete, so nothing was removed yet.
+    assertWriteLock(ctx.dataDir);
     await fs.rm(file, { force: true });
     return [];
   }
@@ -133,6 +138,7 @@ export async function finishPendingForget(ctx: EngineContext): Promise<ForgetRep
 async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   const ids = journal.sessions.map((s) => s.sessionId);
   const record = await ctx.records.load([], { locked: true });
+  assertWriteLock(ctx.dataDir);
   await ctx.store.purgeSessions(ids);
   crashPoint('forget-purged');
   for (const id of ids) delete record.sessions[id];
@@ -167,7 +173,10 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
     };
     await ctx.history.append(event);
   }
+  assertWriteLock(ctx.dataDir);
   await dropFileTracesOf(ctx.dataDir, ids);
+  // Removed last, and only under the lock: a journal left behind is finished by the next writer.
+  assertWriteLock(ctx.dataDir);
   await fs.rm(journalPath(ctx), { force: true });
 }
 

@@ -1,21 +1,24 @@
 /**
  * What a forgotten session leaves in files of its own beside the store (the save history is
  * history.ts's), removed when it is forgotten (write lock held; every step can be repeated after a
- * kill): the watch state drops the paths of the files it came from (watchState.ts), and the app's log loses
- * every line that names it, by id or by one of those paths.
+ * kill): the watch state and the sources' cursors drop the paths of the files it came from
+ * (watchState.ts, sources/forgottenSessions.ts), and the app's log loses every line that names it,
+ * by id or by one of those paths.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { forgetSourceSessions, sourcePathsOf } from '../../sources/forgottenSessions.js';
 import { forgetWatchedSessions, watchedPaths } from '../record/watchState.js';
 
 /** The app's log folder under the data folder (host/appLog.ts writes it). */
 export const LOG_FOLDER = 'logs';
 
-/** The watch state's paths and the log lines. The paths are read first, so a kill between the steps loses none of them. */
+/** The watch state's and the sources' paths, and the log lines. The paths are read first, so a kill between the steps loses none of them. */
 export async function dropFileTracesOf(dataDir: string, sessionIds: readonly string[]): Promise<void> {
-  const paths = await watchedPaths(dataDir, sessionIds);
+  const paths = [...(await watchedPaths(dataDir, sessionIds)), ...(await sourcePathsOf(dataDir, sessionIds))];
   await scrubLogs(dataDir, [...sessionIds, ...paths]);
   await forgetWatchedSessions(dataDir, sessionIds);
+  await forgetSourceSessions(dataDir, sessionIds);
 }
 
 /**

@@ -4,13 +4,15 @@
  * until every row is rewritten and the old files removed (the purge). The journal is written, and
  * fsynced, under the write lock before the save changes anything, and removed only once the purge is
  * done; a kill in between leaves it behind, and the next writer (a save, a forget, a redact, or the
- * same command again) does the purge before anything else.
+ * same command again) does the purge before anything else. Each write first checks that the lock is
+ * still held (`assertWriteLock`), so a purge whose lock was taken over stops and stays owed.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomicFile.js';
 import type { EngineContext } from '../context.js';
 import { compactNearDuplicates } from '../duplicates/nearDuplicates.js';
+import { assertWriteLock } from '../files/writeLock.js';
 
 export const PURGE_JOURNAL = '.purge-pending.json';
 
@@ -27,6 +29,7 @@ export interface PurgeJournal {
 
 /** Records a purge as owed. Call with the write lock held, before the save that makes it owed. */
 export async function owePurge(ctx: EngineContext, journal: PurgeJournal): Promise<void> {
+  assertWriteLock(ctx.dataDir);
   await writeFileAtomic(journalPath(ctx), JSON.stringify(journal));
 }
 
@@ -36,11 +39,13 @@ export async function owePurge(ctx: EngineContext, journal: PurgeJournal): Promi
  */
 export async function purgeNow(ctx: EngineContext): Promise<void> {
   const record = await ctx.records.load([], { locked: true });
+  assertWriteLock(ctx.dataDir);
   await ctx.store.rewriteAndPrune();
   await compactNearDuplicates(ctx);
   record.storeVersion = await ctx.store.version();
   record.writesSinceOptimize = 0;
   await ctx.records.write(record);
+  assertWriteLock(ctx.dataDir);
   await fs.rm(journalPath(ctx), { force: true });
 }
 
