@@ -105,13 +105,14 @@ describe('one writer at a time', () => {
     };
     const engine = await openEngine(data, embedder, { embedder: wrapped as unknown as WorkerEmbedder });
     await engine.save(conversation(4, { sessionId: 'before' }));
-    const files = ['.archived_sessions.json', 'save-history.jsonl', 'vector-sketch.bin', 'near-duplicates.jsonl'].map((f) => path.join(data, f));
+    const files = ['.archived_sessions.json', 'vector-sketch.bin', 'near-duplicates.jsonl'].map((f) => path.join(data, f));
     const sizes = async () => Promise.all(files.map(async (f) => (await fs.stat(f).catch(() => null))?.size ?? null));
     sabotage = true;
     const before = await sizes();
     await expect(engine.save(conversation(30, { sessionId: 'during' }))).rejects.toThrow(/write lock of .* was lost .*stopped writing/);
     await expect(engine.showSession('during')).rejects.toThrow(/during/);
     expect(await sizes()).toEqual(before);
+    expect(await engine.history('during')).toEqual([]);
     expect((await engine.verify()).ok).toBe(true);
     // The next save takes a fresh lock and saves it whole.
     expect((await engine.save(conversation(30, { sessionId: 'during' }))).new).toBe(30);
