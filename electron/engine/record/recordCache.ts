@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FORK_MIN_SHARED, type ArchiveEntry } from '../../../shared/domain.js';
+import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
 import type { Logger } from '../files/logger.js';
@@ -55,8 +56,13 @@ export class RecordCache {
     const hadData = Object.keys(rebuilt.sessions).length > 0 || read.record !== null;
     if (hadData) {
       const message = `${why}; rebuilt it from the store (${Object.keys(rebuilt.sessions).length} sessions)`;
-      warnings.push(message);
-      this.logger.warn(message);
+      // On a shared store another machine's save, or this machine's first use, makes the record stale: routine, not a warning.
+      if (isRemoteStore(this.store.uri)) {
+        this.logger.info(message);
+      } else {
+        warnings.push(message);
+        this.logger.warn(message);
+      }
     }
     if (!options.locked) {
       // Kept for this process while the file and the store stay as they are; a writer replaces both.

@@ -1,0 +1,207 @@
+/**
+ * One memory on object storage, shared by machines: an `s3+ddb://` store on real S3 and DynamoDB
+ * servers (s3rver and dynalite on 127.0.0.1). Each "machine" is a process with its own local folder
+ * (SESSION_MEMORY_HOME) and name (SESSION_MEMORY_MACHINE); they meet only in the bucket.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { realisticConversation } from '../scripts/transcriptGenerator.js';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
+import { conversation, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { TEST_MODELS_DIR } from './helpers/model.js';
+import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+
+let servers: ObjectStoreServers;
+let embedder: WorkerEmbedder;
+const cleanups: Array<() => void> = [];
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  servers = await startObjectStoreServers();
+  // This process is a machine too (the engine tests below): it reaches the servers as the CLI does.
+  Object.assign(process.env, servers.env);
+  embedder = await startTestEmbedder();
+}, 60_000);
+
+afterAll(async () => {
+  await embedder?.close();
+  await servers?.close();
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  cleanups.forEach((cleanup) => cleanup());
+});
+
+function dir(): string {
+  const t = tempDir('sm-shared-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+/** A machine: its own local folder and name, the servers' endpoints. */
+function machine(name: string): Record<string, string> {
+  return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name };
+}
+
+function openShared(storeUri: string, extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}): Promise<MemoryEngine> {
+  return MemoryEngine.open({ dataDir: dir(), storeUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 60_000, ...extra });
+}
+
+describe('a memory on object storage', () => {
+  it('two machines save the same and different sessions at once; a third finds both, nothing lost or doubled', async () => {
+    const { sharedUri } = await servers.newStore('two-machines');
+    const laptop = machine('laptop');
+    const desktop = machine('desktop');
+    const files = dir();
+    for (let round = 1; round <= 2; round++) {
+      const shorter = path.join(files, `shared-${round}-a.json`);
+      const longer = path.join(files, `shared-${round}-b.json`);
+      writeFileSync(shorter, JSON.stringify(realisticConversation('shared-session', 30 * round, 5)));
+      writeFileSync(longer, JSON.stringify(realisticConversation('shared-session', 30 * round + 10, 5)));
+      const ownA = path.join(files, `laptop-${round}.json`);
+      const ownB = path.join(files, `desktop-${round}.json`);
+      writeFileSync(ownA, JSON.stringify(realisticConversation('laptop-notes', 12 * round, 7)));
+      writeFileSync(ownB, JSON.stringify(realisticConversation('desktop-notes', 12 * round, 9)));
+      const runs = await Promise.all([
+        collect(startCli(['--data', sharedUri, 'save', shorter, '--json'], laptop)),
+        collect(startCli(['--data', sharedUri, 'save', longer, '--json'], desktop)),
+        collect(startCli(['--data', sharedUri, 'save', ownA, '--json'], laptop)),
+        collect(startCli(['--data', sharedUri, 'save', ownB, '--json'], desktop)),
+      ]);
+      for (const run of runs) expect(run.status, run.stderr).toBe(0);
+      for (const run of runs) expect(run.stderr).not.toMatch(/warning/);
+    }
+    // A third machine, which never saved, reads the memory the two left.
+    const reader = machine('phone');
+    const shown = JSON.parse((await runCli(['--data', sharedUri, 'show', 'shared-session', '--json'], reader)).stdout) as { messages: Array<{ msgId: string }> };
+    const ids = shown.messages.map((m) => m.msgId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(70);
+    for (const [session, count] of [['laptop-notes', 24], ['desktop-notes', 24]] as const) {
+      const own = JSON.parse((await runCli(['--data', sharedUri, 'show', session, '--json'], reader)).stdout) as { messages: unknown[] };
+      expect(own.messages).toHaveLength(count);
+    }
+    const verify = await runCli(['--data', sharedUri, 'verify', '--json'], reader);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, sessions: 3, messages: 118, problems: [] });
+    // Every save is in the store's history, with the machine that made it.
+    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'shared-session', '--json'], reader)).stdout) as Array<{ machine?: string }>;
+    expect(history).toHaveLength(4);
+    expect(new Set(history.map((e) => e.machine))).toEqual(new Set(['laptop', 'desktop']));
+    // The reader's local folder holds no part of the memory: only caches of this machine.
+    const home = reader.SESSION_MEMORY_HOME!;
+    const local = readdirSync(path.join(home, 'stores'), { recursive: true }).map(String);
+    expect(local.filter((name) => name.includes('lancedb') || name.includes('history'))).toEqual([]);
+  }, 240_000);
+
+  it('a plain s3:// store on a server that ignores conditional writes is refused for writing, with one line naming s3+ddb://', async () => {
+    const { plainUri, bucket } = await servers.newStore('plain');
+    const file = path.join(dir(), 'one.json');
+    writeFileSync(file, JSON.stringify(realisticConversation('one', 6, 3)));
+    const refused = await runCli(['--data', plainUri, 'save', file], machine('laptop'));
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(new RegExp(`s3://${bucket}/memory: the server accepted a second put-if-absent.*s3\\+ddb://${bucket}/memory\\?ddbTableName=.*--single-writer`));
+    // Nothing of the session was written; the probe left no object behind.
+    expect((await servers.objects(bucket)).filter((o) => o.body.includes('one'))).toEqual([]);
+    expect((await servers.objects(bucket)).filter((o) => o.key.includes('_probe'))).toEqual([]);
+    // A person who says only this machine writes may use it.
+    const single = await runCli(['--data', plainUri, '--single-writer', 'save', file, '--json'], machine('laptop'));
+    expect(single.status, single.stderr).toBe(0);
+    expect(jsonLines(single.stdout)[0]).toMatchObject({ sessionId: 'one', new: 6 });
+  }, 120_000);
+
+  it('a save, a re-save and an append behave as on a local folder; search finds the answer', async () => {
+    const { sharedUri } = await servers.newStore('engine');
+    const engine = await openShared(sharedUri);
+    try {
+      expect((await engine.save(conversation(10))).new).toBe(10);
+      const again = await engine.save(conversation(10));
+      expect(again).toMatchObject({ skippedSession: true, embeddingsComputed: 0 });
+      const appended = await engine.save(conversation(14));
+      expect(appended).toMatchObject({ new: 4, skipped: 10 });
+      const hits = await engine.search('Question 12 weekly check', { limit: 3 });
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.some((h) => h.msgIds.includes('msg-12'))).toBe(true);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('forgetting a session leaves no byte of its text in any object of the bucket', async () => {
+    const { sharedUri, bucket } = await servers.newStore('forget');
+    const marker = 'Quokkamarmalade';
+    const secret = { sessionId: 'to-forget', title: `About ${marker}`, messages: [
+      { msgId: 'f1', role: 'user' as const, content: `My neighbour's cat is called ${marker} and it likes sardines.` },
+      { msgId: 'f2', role: 'assistant' as const, content: `${marker} sounds like a cat with taste; sardines are a classic.` },
+    ] };
+    const engine = await openShared(sharedUri);
+    try {
+      await engine.save(conversation(8, { sessionId: 'kept' }));
+      await engine.save(secret);
+      const holding = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase()));
+      expect(holding.length).toBeGreaterThan(0); // the check can see the text while it is stored
+      await engine.forget(['to-forget']);
+      const objects = await servers.objects(bucket);
+      const left = objects.filter((o) => {
+        const body = o.body.toString('latin1').toLowerCase();
+        return body.includes(marker.toLowerCase()) || body.includes('quokkamarmalad') || body.includes('to-forget') && !o.key.includes('history');
+      });
+      expect(left.map((o) => o.key)).toEqual([]);
+      // The history keeps only that it was forgotten.
+      expect((await engine.history('to-forget')).map((e) => e.forgotten)).toEqual([true]);
+      expect((await engine.showSession('kept')).messages).toHaveLength(8);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('a machine killed mid-save leaves what a re-run finishes; its lease is taken over at once on the same machine', async () => {
+    const { sharedUri } = await servers.newStore('killed');
+    const laptop = machine('laptop');
+    const file = path.join(dir(), 'long.json');
+    writeFileSync(file, JSON.stringify(realisticConversation('long', 160, 11)));
+    const env = { ...laptop, SESSION_MEMORY_TEST_WRITE_BATCH: '4' };
+    const child = startCli(['--data', sharedUri, 'save', file, '--json'], env);
+    const done = collect(child);
+    // Kill it once the store holds some of its chunks.
+    const engine = await openShared(sharedUri);
+    try {
+      await expect.poll(async () => (await engine.listSessions()).find((s) => s.sessionId === 'long')?.chunkCount ?? 0, { timeout: 90_000, interval: 200 }).toBeGreaterThan(0);
+      child.kill('SIGKILL');
+      await done;
+      const started = Date.now();
+      const rerun = await runCli(['--data', sharedUri, 'save', file, '--json'], laptop);
+      expect(rerun.status, rerun.stderr).toBe(0);
+      // Not after the lease ran out (30 s): the dead process's lease was taken over.
+      expect(Date.now() - started).toBeLessThan(25_000);
+      const shown = await engine.showSession('long');
+      expect(shown.messages).toHaveLength(160);
+      expect(new Set(shown.messages.map((m) => m.msgId)).size).toBe(160);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 180_000);
+});
+
+describe('the local folder of a shared store', () => {
+  it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async () => {
+    const { sharedUri } = await servers.newStore('caches');
+    const local = dir();
+    const first = await openShared(sharedUri, { dataDir: local });
+    await first.save(conversation(12, { sessionId: 'cached' }));
+    await first.close();
+    expect(existsSync(path.join(local, 'lancedb'))).toBe(false);
+    await fs.rm(local, { recursive: true, force: true });
+    const again = await openShared(sharedUri, { dataDir: local });
+    try {
+      expect((await again.save(conversation(12, { sessionId: 'cached' }))).skippedSession).toBe(true);
+      expect((await again.history('cached')).length).toBe(2);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+});
