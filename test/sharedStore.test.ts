@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
@@ -183,6 +184,67 @@ describe('a memory on object storage', () => {
       expect((await engine.verify()).ok).toBe(true);
     } finally {
       await engine.close();
+    }
+  }, 180_000);
+});
+
+describe('what the store holds besides chunks', () => {
+  it('a forget killed on one machine is finished by the next save on another, and no object keeps the text', async () => {
+    const { sharedUri, bucket } = await servers.newStore('owed');
+    const marker = 'Wombatcarnival';
+    const files = dir();
+    const secret = path.join(files, 'secret.json');
+    writeFileSync(secret, JSON.stringify({ sessionId: 'secret', messages: [
+      { msgId: 's1', role: 'user', content: `The password hint is ${marker}, remember it.` },
+      { msgId: 's2', role: 'assistant', content: `Noted: ${marker}.` },
+    ] }));
+    const other = path.join(files, 'other.json');
+    writeFileSync(other, JSON.stringify(conversation(6, { sessionId: 'other' })));
+    const laptop = machine('laptop');
+    expect((await runCli(['--data', sharedUri, 'save', secret], laptop)).status).toBe(0);
+    // Killed once the journal names the work, before anything is removed.
+    const killed = await runCli(['--data', sharedUri, 'forget', 'secret'], { ...laptop, SESSION_MEMORY_TEST_CRASH: 'forget-journal:1' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect((await servers.objects(bucket)).some((o) => o.body.toString('latin1').includes(marker))).toBe(true);
+
+    // Another machine's save is the next writer: it finishes the forget first (after the dead lease runs out).
+    const desktop = machine('desktop');
+    const saved = await runCli(['--data', sharedUri, 'save', other, '--json'], desktop);
+    expect(saved.status, saved.stderr).toBe(0);
+    const listed = JSON.parse((await runCli(['--data', sharedUri, 'sessions', '--json'], desktop)).stdout) as Array<{ sessionId: string }>;
+    expect(listed.map((s) => s.sessionId)).toEqual(['other']);
+    expect((await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase())).map((o) => o.key)).toEqual([]);
+    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'secret', '--json'], desktop)).stdout) as Array<{ forgotten?: boolean }>;
+    expect(history.map((e) => e.forgotten === true)).toEqual([true]);
+  }, 180_000);
+
+  it('a dismissed cluster and a fork are the store\'s: another machine, its record rebuilt from the store, sees both', async () => {
+    const { sharedUri } = await servers.newStore('decisions');
+    const a = conversation(40, { sessionId: 'A' });
+    const idless = (m: SessionInput['messages']) => m.map(({ role, content }) => ({ role, content }));
+    const branch: SessionInput = { sessionId: 'B', title: 'Branch', messages: [...idless(a.messages.slice(0, 30)), ...idless(conversation(6, { start: 500 }).messages)] };
+    const excerpt: SessionInput = { sessionId: 'C', title: 'Excerpt', messages: [...idless(conversation(4, { start: 900 }).messages), ...idless(a.messages.slice(10, 20))] };
+    const laptop = await openShared(sharedUri);
+    let target: string;
+    try {
+      await laptop.save(a);
+      expect((await laptop.save(branch)).sharedMessages).toBe(30);
+      await laptop.save(excerpt);
+      const listing = await laptop.duplicates();
+      expect(listing.total).toBeGreaterThan(0);
+      target = listing.clusters[0]!.id;
+      await laptop.dismissDuplicates(target);
+    } finally {
+      await laptop.close();
+    }
+    const desktop = await openShared(sharedUri);
+    try {
+      expect((await desktop.listSessions()).find((s) => s.sessionId === 'B')?.forkOf).toEqual({ sessionId: 'A', sharedMessages: 30 });
+      const seen = await desktop.duplicates({ includeDismissed: true });
+      expect(seen.clusters.find((c) => c.id === target)?.dismissed).toBe(true);
+      expect((await desktop.duplicates()).clusters.map((c) => c.id)).not.toContain(target);
+    } finally {
+      await desktop.close();
     }
   }, 180_000);
 });

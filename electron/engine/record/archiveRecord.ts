@@ -11,7 +11,8 @@ import { z } from 'zod';
 import type { ArchiveEntry } from '../../../shared/domain.js';
 import { writeFileAtomic } from '../files/atomicFile.js';
 
-export const ARCHIVE_RECORD_FILE = '.archived_sessions.json';
+import { ARCHIVE_RECORD_FILE } from '../files/layout.js';
+export { ARCHIVE_RECORD_FILE };
 
 export interface ArchiveRecord {
   format: 1;

@@ -19,9 +19,8 @@ import { sqlIn } from '../store/storeRows.js';
 import { sweepUnreferencedFiles } from '../store/storeSweep.js';
 import { machineName } from '../store/writeGuard.js';
 
-export const HISTORY_TABLE = 'history';
-/** The history of a store from before the table (read, moved into the table, removed). */
-export const LEGACY_HISTORY_FILE = 'save-history.jsonl';
+import { HISTORY_TABLE, LEGACY_HISTORY_FILE, STORE_FOLDER } from '../files/layout.js';
+export { HISTORY_TABLE, LEGACY_HISTORY_FILE };
 
 const historySchema = new arrow.Schema([
   new arrow.Field('session_id', new arrow.Utf8(), false),
@@ -116,7 +115,7 @@ export class SaveHistory {
 
   private legacyFile(): string | null {
     // Only a folder's own store had the file beside it.
-    return path.resolve(this.ctx.store.uri) === path.resolve(this.ctx.dataDir, 'lancedb') ? path.join(this.ctx.dataDir, LEGACY_HISTORY_FILE) : null;
+    return path.resolve(this.ctx.store.uri) === path.resolve(this.ctx.dataDir, STORE_FOLDER) ? path.join(this.ctx.dataDir, LEGACY_HISTORY_FILE) : null;
   }
 
   private async legacyEvents(): Promise<SaveEvent[]> {

@@ -22,6 +22,8 @@ export class RecordCache {
     private readonly dataDir: string,
     private readonly store: ChunkStore,
     private readonly logger: Logger,
+    /** Forks, kept in the store's state (forks.ts): a record rebuilt from the store keeps them. */
+    private readonly forks: () => Promise<Map<string, NonNullable<ArchiveEntry['fork_of']>>> = async () => new Map(),
   ) {}
 
   async write(record: ArchiveRecord): Promise<void> {
@@ -100,11 +102,14 @@ export class RecordCache {
       bySession.set(head.sessionId, list);
     }
     const metas = await this.store.sessionMetas();
+    const forks = await this.forks();
     const sessions: Record<string, ArchiveEntry> = {};
     for (const [sessionId, unordered] of bySession) {
       const heads = inChunkOrder(unordered);
       const meta = metas.get(sessionId);
       sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
+      const fork = forks.get(sessionId);
+      if (fork) sessions[sessionId]!.fork_of = fork;
     }
     return { format: 1, storeVersion, writesSinceOptimize: 0, sessions };
   }

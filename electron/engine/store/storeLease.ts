@@ -13,7 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import { sqlString } from './storeRows.js';
 
-export const LEASE_TABLE = 'writer_lease';
+import { LEASE_TABLE } from '../files/layout.js';
+export { LEASE_TABLE };
 const LEASE_ID = 'writer';
 /** How long a lease lasts without renewal: longer than any pause of a live writer, short enough to wait out. */
 export const LEASE_TTL_MS = 30_000;
