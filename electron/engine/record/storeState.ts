@@ -10,13 +10,9 @@
  * Readers see the latest commit. The table is created by the first writer that needs it; a store
  * without it reads as having no such state.
  */
-import type * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
-import path from 'node:path';
-import { isRemoteStore } from '../store/connect.js';
 import type { ChunkStore } from '../store/store.js';
-import { sweepUnreferencedFiles } from '../store/storeSweep.js';
-import { isTableCommitted } from '../store/storeCreation.js';
+import { SmallTable } from '../store/smallTable.js';
 import { sqlIn, sqlString } from '../store/storeRows.js';
 import { STATE_TABLE } from '../files/layout.js';
 
@@ -49,16 +45,10 @@ export interface StateEntry<T> {
 }
 
 export class StoreState {
-  private table: lancedb.Table | null = null;
+  private readonly table: SmallTable;
 
-  constructor(private readonly store: Pick<ChunkStore, 'db' | 'uri'>) {}
-
-  private async open(create: boolean): Promise<lancedb.Table | null> {
-    if (this.table) return this.table;
-    const { db, uri } = this.store;
-    if (await isTableCommitted(uri, STATE_TABLE, db)) this.table = await db.openTable(STATE_TABLE);
-    else if (create) this.table = await db.createEmptyTable(STATE_TABLE, stateSchema, { existOk: true });
-    return this.table;
+  constructor(store: Pick<ChunkStore, 'db' | 'uri'>) {
+    this.table = new SmallTable(store, STATE_TABLE, stateSchema);
   }
 
   /** The value under `kind:name`, or null. */
@@ -76,7 +66,7 @@ export class StoreState {
   /** Writes these values of one kind in one commit (the writer holds the lock or lease). */
   async put<T>(kind: StateKind, entries: ReadonlyArray<StateEntry<T>>): Promise<void> {
     if (entries.length === 0) return;
-    const table = (await this.open(true))!;
+    const table = (await this.table.open(true))!;
     const at = new Date().toISOString();
     const rows: StateRow[] = entries.map((e) => ({
       key: `${kind}:${e.key}`,
@@ -92,44 +82,32 @@ export class StoreState {
   /** Removes these names of one kind in one commit. */
   async delete(kind: StateKind, names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
-    const table = await this.open(false);
+    const table = await this.table.open(false);
     if (table) await table.delete(sqlIn('key', names.map((n) => `${kind}:${n}`)));
   }
 
   /** Removes every row of these kinds that names one of the sessions. */
   async dropSessions(kinds: readonly StateKind[], sessionIds: readonly string[]): Promise<void> {
     if (sessionIds.length === 0 || kinds.length === 0) return;
-    const table = await this.open(false);
+    const table = await this.table.open(false);
     if (table) await table.delete(`${sqlIn('kind', kinds)} AND (${sqlIn('session_a', sessionIds)} OR ${sqlIn('session_b', sessionIds)})`);
   }
 
-  /** Folds the small files of many commits into a few, with the store's own compaction. */
-  async compact(olderThan: Date): Promise<void> {
-    const table = await this.open(false);
-    if (table) await table.optimize({ cleanupOlderThan: olderThan });
+  compact(olderThan: Date): Promise<void> {
+    return this.table.compact(olderThan);
   }
 
-  /**
-   * Leaves no copy of deleted rows in any file or object: every row is written again, then older
-   * versions and the files no version uses are removed (after a forget, so that no row naming a
-   * forgotten session stays in an older version).
-   */
-  async purge(): Promise<void> {
-    const table = await this.open(false);
-    if (!table) return;
-    if ((await table.countRows()) > 0) await table.update({ where: 'true', valuesSql: { key: 'key' } });
-    const remote = isRemoteStore(this.store.uri);
-    await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: remote });
-    if (!remote) await sweepUnreferencedFiles(path.join(this.store.uri, `${STATE_TABLE}.lance`));
+  /** After a forget: no older version keeps a row that named a forgotten session. */
+  purge(): Promise<void> {
+    return this.table.purge('key');
   }
 
   close(): void {
-    this.table?.close();
-    this.table = null;
+    this.table.close();
   }
 
   private async rows(where: string): Promise<StateRow[]> {
-    const table = await this.open(false);
+    const table = await this.table.open(false);
     if (!table) return [];
     await table.checkoutLatest();
     return (await table.query().where(where).toArray()) as StateRow[];
