@@ -249,6 +249,54 @@ describe('what the store holds besides chunks', () => {
   }, 180_000);
 });
 
+describe('another machine\'s saves', () => {
+  it('are caught up by reading what they wrote, and the record then equals one rebuilt from every chunk', async () => {
+    const { sharedUri } = await servers.newStore('catch-up');
+    const logged: string[] = [];
+    const logger = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m) };
+    const laptop = await openShared(sharedUri);
+    const desktop = await openShared(sharedUri, { logger });
+    const summary = async (engine: MemoryEngine) => (await engine.listSessions()).map(({ sessionId, messageCount, chunkCount, forkOf }) => ({ sessionId, messageCount, chunkCount, forkOf })).sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1));
+    try {
+      for (let i = 0; i < 4; i++) await laptop.save(conversation(12, { sessionId: `s${i}`, start: i * 100 }));
+      await desktop.listSessions();
+      // Clocks that agree to the millisecond: the catch-up reads only the chunks created since.
+      process.env.SESSION_MEMORY_TEST_CLOCK_SKEW_MS = '0';
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // New sessions, an append, an edit that rebuilds a chunk in place, a fork: all seen by reading what changed.
+      await laptop.save(conversation(10, { sessionId: 'new-one', start: 900 }));
+      await laptop.save(conversation(18, { sessionId: 's1', start: 100 }));
+      const edited = conversation(12, { sessionId: 's2', start: 200 });
+      edited.messages[3] = { ...edited.messages[3]!, content: 'An edited answer about the weather in Lisbon.' };
+      await laptop.save(edited, { mode: 'overwrite' });
+      await laptop.save({ sessionId: 'fork', messages: conversation(12, { start: 0 }).messages.map(({ role, content }) => ({ role, content })).concat(conversation(4, { start: 700 }).messages.map(({ role, content }) => ({ role, content }))) });
+      logged.length = 0;
+      const caughtUp = await summary(desktop);
+      expect(logged.some((m) => /caught up with saves of other machines: 4 session\(s\)/.test(m)), logged.join('\n')).toBe(true);
+      expect(logged.some((m) => /rebuilt it from the store/.test(m))).toBe(false);
+      const fresh = await openShared(sharedUri);
+      try {
+        expect(caughtUp).toEqual(await summary(fresh));
+        expect(caughtUp.find((s) => s.sessionId === 'fork')?.forkOf).toEqual({ sessionId: 's0', sharedMessages: 12 });
+        // A forget only removes chunks: the count tells, and the record is rebuilt whole.
+        await laptop.forget(['s3']);
+        logged.length = 0;
+        expect((await summary(desktop)).map((s) => s.sessionId)).not.toContain('s3');
+        expect(logged.some((m) => /rebuilt it from the store/.test(m))).toBe(true);
+        expect(await summary(desktop)).toEqual(await summary(fresh));
+        // The desktop writes on the caught-up record: a re-save of what the laptop saved is skipped.
+        expect((await desktop.save(conversation(10, { sessionId: 'new-one', start: 900 }))).skippedSession).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_CLOCK_SKEW_MS;
+      await laptop.close();
+      await desktop.close();
+    }
+  }, 180_000);
+});
+
 describe('the local folder of a shared store', () => {
   it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async () => {
     const { sharedUri } = await servers.newStore('caches');

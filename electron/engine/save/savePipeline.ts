@@ -211,6 +211,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     const after = applyToHeads(heads, writer.written, writer.removed);
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
+    record.newestChunkAt = after.reduce((max, h) => Math.max(max, h.createdAt), record.newestChunkAt ?? 0);
     if (after.length === 0) delete record.sessions[sessionId];
     else if (next.head_key !== entry?.head_key || writer.removed.size > 0 || !entry) {
       // The leading messages are new or changed: look again for the session this one branched from.
