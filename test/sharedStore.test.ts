@@ -10,7 +10,9 @@ import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BIN, cliEnv, collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
 import { conversation, startTestEmbedder, tempDir } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
@@ -245,6 +247,31 @@ describe('what the store holds besides chunks', () => {
       expect((await desktop.duplicates()).clusters.map((c) => c.id)).not.toContain(target);
     } finally {
       await desktop.close();
+    }
+  }, 180_000);
+});
+
+describe('an assistant on a shared store', () => {
+  it('the MCP server on a bucket URI finds what another machine saved, and its saves are seen there', async () => {
+    const { sharedUri } = await servers.newStore('mcp');
+    const laptop = await openShared(sharedUri);
+    await laptop.save({ ...conversation(8, { sessionId: 'garden' }), title: 'Garden plans' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data', sharedUri, 'mcp'], cwd: REPO, env: cliEnv(machine('desktop')) as Record<string, string>, stderr: 'pipe' });
+    const assistant = new Client({ name: 'test-assistant', version: '1.0.0' });
+    await assistant.connect(transport);
+    try {
+      const found = (await assistant.callTool({ name: 'search_memory', arguments: { query: 'how should I think about the budget', limit: 3 } })) as { structuredContent?: { results?: Array<{ sessionId: string }> } };
+      expect(found.structuredContent?.results?.[0]?.sessionId).toBe('garden');
+      const input = conversation(6, { sessionId: 'from-assistant', start: 300 });
+      const transcript = { session_id: input.sessionId, messages: input.messages.map((m) => ({ msg_id: m.msgId, role: m.role, content: m.content })) };
+      const saved = (await assistant.callTool({ name: 'save_session', arguments: { transcript } })) as { isError?: boolean; structuredContent?: { reports?: Array<{ new: number }> } };
+      expect(saved.isError).toBeFalsy();
+      expect(saved.structuredContent?.reports?.[0]?.new).toBe(6);
+      expect((await laptop.showSession('from-assistant')).messages).toHaveLength(6);
+      expect((await laptop.history('from-assistant')).map((e) => e.machine)).toEqual(['desktop']);
+    } finally {
+      await assistant.close();
+      await laptop.close();
     }
   }, 180_000);
 });
