@@ -17,7 +17,7 @@ import { testModelDir } from './helpers/model.js';
 async function switchSeenBy(options: BuildOptions, env: Record<string, string> = {}): Promise<string> {
   const out = await build({
     ...options,
-    stdin: { contents: "import { testSwitch } from './electron/engine/testSwitches.ts'; console.log(JSON.stringify(testSwitch('SESSION_MEMORY_TEST_CRASH') ?? null));", resolveDir: REPO, loader: 'ts' },
+    stdin: { contents: "import { testSwitch } from './electron/engine/files/testSwitches.ts'; console.log(JSON.stringify(testSwitch('SESSION_MEMORY_TEST_CRASH') ?? null));", resolveDir: REPO, loader: 'ts' },
     sourcemap: false,
     write: false,
     format: 'cjs',
