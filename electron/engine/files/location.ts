@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { defaultDataDir } from './paths.js';
 import { isStoreUri, parseStoreUri, type StoreKind } from '../../../shared/storeUri.js';
+import { MODELS_FOLDER, SHARED_STORES_FOLDER, STORE_FOLDER } from './layout.js';
 
 export { isStoreUri, storeKindOf, StoreLocationError, type StoreKind } from '../../../shared/storeUri.js';
 
@@ -32,7 +33,7 @@ export interface StoreLocation {
 export function resolveStoreLocation(data: string, home: string, env: NodeJS.ProcessEnv = process.env): StoreLocation {
   if (!isStoreUri(data)) {
     const folder = path.resolve(data.replace(/^file:\/\//i, ''));
-    return { kind: 'folder', uri: path.join(folder, 'lancedb'), display: folder, storageOptions: {}, localDir: folder };
+    return { kind: 'folder', uri: path.join(folder, STORE_FOLDER), display: folder, storageOptions: {}, localDir: folder };
   }
   const { kind, uri, display, key } = parseStoreUri(data);
   const digest = createHash('sha256').update(`${kind}|${display}`).digest('hex').slice(0, 10);
@@ -41,7 +42,7 @@ export function resolveStoreLocation(data: string, home: string, env: NodeJS.Pro
     uri,
     display,
     storageOptions: storageOptionsFor(kind, env),
-    localDir: path.join(path.resolve(home), 'stores', `${key}-${digest}`),
+    localDir: path.join(path.resolve(home), SHARED_STORES_FOLDER, `${key}-${digest}`),
   };
 }
 
@@ -92,5 +93,5 @@ export function locate(data: string | undefined, env: NodeJS.ProcessEnv = proces
   const home = defaultDataDir(env);
   const location = resolveStoreLocation(data ?? home, home, env);
   if (location.kind === 'folder') return { dataDir: location.localDir, storeUri: location.uri, display: location.display, shared: false };
-  return { dataDir: location.localDir, storeUri: location.uri, modelsDir: path.join(home, 'models'), display: location.display, shared: true };
+  return { dataDir: location.localDir, storeUri: location.uri, modelsDir: path.join(home, MODELS_FOLDER), display: location.display, shared: true };
 }
