@@ -118,20 +118,33 @@ describe('the app on a shared store (s3+ddb://)', () => {
     }
   });
 
-  it('a bad URI is refused with the parser\'s message, and copying says it is not available; the app stays where it was', { timeout: 60_000 }, async () => {
+  it('a bad URI is refused with the parser\'s message, credentials in a URI are refused unrepeated, a copy is refused until the app can copy; the app stays where it was', { timeout: 90_000 }, async () => {
     const folder = dir('sm-folder-');
     const { host } = hostOn('desk-a', folder);
     const bad = await dispatch(host.handlers, 'store:change', { to: 's3+ddb://bucket/memory' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('an s3+ddb:// store needs exactly one query parameter, ddbTableName') } });
-    const { sharedUri } = await servers.newStore('host-copy');
+    const secret = await dispatch(host.handlers, 'store:change', { to: 's3://AKIAEXAMPLE:wJalrXUtnFEMI@bucket/memory' });
+    expect(secret).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/^s3:\/\/bucket\/memory: credentials do not go in the URI/) } });
+    expect(JSON.stringify(secret)).not.toContain('wJalrXUtnFEMI');
+
+    const { bucket, sharedUri } = await servers.newStore('host-copy');
+    // Nothing saved yet: nothing to copy.
+    expect(await dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: `${folder} holds no memory yet: there is nothing to copy; move without copying` } });
+    await importAs(host, 'sourdough', 'baking sourdough bread');
+    expect(await dispatch(host.handlers, 'store:change', { to: folder, copy: true })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('is the memory in use') } });
     const copy = await dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true });
-    expect(copy).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('copying is not available in this build') } });
+    expect(copy).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', message: `copying from the app is not available in this build: nothing was copied to s3+ddb://${bucket}/memory, and the app stays on ${folder}` },
+    });
+    expect((await servers.objects(bucket)).filter((object) => object.key.endsWith('.lance') || object.key.includes('.lance/'))).toEqual([]);
     expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: folder, storage: { kind: 'folder', display: folder, localDir: folder, shared: false } });
 
     // Without the copy the app moves to the (empty) shared store.
     const moved = await ok<Settings>(dispatch(host.handlers, 'store:change', { to: sharedUri }));
     expect(moved).toMatchObject({ dataDir: sharedUri, storage: { kind: 's3+ddb', shared: true } });
     expect(moved.mcpServer?.args).toEqual(['--data', sharedUri, 'mcp']);
+    expect(await ok<RecentWriter[]>(dispatch(host.handlers, 'store:writers', {}))).toEqual([]);
   });
 });
 
@@ -142,6 +155,12 @@ describe('a plain s3:// store on a server without conditional writes', () => {
     const { host } = hostOn('desk-a', folder);
     const refused = await dispatch(host.handlers, 'store:change', { to: plainUri });
     expect(refused).toMatchObject({ ok: false, error: { code: 'unsafe_store', message: expect.stringContaining('s3+ddb://') } });
+    // One line, as Settings › Storage shows it.
+    expect(refused.ok ? '' : refused.error.message).toMatch(/^[^\n]+$/);
+    expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: folder });
+    // Asked to copy there first, it is refused the same way before anything is copied.
+    await importAs(host, 'socks', 'knitting socks');
+    expect(await dispatch(host.handlers, 'store:change', { to: plainUri, copy: true })).toMatchObject({ ok: false, error: { code: 'unsafe_store', message: expect.stringContaining('s3+ddb://') } });
     expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: folder });
 
     const opened = hostOn('desk-a', plainUri).host;

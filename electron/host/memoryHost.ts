@@ -14,7 +14,8 @@ import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/duplicates/index.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store/index.js';
-import { isStoreUri, locate, StoreLocationError, type EngineLocation } from '../engine/files/index.js';
+import type { EngineLocation } from '../engine/files/index.js';
+import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
 import { storeKindOf } from '../../shared/storeUri.js';
 import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
@@ -220,9 +221,8 @@ export class MemoryHost {
     'settings:set': async (changes) => this.changeSettings(changes),
     'store:writers': async ({ days }) => ((await this.storeExists()) ? (await this.engine()).recentWriters(days ?? 30) : []),
     'store:change': async ({ to, copy }) => {
-      if (!to.trim()) throw new EngineError('invalid_input', 'name a folder or a store URI (s3+ddb://bucket/prefix?ddbTableName=T, s3://…, gs://…, az://…)');
-      const chosen = chosenLocation(to.trim());
-      if (copy) await this.copyStore(this.settings.dataDir, chosen);
+      const chosen = chosenLocation(to);
+      if (copy) await this.copyTo(chosen);
       return this.changeSettings({ dataDir: chosen });
     },
     'app:openLogFolder': async () => {
@@ -250,12 +250,16 @@ export class MemoryHost {
   }
 
   /**
-   * Copies the memory at `from` to `to` (a folder or a store URI). This build has no copier: the
-   * request is refused before anything is changed, and the app stays on the current memory.
+   * Copies the current memory to `chosen` before the app moves there. Everything that would refuse
+   * the move refuses the copy first (a running import, a bad URI, a store its writers could not
+   * share safely), so nothing is copied to a place the app would not use.
    */
-  private async copyStore(from: string, to: string): Promise<void> {
-    locateOrRefuse(to);
-    throw new EngineError('invalid_request', `copying is not available in this build; the memory stays at ${locateOrRefuse(from).display}. Copy it with "session-memory copy --to ${to}", then choose ${to} here without copying`);
+  private async copyTo(chosen: string): Promise<void> {
+    if (chosen === this.settings.dataDir) throw new EngineError('invalid_input', `${this.location.display} is the memory in use; name another folder or store to copy it to`);
+    if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
+    if (!(await this.storeExists())) throw new EngineError('invalid_input', `${this.location.display} holds no memory yet: there is nothing to copy; move without copying`);
+    await MemoryEngine.checkWritable(this.engineOptions(locateOrRefuse(chosen)));
+    await copyMemory(this.settings.dataDir, chosen, this.options.singleWriter ? { singleWriter: true } : {});
   }
 
   /** The hook command of this store (`session-memory --data <folder> hook`), as assistants' hook settings name it. */
@@ -470,17 +474,3 @@ export class MemoryHost {
   }
 }
 
-/** What the person chose, as kept in the settings: a store URI as given, a folder as an absolute path. */
-function chosenLocation(data: string): string {
-  return isStoreUri(data) ? data : path.resolve(data);
-}
-
-/** Reads a folder or store URI; a URI the parser refuses is a bad request, with the parser's message. */
-function locateOrRefuse(data: string): EngineLocation {
-  try {
-    return locate(data);
-  } catch (error) {
-    if (error instanceof StoreLocationError) throw new EngineError('invalid_input', error.message);
-    throw error;
-  }
-}

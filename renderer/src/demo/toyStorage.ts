@@ -36,8 +36,11 @@ export function toyStorageHandlers(
     'store:writers': async ({ days }) => recentWriters(events(), new Date(now().getTime() - (days ?? 30) * 86_400_000)),
     'store:change': async ({ to, copy }) => {
       const storage = storageViewOf(to.trim(), settings.storage.machine);
-      // As in the real host: this build has no copier, and nothing changes.
-      if (copy) throw new HostError('invalid_request', `copying is not available in this build; the memory stays at ${settings.storage.display}`);
+      if (copy) {
+        if (to.trim() === settings.dataDir) throw new HostError('invalid_input', `${settings.storage.display} is the memory in use; name another folder or store to copy it to`);
+        // As in the real host until its copier is connected: nothing is copied, nothing changes.
+        throw new HostError('invalid_request', `copying from the app is not available in this build: nothing was copied to ${storage.display}, and the app stays on ${settings.storage.display}`);
+      }
       settings.dataDir = to.trim();
       settings.storage = storage;
       return { ...settings };

@@ -3,7 +3,7 @@
  * check, and how to connect an assistant. The host may refuse a change (another store's model, a bad path): its message is shown where the
  * change was made and in the alert region.
  */
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { VerifyResult } from '../../../shared/domain.js';
 import type { Settings } from '../../../shared/ipc.js';
 import type { ErrorInfo } from '../../../shared/errors.js';

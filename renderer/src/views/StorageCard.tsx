@@ -1,22 +1,35 @@
 /**
  * Settings › Storage: where the memory lives (a folder, or a store on object storage and this
- * computer's folder for it), pointing the app at another folder or bucket URI (optionally copying the
- * current memory there), the machines that saved to it lately, and the app's log.
+ * computer's folder for it), whether other machines share it, the machines that saved to it lately,
+ * moving the app to another folder or bucket (optionally copying the current memory there), and the
+ * app's log. A place is read here with the host's own parser, so a mistyped URI is answered at once
+ * with the same line the host would give; the host checks it again, and refuses a store its writers
+ * could not share safely.
  */
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
-import type { Settings } from '../../../shared/ipc.js';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import type { Settings, StorageView } from '../../../shared/ipc.js';
 import type { ErrorInfo } from '../../../shared/errors.js';
+import { isStoreUri, parseStoreUri, StoreLocationError } from '../../../shared/storeUri.js';
 import { toErrorInfo, useReportError } from '../alerts.js';
-import { Loading } from '../components/ui.js';
+import { Loading, LoadFailed } from '../components/ui.js';
 import { useFormat } from '../format.js';
-import { errorTitle, useT } from '../i18n.js';
+import { errorTitle, useT, type MessageKey } from '../i18n.js';
 import { useApi, useMemoryQuery, useStoreVersion } from '../memory.js';
 import { usePreferences } from '../preferences.js';
 
 /** The period the writers are listed for. */
-const WRITERS_DAYS = 30;
+export const WRITERS_DAYS = 30;
 
-type Outcome = { kind: 'saved' } | { kind: 'refused'; error: ErrorInfo } | null;
+/** `local`: refused here before it was sent (not in the alert region, so this line is announced itself). */
+type Outcome = { kind: 'moved'; where: string } | { kind: 'refused'; error: ErrorInfo; local?: boolean } | null;
+
+const KIND_LABELS: Record<StorageView['kind'], MessageKey> = {
+  folder: 'settings.storage.kind.folder',
+  s3: 'settings.storage.kind.s3',
+  's3+ddb': 'settings.storage.kind.s3ddb',
+  gs: 'settings.storage.kind.gs',
+  az: 'settings.storage.kind.az',
+};
 
 export function StorageCard({ settings }: { settings: Settings }): ReactNode {
   const t = useT();
@@ -26,10 +39,18 @@ export function StorageCard({ settings }: { settings: Settings }): ReactNode {
       <h2 id="storage-title" className="card__title">
         {t('settings.storage')}
       </h2>
-      <dl className="kv">
+      <dl className="kv storage-where">
         <div>
-          <dt>{storage.shared ? t('settings.storage.store') : t('settings.storage.folder')}</dt>
+          <dt>{t('settings.storage.where')}</dt>
           <dd className="mono">{storage.display}</dd>
+        </div>
+        <div>
+          <dt>{t('settings.storage.kind')}</dt>
+          <dd>{t(KIND_LABELS[storage.kind])}</dd>
+        </div>
+        <div>
+          <dt>{t('settings.storage.shared')}</dt>
+          <dd>{storage.shared ? t('settings.storage.sharedYes') : t('settings.storage.sharedNo')}</dd>
         </div>
         {storage.shared && (
           <div>
@@ -38,16 +59,27 @@ export function StorageCard({ settings }: { settings: Settings }): ReactNode {
           </div>
         )}
       </dl>
-      {storage.shared && <p className="field__hint">{t('settings.storage.localDirHint')}</p>}
-      <LocationForm settings={settings} />
       <RecentWriters machine={storage.machine} />
+      <MoveForm settings={settings} />
       {settings.logDir && <LogFolder settings={settings} logDir={settings.logDir} />}
     </section>
   );
 }
 
+/** What the host's parser says of a place before it is sent; null when it reads (folders are checked by the host). */
+function placeProblem(place: string): ErrorInfo | null {
+  if (!isStoreUri(place)) return null;
+  try {
+    parseStoreUri(place);
+    return null;
+  } catch (error) {
+    if (error instanceof StoreLocationError) return { code: 'invalid_input', message: error.message };
+    throw error;
+  }
+}
+
 /** A folder or store URI to use instead, with the choice to copy the current memory there first. */
-function LocationForm({ settings }: { settings: Settings }): ReactNode {
+function MoveForm({ settings }: { settings: Settings }): ReactNode {
   const t = useT();
   const api = useApi();
   const report = useReportError();
@@ -55,20 +87,28 @@ function LocationForm({ settings }: { settings: Settings }): ReactNode {
   const { storeChanged } = useStoreVersion();
   const inputId = useId();
   const hintId = useId();
-  const [location, setLocation] = useState(settings.dataDir);
+  const [place, setPlace] = useState('');
   const [copy, setCopy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => setLocation(settings.dataDir), [settings.dataDir]);
-  const wanted = location.trim();
+  const wanted = place.trim();
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
+    if (!wanted) return;
+    const problem = placeProblem(wanted);
+    if (problem) {
+      setOutcome({ kind: 'refused', error: problem, local: true });
+      return;
+    }
     setBusy(true);
+    setOutcome(null);
     try {
-      settingsChanged(await api['store:change']({ to: wanted, ...(copy ? { copy: true } : {}) }));
+      const changed = await api['store:change']({ to: wanted, ...(copy ? { copy: true } : {}) });
+      settingsChanged(changed);
       storeChanged();
+      setPlace('');
       setCopy(false);
-      setOutcome({ kind: 'saved' });
+      setOutcome({ kind: 'moved', where: changed.storage.display });
     } catch (error) {
       report(error);
       setOutcome({ kind: 'refused', error: toErrorInfo(error) });
@@ -77,32 +117,48 @@ function LocationForm({ settings }: { settings: Settings }): ReactNode {
     }
   };
   return (
-    <form className="form" onSubmit={(event) => void submit(event)}>
+    <form className="form storage-move" onSubmit={(event) => void submit(event)} aria-busy={busy}>
       <div className="field">
         <label htmlFor={inputId} className="field__label">
-          {t('settings.storage.location')}
+          {t('settings.storage.moveTo')}
         </label>
         <div className="input-row">
-          <input id={inputId} className="input mono" value={location} onChange={(event) => setLocation(event.target.value)} aria-describedby={hintId} spellCheck={false} />
-          <button type="submit" className="button" disabled={busy || !wanted || wanted === settings.dataDir}>
-            {t('settings.dataDirApply')}
+          <input
+            id={inputId}
+            className="input mono"
+            value={place}
+            onChange={(event) => {
+              setPlace(event.target.value);
+              setOutcome(null);
+            }}
+            aria-describedby={hintId}
+            aria-invalid={outcome?.kind === 'refused' || undefined}
+            placeholder={t('settings.storage.movePlaceholder')}
+            spellCheck={false}
+            autoComplete="off"
+          />
+          <button type="submit" className="button" disabled={busy || !wanted}>
+            {busy ? (copy ? t('settings.storage.copying') : t('settings.storage.moving')) : t('settings.storage.move')}
           </button>
         </div>
         <p id={hintId} className="field__hint">
-          {t('settings.storage.locationHint')}
+          {t('settings.storage.moveHint')}
         </p>
       </div>
       <label className="checkbox">
         <input type="checkbox" checked={copy} disabled={busy} onChange={(event) => setCopy(event.target.checked)} />
-        {t('settings.storage.copy')}
+        <span>
+          {t('settings.storage.copy')}
+          <span className="field__hint storage-move__copy-hint">{t('settings.storage.copyHint', { where: settings.storage.display })}</span>
+        </span>
       </label>
-      {outcome?.kind === 'saved' && (
+      {outcome?.kind === 'moved' && (
         <p className="success small" role="status">
-          {t('settings.saved')}
+          {t('settings.storage.moved', { where: outcome.where })}
         </p>
       )}
       {outcome?.kind === 'refused' && (
-        <p className="inline-error small">
+        <p className="inline-error small" role={outcome.local ? 'alert' : undefined}>
           <strong>{errorTitle(t, outcome.error.code)}</strong> {outcome.error.message}
         </p>
       )}
@@ -117,31 +173,30 @@ function RecentWriters({ machine }: { machine: string }): ReactNode {
   const titleId = useId();
   const writers = useMemoryQuery('store:writers', (api) => api['store:writers']({ days: WRITERS_DAYS }));
   return (
-    <div className="field">
+    <div className="field storage-writers">
       <span id={titleId} className="field__label">
         {t('settings.storage.writers', { days: WRITERS_DAYS })}
       </span>
-      {writers.status === 'loading' && <Loading />}
-      {writers.data && writers.data.length === 0 && <p className="muted small">{t('settings.storage.writersNone', { days: WRITERS_DAYS })}</p>}
+      {writers.status === 'loading' && !writers.data && <Loading />}
+      {writers.status === 'error' && <LoadFailed onRetry={writers.reload} />}
+      {writers.data && writers.data.length === 0 && <p className="muted small">{t('settings.storage.writersNone')}</p>}
       {writers.data && writers.data.length > 0 && (
-        <ul className="writers" aria-labelledby={titleId}>
+        <ul className="storage-writers__list" aria-labelledby={titleId}>
           {writers.data.map((writer) => (
-            <li key={writer.machine}>
-              <span className="mono">{writer.machine}</span>
-              {writer.machine === machine && <span className="muted"> {t('settings.storage.thisComputer')}</span>}
+            <li key={writer.machine} className="storage-writers__item">
+              <span className="mono storage-writers__machine">{writer.machine}</span>
+              {writer.machine === machine && <span className="badge">{t('settings.storage.thisComputer')}</span>}
               <span className="muted small">
-                {' · '}
-                {t('settings.storage.writerSaves', { n: writer.saves })}
-                {' · '}
                 <time dateTime={writer.lastAt} title={format.dateTime(writer.lastAt)}>
                   {t('settings.storage.writerLast', { when: format.relative(writer.lastAt) })}
                 </time>
+                {' · '}
+                {t('settings.storage.writerSaves', { n: writer.saves })}
               </span>
             </li>
           ))}
         </ul>
       )}
-      <p className="field__hint">{t('settings.storage.writersHint')}</p>
     </div>
   );
 }
