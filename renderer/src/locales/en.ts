@@ -323,7 +323,7 @@ export const en = {
   'settings.storage.writerSaves': '{n:save|saves}',
   'settings.storage.moveTo': 'Move to another folder or store',
   'settings.storage.movePlaceholder': '/path/to/folder or s3+ddb://bucket/memory?ddbTableName=session-memory-commits',
-  'settings.storage.moveHint': 'A folder, or a store URI: s3+ddb://bucket/prefix?ddbTableName=T, s3://bucket/prefix, gs://bucket/prefix, az://container/prefix. Credentials and endpoints come from the environment (AWS_PROFILE, AWS_ENDPOINT_URL, ...), never from the URI. A place with a memory opens it; an empty one starts a new memory.',
+  'settings.storage.moveHint': 'A folder, or a store URI: s3+ddb://bucket/prefix?ddbTableName=T, s3://, gs://, az://. Credentials and endpoints come from the environment, never from the URI. A place with a memory opens it; an empty one starts a new memory.',
   'settings.storage.copy': 'Copy the current memory there',
   'settings.storage.copyHint': 'Everything at {where} is copied first; the new place must hold no memory yet. The memory stays at {where} too.',
   'settings.storage.move': 'Move here',

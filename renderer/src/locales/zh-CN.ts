@@ -325,7 +325,7 @@ export const zhCN: Dictionary = {
   'settings.storage.writerSaves': '{n} 次保存',
   'settings.storage.moveTo': '改用另一个文件夹或存储',
   'settings.storage.movePlaceholder': '/path/to/folder 或 s3+ddb://bucket/memory?ddbTableName=session-memory-commits',
-  'settings.storage.moveHint': '一个文件夹，或一个存储 URI：s3+ddb://bucket/prefix?ddbTableName=T、s3://bucket/prefix、gs://bucket/prefix、az://container/prefix。凭据和端点来自环境变量（AWS_PROFILE、AWS_ENDPOINT_URL 等），不写在 URI 里。已有记忆的位置会被打开；空的位置会开始一份新的记忆。',
+  'settings.storage.moveHint': '一个文件夹，或一个存储 URI：s3+ddb://bucket/prefix?ddbTableName=T、s3://、gs://、az://。凭据和端点来自环境变量，不写在 URI 里。已有记忆的位置会被打开；空的位置会开始一份新的记忆。',
   'settings.storage.copy': '把当前的记忆复制过去',
   'settings.storage.copyHint': '先复制 {where} 中的全部内容；新位置必须还没有记忆。{where} 中的记忆也会保留。',
   'settings.storage.move': '移到这里',
