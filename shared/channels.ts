@@ -23,6 +23,8 @@ export const CHANNEL_NAMES = [
   'sources:list',
   'sources:set',
   'sources:sync',
+  'store:writers',
+  'store:change',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 

@@ -216,6 +216,15 @@ export interface SaveEvent {
   machine?: string;
 }
 
+/** A machine that saved to the store lately, from the save history. */
+export interface RecentWriter {
+  machine: string;
+  /** Its latest save, ISO. */
+  lastAt: string;
+  /** Its saves (history events) in the period asked about. */
+  saves: number;
+}
+
 export interface SessionSummary {
   sessionId: string;
   title: string;

@@ -8,6 +8,7 @@ import { CHANNEL_NAMES, EVENT_NAMES as EVENTS, type ChannelName } from './channe
 import type {
   DuplicateListing,
   ChunkDetail,
+  RecentWriter,
   SaveEvent,
   SaveProgress,
   SaveReport,
@@ -18,6 +19,7 @@ import type {
 } from './domain.js';
 import { NEAR_DUPLICATE_FLOOR, SAVE_MODES } from './domain.js';
 import type { ErrorInfo } from './errors.js';
+import type { StoreKind } from './storeUri.js';
 
 /** Most bytes one staged file may carry (a large ChatGPT export fits). */
 export const MAX_STAGED_BYTES = 8 * 1024 * 1024 * 1024;
@@ -85,6 +87,13 @@ export const requestSchemas = {
   'sources:set': z.object({ id: z.string().min(1).max(128), enabled: z.boolean() }).strict(),
   /** Saves what is new in the sources that are on (or in the one named, if it is on) now. */
   'sources:sync': z.object({ id: z.string().min(1).max(128).optional() }).strict(),
+  /** The machines that saved to the store in the last `days` days (default 30). */
+  'store:writers': z.object({ days: z.number().int().min(1).max(3650).optional() }).strict(),
+  /**
+   * Points the app at another memory: a folder or a store URI. With `copy`, the current memory is
+   * copied there first (the place must hold no memory yet).
+   */
+  'store:change': z.object({ to: z.string().min(1).max(4096), copy: z.boolean().optional() }).strict(),
 } as const satisfies Record<ChannelName, z.ZodType>;
 
 export type Channel = keyof typeof requestSchemas;
@@ -120,7 +129,9 @@ export interface ImportResult {
 }
 
 export interface Settings {
+  /** Where the memory lives, as the person chose it: a folder or a store URI. */
   dataDir: string;
+  storage: StorageView;
   /** The model saves and searches use (the store's). */
   model: string;
   /** The model recorded in the store, if it has one yet. */
@@ -139,6 +150,19 @@ export interface Settings {
   mcpServer: McpLaunch | null;
   /** How an assistant's hook saves the conversation it names (`session-memory hook`), or null when the host cannot say. */
   hookCommand: McpLaunch | null;
+}
+
+/** Where the memory lives, as Settings › Storage shows it. */
+export interface StorageView {
+  kind: StoreKind;
+  /** The folder, or the store's URI without its query. */
+  display: string;
+  /** This machine's folder for the memory: the folder itself, or for a store on object storage the one holding caches, the write lock, logs, sources' choices. */
+  localDir: string;
+  /** The memory is on object storage, where other machines may write too. */
+  shared: boolean;
+  /** This machine's name in the save history. */
+  machine: string;
 }
 
 /** A place on this machine where an assistant keeps conversations, as the Sources view shows it. */
@@ -189,6 +213,8 @@ export interface ResponseMap {
   'sources:list': SourceView[];
   'sources:set': SourceView[];
   'sources:sync': SourceView[];
+  'store:writers': RecentWriter[];
+  'store:change': Settings;
 }
 
 export type RequestMap = { [C in Channel]: z.infer<(typeof requestSchemas)[C]> };

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ChunkDetail, DuplicateListing, MaintenanceReport, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
+import type { ChunkDetail, DuplicateListing, MaintenanceReport, RecentWriter, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
 import type { ArchiveRecord } from './record/archiveRecord.js';
@@ -22,6 +22,7 @@ import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
 import { SaveHistory } from './record/history.js';
+import { recentWriters } from '../../shared/recentWriters.js';
 import { StoreState } from './record/storeState.js';
 import { MODELS_FOLDER, STORE_FOLDER } from './files/layout.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
@@ -37,6 +38,7 @@ import { WriteGuard } from './store/writeGuard.js';
 export type { MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './files/logger.js';
 export { optimizeIntervalFor } from './store/maintenance.js';
+export { machineName } from './store/writeGuard.js';
 
 export class MemoryEngine {
   private queue: Promise<unknown> = Promise.resolve();
@@ -117,6 +119,21 @@ export class MemoryEngine {
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
     return engine;
+  }
+
+  /**
+   * Refuses now, with `unsafe_store`, a store whose writers could not take turns safely (an `s3://`
+   * server without conditional writes, unless `singleWriter`), rather than at the first save. Writes
+   * nothing to the store but the probe's own objects; a folder passes at once.
+   */
+  static async checkWritable(options: Pick<MemoryEngineOptions, 'dataDir' | 'storeUri' | 'singleWriter'>): Promise<void> {
+    const dataDir = path.resolve(options.dataDir);
+    const guard = new WriteGuard({ dataDir, storeUri: options.storeUri ?? path.join(dataDir, STORE_FOLDER), waitMs: 0, singleWriter: options.singleWriter });
+    try {
+      await guard.check();
+    } finally {
+      guard.close();
+    }
   }
 
   /** The embedder, started on first use and checked against the store's model. */
@@ -259,6 +276,11 @@ export class MemoryEngine {
 
   history(sessionId: string): Promise<SaveEvent[]> {
     return sessionHistory(this.ctx, sessionId);
+  }
+
+  /** The machines that saved to this store in the last `days` days, newest first (from the save history). */
+  recentWriters(days = 30): Promise<RecentWriter[]> {
+    return this.read('reading the save history', async () => recentWriters(await this.ctx.history.read(), new Date(Date.now() - days * 86_400_000)));
   }
 
   /** Vector search and full-text search merged by reciprocal rank; one hit per chunk, each memory once (see search.ts). */

@@ -6,7 +6,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import type { PersistedSettings } from './settingsFile.js';
-import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings } from '../../shared/ipc.js';
+import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, StorageView } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
 import { StagingArea, stagingDirOf, type StagedFile } from './staging.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
@@ -14,6 +14,10 @@ import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/duplicates/index.js';
 import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store/index.js';
+import type { EngineLocation } from '../engine/files/index.js';
+import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
+import { storeKindOf } from '../../shared/storeUri.js';
+import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
 import { readTranscripts } from '../importers/index.js';
 import { forTheApp, incompleteOf, skippedPart, toErrorInfo } from './appReports.js';
@@ -22,7 +26,10 @@ import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
 
 export interface MemoryHostOptions {
+  /** Where the memory lives: a folder, or a store URI (`s3+ddb://…`, `s3://…`, `gs://…`, `az://…`). */
   dataDir: string;
+  /** Only this machine writes to the shared store: an `s3://` store without conditional writes is used all the same. */
+  singleWriter?: boolean;
   model?: string;
   modelsDir?: string;
   language?: Settings['language'];
@@ -60,15 +67,21 @@ export class MemoryHost {
   private readonly staging: StagingArea;
   private running: AbortController | null = null;
   private runningJob: Promise<unknown> | null = null;
-  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'hookCommand' | 'logDir'> & { model?: string };
+  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'hookCommand' | 'logDir' | 'storage'> & { model?: string };
+  /** Where `settings.dataDir` leads: this machine's folder for it, the store's URI. */
+  private location: EngineLocation;
+  /** A store on object storage found once is not looked for again at every request. */
+  private storeFound = false;
   private sources: SourcesHost;
   private closed = false;
   private appLog: AppLog | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
-    this.staging = new StagingArea(options.stagingDir ?? (() => stagingDirOf(this.settings.dataDir)));
+    this.staging = new StagingArea(options.stagingDir ?? (() => stagingDirOf(this.location.dataDir)));
+    const chosen = chosenLocation(options.dataDir);
+    this.location = locateOrRefuse(chosen);
     this.settings = {
-      dataDir: path.resolve(options.dataDir),
+      dataDir: chosen,
       ...(options.model ? { model: options.model } : {}),
       defaultModel: DEFAULT_MODEL,
       offlineModel: OFFLINE_MODEL,
@@ -77,7 +90,7 @@ export class MemoryHost {
       redactSecrets: options.redactSecrets ?? true,
       nativeDialogs: options.nativeDialogs ?? false,
     };
-    if (options.fileLog) this.appLog = openAppLog(this.settings.dataDir);
+    if (options.fileLog) this.appLog = openAppLog(this.location.dataDir);
     try {
       const swept = this.staging.sweep();
       if (swept.length > 0) this.logger.info(`deleted ${swept.length} staged upload folder(s) that a run which did not finish left behind`);
@@ -89,7 +102,7 @@ export class MemoryHost {
 
   private startSources(): SourcesHost {
     const sources = new SourcesHost({
-      dataDir: () => this.settings.dataDir,
+      dataDir: () => this.location.dataDir,
       engine: () => this.engine(),
       redact: () => this.settings.redactSecrets,
       logger: this.logger,
@@ -118,16 +131,24 @@ export class MemoryHost {
     close: async () => {},
   };
 
+  /** This machine's folder for the memory: the data folder, or for a store on object storage its local folder (caches, lock, logs, staging). */
   get dataDir(): string {
-    return this.settings.dataDir;
+    return this.location.dataDir;
   }
 
   private get storeUri(): string {
-    return path.join(this.settings.dataDir, 'lancedb');
+    return this.location.storeUri;
   }
 
   private async storeExists(): Promise<boolean> {
-    return existsSync(this.settings.dataDir) && (await ChunkStore.readModel(this.storeUri)) !== null;
+    if (!this.location.shared) return existsSync(this.location.dataDir) && (await ChunkStore.readModel(this.storeUri)) !== null;
+    this.storeFound ||= (await ChunkStore.readModel(this.storeUri)) !== null;
+    return this.storeFound;
+  }
+
+  private engineOptions(location: EngineLocation): { dataDir: string; storeUri: string; modelsDir?: string; singleWriter?: boolean } {
+    const modelsDir = this.options.modelsDir ?? location.modelsDir;
+    return { dataDir: location.dataDir, storeUri: location.storeUri, ...(modelsDir ? { modelsDir } : {}), ...(this.options.singleWriter ? { singleWriter: true } : {}) };
   }
 
   /** The engine, opened on first use (a new store loads the model to learn its dimension). */
@@ -135,9 +156,8 @@ export class MemoryHost {
     if (this.closed) return Promise.reject(new EngineError('cancelled', 'the app is shutting down'));
     if (!this.enginePromise) {
       this.enginePromise = MemoryEngine.open({
-        dataDir: this.settings.dataDir,
+        ...this.engineOptions(this.location),
         ...(this.settings.model ? { model: this.settings.model } : {}),
-        ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         logger: this.logger,
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
         ...(this.options.vectorIndexMinRows ? { vectorIndexMinRows: this.options.vectorIndexMinRows } : {}),
@@ -199,8 +219,14 @@ export class MemoryHost {
     'sources:sync': async ({ id }) => this.sources.sync(id),
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
+    'store:writers': async ({ days }) => ((await this.storeExists()) ? (await this.engine()).recentWriters(days ?? 30) : []),
+    'store:change': async ({ to, copy }) => {
+      const chosen = chosenLocation(to);
+      if (copy) await this.copyTo(chosen);
+      return this.changeSettings({ dataDir: chosen });
+    },
     'app:openLogFolder': async () => {
-      const dir = this.appLog?.dir ?? path.join(this.settings.dataDir, LOG_FOLDER);
+      const dir = this.appLog?.dir ?? path.join(this.location.dataDir, LOG_FOLDER);
       if (!this.options.openFolder) return { opened: false, path: dir };
       await fs.mkdir(dir, { recursive: true });
       await this.options.openFolder(dir);
@@ -215,7 +241,25 @@ export class MemoryHost {
     const env: Record<string, string> = { ...launcher.env };
     // The app keeps models apart from the data; the server must find them there, not download them again.
     if (this.options.modelsDir) env.SESSION_MEMORY_MODELS_DIR = this.options.modelsDir;
-    return { command: launcher.command, args: [...launcher.args, '--data', this.settings.dataDir, 'mcp'], env };
+    return { command: launcher.command, args: [...launcher.args, '--data', this.settings.dataDir, ...(this.options.singleWriter ? ['--single-writer'] : []), 'mcp'], env };
+  }
+
+  /** Where the memory lives, as Settings › Storage shows it. */
+  private storageView(): StorageView {
+    return { kind: storeKindOf(this.storeUri), display: this.location.display, localDir: this.location.dataDir, shared: this.location.shared, machine: machineName() };
+  }
+
+  /**
+   * Copies the current memory to `chosen` before the app moves there. Everything that would refuse
+   * the move refuses the copy first (a running import, a bad URI, a store its writers could not
+   * share safely), so nothing is copied to a place the app would not use.
+   */
+  private async copyTo(chosen: string): Promise<void> {
+    if (chosen === this.settings.dataDir) throw new EngineError('invalid_input', `${this.location.display} is the memory in use; name another folder or store to copy it to`);
+    if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
+    if (!(await this.storeExists())) throw new EngineError('invalid_input', `${this.location.display} holds no memory yet: there is nothing to copy; move without copying`);
+    await MemoryEngine.checkWritable(this.engineOptions(locateOrRefuse(chosen)));
+    await copyMemory(this.settings.dataDir, chosen, this.options.singleWriter ? { singleWriter: true } : {});
   }
 
   /** The hook command of this store (`session-memory --data <folder> hook`), as assistants' hook settings name it. */
@@ -228,6 +272,7 @@ export class MemoryHost {
     const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
     return {
       ...this.settings,
+      storage: this.storageView(),
       mcpServer: this.mcpServer(),
       hookCommand: this.hookCommand(),
       logDir: this.appLog?.dir ?? null,
@@ -238,25 +283,25 @@ export class MemoryHost {
 
   private async changeSettings(changes: RequestMap['settings:set']): Promise<Settings> {
     const previous = { ...this.settings };
-    const reopen = (changes.dataDir !== undefined && path.resolve(changes.dataDir) !== this.settings.dataDir) || (changes.model !== undefined && changes.model !== this.settings.model);
+    const previousLocation = this.location;
+    const chosen = changes.dataDir !== undefined ? chosenLocation(changes.dataDir) : undefined;
+    const moved = chosen !== undefined && chosen !== this.settings.dataDir;
+    const reopen = moved || (changes.model !== undefined && changes.model !== this.settings.model);
     if (changes.language) this.settings.language = changes.language;
     if (changes.theme) this.settings.theme = changes.theme;
     if (changes.redactSecrets !== undefined) this.settings.redactSecrets = changes.redactSecrets;
     if (reopen) {
       if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
-      if (changes.dataDir !== undefined) this.settings.dataDir = path.resolve(changes.dataDir);
+      const location = moved ? locateOrRefuse(chosen) : this.location;
+      // A store its writers could not share safely is refused before the app leaves the current one.
+      if (moved) await MemoryEngine.checkWritable(this.engineOptions(location));
+      if (moved) this.settings.dataDir = chosen;
       if (changes.model !== undefined) this.settings.model = changes.model;
       await this.closeEngine();
-      // Sources' choices, cursors and the hooks' door live in the data folder: they follow it.
-      if (changes.dataDir !== undefined) {
-        await this.sources.close();
-        this.sources = this.startSources();
-      }
-      // The log follows the data folder.
-      if (this.appLog && changes.dataDir !== undefined && this.appLog.dir !== path.join(this.settings.dataDir, LOG_FOLDER)) {
-        await this.appLog.close();
-        this.appLog = openAppLog(this.settings.dataDir);
-      }
+      this.location = location;
+      this.storeFound = false;
+      // Sources' choices, cursors, the hooks' door and the log live in this machine's folder of the memory: they follow it.
+      if (moved) await this.followLocalFolder();
       try {
         // Open now, so a wrong model or an unusable folder is reported here, not at the next save.
         if (await this.storeExists()) await this.engine();
@@ -264,12 +309,27 @@ export class MemoryHost {
       } catch (error) {
         await this.closeEngine();
         this.settings = previous;
+        if (this.location !== previousLocation) {
+          this.location = previousLocation;
+          this.storeFound = false;
+          await this.followLocalFolder();
+        }
         throw error;
       }
     }
     const { dataDir, model, language, theme, redactSecrets } = this.settings;
     this.options.onSettingsChanged?.({ dataDir, ...(model !== undefined ? { model } : {}), language, theme, ...(redactSecrets ? {} : { redactSecrets }) });
     return this.currentSettings();
+  }
+
+  /** Restarts what lives in this machine's folder of the memory (sources, the hooks' door, the log) in the current one. */
+  private async followLocalFolder(): Promise<void> {
+    await this.sources.close();
+    this.sources = this.startSources();
+    if (this.appLog && this.appLog.dir !== path.join(this.location.dataDir, LOG_FOLDER)) {
+      await this.appLog.close();
+      this.appLog = openAppLog(this.location.dataDir);
+    }
   }
 
   /** A file streamed in (web mode's upload), written to disk as it arrives. */
@@ -413,3 +473,4 @@ export class MemoryHost {
     await this.appLog?.close();
   }
 }
+

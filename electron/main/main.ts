@@ -3,6 +3,8 @@
  * Everything with logic lives in plain-Node modules (host, engine) or pure functions (window
  * options, URL checks) that are tested without Electron; this file only wires them to Electron.
  */
+// First: quiets LanceDB's own warnings before it loads.
+import '../host/lanceLog.js';
 import { app, BrowserWindow, Menu, dialog, ipcMain, session, shell, nativeTheme } from 'electron';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

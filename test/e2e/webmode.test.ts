@@ -50,6 +50,7 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
   let url: string;
   let context: BrowserContext;
   let page: Page;
+  let dataDir: string;
   const problems: string[] = [];
   const cleanups: Array<() => void> = [];
 
@@ -62,6 +63,7 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
     const home = tempDir('sm-e2e-home-');
     cpSync(path.join(REPO, 'test', 'fixtures', 'import', 'codex', 'home'), path.join(home.dir, '.codex'), { recursive: true });
     cleanups.push(data.cleanup, profile.cleanup, home.cleanup);
+    dataDir = data.dir;
     const env = cliEnv({ HOME: home.dir, USERPROFILE: home.dir });
     for (const variable of ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'OPENCLAW_STATE_DIR', 'GEMINI_CLI_HOME', 'CONTINUE_GLOBAL_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'OPENCODE_DB', 'AIDER_CHAT_HISTORY_FILE']) delete env[variable];
     server = spawn(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'electron/host/webMain.ts', '--data', data.dir, '--model', 'use-lite-en'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -208,6 +210,28 @@ describe.skipIf(!haveChromium)('web mode in Chromium (needs Debian\'s chromium a
     await page.screenshot({ path: path.join(SHOTS, '09-sources.png'), fullPage: true });
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.getByText(/Ferry to Naxos/).first().waitFor({ timeout: 30_000 });
+    expect(problems).toEqual([]);
+  });
+
+  it('Settings › Storage shows the folder the memory is in and this computer among the machines that saved', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const card = page.locator('section', { has: page.getByRole('heading', { name: 'Storage', exact: true }) });
+    await card.waitFor();
+    await expect.poll(() => card.getByRole('definition').first().textContent()).toBe(dataDir);
+    expect(await card.getByRole('definition').nth(1).textContent()).toBe('A folder on this computer');
+    const writers = card.getByRole('list', { name: 'Machines that saved in the last 30 days' }).getByRole('listitem');
+    await expect.poll(() => writers.count(), { timeout: 20_000 }).toBe(1);
+    expect(await writers.first().textContent()).toMatch(/this computerlast saved .+ · [1-9]\d* saves?$/);
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: path.join(SHOTS, '10-storage.png') });
+    // A mistyped store URI is answered in the card, and the app stays where it is.
+    await card.getByRole('textbox', { name: 'Move to another folder or store' }).fill('s3+ddb://team-bucket/memory');
+    await card.getByRole('button', { name: 'Move here' }).click();
+    await card.getByRole('alert').getByText(/an s3\+ddb:\/\/ store needs exactly one query parameter, ddbTableName/).waitFor();
+    const origin = new URL(url).origin;
+    const token = new URL(url).searchParams.get('token')!;
+    const settings = (await (await fetch(`${origin}/api/settings:get`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' })).json()) as { value: { dataDir: string } };
+    expect(settings.value.dataDir).toBe(dataDir);
     expect(problems).toEqual([]);
   });
 });

@@ -241,6 +241,14 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
       },
     },
     'sources:sync': { fields: { id: { kind: { type: 'string', min: 1, max: 128 }, required: false, valid: () => 'no-such-source', safe: () => 'no-such-source' } } },
+    'store:writers': { fields: { days: { kind: { type: 'int', min: 1, max: 3650 }, required: false, valid: (rng) => rng.int(1, 3650) } } },
+    'store:change': {
+      fields: {
+        // A valid place is acted upon: only ever the test's own folders.
+        to: { kind: { type: 'string', min: 1, max: 4096 }, required: true, valid: dataDir, safe: dataDir },
+        copy: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) },
+      },
+    },
   };
 }
 

@@ -53,8 +53,8 @@ describe('errors from the host', () => {
   it('rejects a relative data directory with the host’s message', async () => {
     const mock = createMockMemory();
     renderApp(mock, '#/settings');
-    fireEvent.change(await screen.findByRole('textbox', { name: 'Data directory' }), { target: { value: 'relative/dir' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Use this directory' }));
+    fireEvent.change(await screen.findByRole('textbox', { name: 'Move to another folder or store' }), { target: { value: 'relative/dir' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Move here' }));
     expect(await within(screen.getByRole('region', { name: 'Storage' })).findByText(/must be an absolute path/)).toBeTruthy();
     expect(mock.host.settings.dataDir).toBe('/home/demo/.session-memory');
   });

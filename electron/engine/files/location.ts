@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { defaultDataDir } from './paths.js';
+import { isStoreUri, parseStoreUri, type StoreKind } from '../../../shared/storeUri.js';
 import { MODELS_FOLDER, SHARED_STORES_FOLDER, STORE_FOLDER } from './layout.js';
 
-export type StoreKind = 'folder' | 's3' | 's3+ddb' | 'gs' | 'az';
+export { isStoreUri, storeKindOf, StoreLocationError, type StoreKind } from '../../../shared/storeUri.js';
 
 export interface StoreLocation {
   kind: StoreKind;
@@ -24,17 +25,6 @@ export interface StoreLocation {
   localDir: string;
 }
 
-export class StoreLocationError extends Error {
-  readonly code = 'bad_store_location';
-}
-
-const SCHEMES: Record<string, StoreKind> = { 's3:': 's3', 's3+ddb:': 's3+ddb', 'gs:': 'gs', 'az:': 'az', 'abfs:': 'az' };
-
-/** True when `data` names a store by URI rather than a local folder. */
-export function isStoreUri(data: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(data) && !/^file:\/\//i.test(data);
-}
-
 /**
  * Reads `--data`: a folder keeps its layout (`<folder>/lancedb` is the store, the folder itself is
  * the local folder); a URI is the store, and `home` is this machine's folder, with one sub-folder per
@@ -45,30 +35,11 @@ export function resolveStoreLocation(data: string, home: string, env: NodeJS.Pro
     const folder = path.resolve(data.replace(/^file:\/\//i, ''));
     return { kind: 'folder', uri: path.join(folder, STORE_FOLDER), display: folder, storageOptions: {}, localDir: folder };
   }
-  let url: URL;
-  try {
-    url = new URL(data);
-  } catch {
-    throw new StoreLocationError(`${data}: not a store URI (expected s3://bucket/prefix, s3+ddb://bucket/prefix?ddbTableName=T, gs://bucket/prefix or az://container/prefix)`);
-  }
-  const kind = SCHEMES[url.protocol.toLowerCase()];
-  if (!kind) throw new StoreLocationError(`${data}: ${url.protocol}// stores are not supported (use a folder, s3://, s3+ddb://, gs:// or az://)`);
-  if (!url.hostname) throw new StoreLocationError(`${data}: the URI names no bucket`);
-  const params = [...url.searchParams.keys()];
-  if (kind === 's3+ddb') {
-    if (!url.searchParams.get('ddbTableName') || params.length !== 1) {
-      throw new StoreLocationError(`${data}: an s3+ddb:// store needs exactly one query parameter, ddbTableName (the DynamoDB commit table), e.g. s3+ddb://bucket/memory?ddbTableName=session-memory-commits`);
-    }
-  } else if (params.length > 0) {
-    throw new StoreLocationError(`${data}: ${url.protocol}// takes no query parameters; endpoints and credentials come from the environment (AWS_ENDPOINT_URL, AWS_PROFILE, ...)`);
-  }
-  const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
-  const display = `${url.protocol}//${url.hostname}${prefix ? `/${prefix}` : ''}`;
-  const key = `${url.hostname}${prefix ? `-${prefix}` : ''}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  const { kind, uri, display, key } = parseStoreUri(data);
   const digest = createHash('sha256').update(`${kind}|${display}`).digest('hex').slice(0, 10);
   return {
     kind,
-    uri: `${display}${kind === 's3+ddb' ? `?ddbTableName=${encodeURIComponent(url.searchParams.get('ddbTableName')!)}` : ''}`,
+    uri,
     display,
     storageOptions: storageOptionsFor(kind, env),
     localDir: path.join(path.resolve(home), SHARED_STORES_FOLDER, `${key}-${digest}`),
@@ -99,12 +70,6 @@ export function storageOptionsFor(kind: StoreKind, env: NodeJS.ProcessEnv): Reco
     if (endpoint && !/amazonaws\.com/i.test(endpoint)) options.virtual_hosted_style_request = 'false';
   }
   return options;
-}
-
-/** The kind of store a LanceDB URI names (a local path is a folder). */
-export function storeKindOf(uri: string): StoreKind {
-  if (!isStoreUri(uri)) return 'folder';
-  return SCHEMES[uri.slice(0, uri.indexOf('//')).toLowerCase()] ?? 'folder';
 }
 
 /** Where this machine keeps its own files for a store given by `--data` (or the default folder). */

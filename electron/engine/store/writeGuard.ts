@@ -58,6 +58,11 @@ export class WriteGuard {
     }
   }
 
+  /** Refuses a store this guard could not write safely (unsafe_store) without writing to it: the probe of an `s3://` store's server. */
+  check(): Promise<void> {
+    return this.shared ? this.checkSafe() : Promise.resolve();
+  }
+
   /** Who holds the store's write lease now (shared stores), or null. */
   async holder(): Promise<string | null> {
     if (!this.shared) return null;

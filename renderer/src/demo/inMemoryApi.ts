@@ -9,6 +9,7 @@ import { emptySaveReport, type ForkOf } from '../../../shared/domain.js';
 import { DEMO_SOURCES, ToySources } from './toySources.js';
 import { bytesFromBase64, chunkMessages, cosine, forkAmong, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 import { ToyDuplicates } from './toyDuplicates.js';
+import { DEMO_MACHINE, storageViewOf, toyStorageHandlers } from './toyStorage.js';
 
 export { EMBEDDING_DIMENSIONS, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 import {
@@ -36,6 +37,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
   const downloaded = new Set(options.downloadedModels ?? []);
   const settings: Settings = {
     dataDir: '/home/demo/.session-memory',
+    storage: storageViewOf(options.settings?.dataDir ?? '/home/demo/.session-memory', options.machine ?? DEMO_MACHINE),
     model: 'Xenova/multilingual-e5-small',
     storeModel: null,
     defaultModel: 'Xenova/multilingual-e5-small',
@@ -137,6 +139,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       embeddingsComputed: report.embeddingsComputed,
       durationMs: report.durationMs,
       model: settings.model,
+      machine: saveOptions.machine ?? settings.storage.machine,
     });
     sessions.set(input.sessionId, {
       sessionId: input.sessionId,
@@ -363,9 +366,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     'settings:get': async () => ({ ...settings }),
     'app:openLogFolder': async () => ({ opened: settings.nativeDialogs, path: settings.logDir ?? `${settings.dataDir}/logs` }),
     'settings:set': async (change) => {
-      if (change.dataDir !== undefined && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(change.dataDir)) {
-        throw new HostError('invalid_input', `The data directory must be an absolute path, not "${change.dataDir}".`);
-      }
+      const storage = change.dataDir !== undefined ? storageViewOf(change.dataDir, settings.storage.machine) : settings.storage;
       if (change.model !== undefined && change.model !== settings.model) {
         if (settings.storeModel && sessions.size > 0 && change.model !== settings.storeModel) {
           throw new HostError(
@@ -377,11 +378,13 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         settings.model = change.model;
       }
       if (change.dataDir !== undefined) settings.dataDir = change.dataDir;
+      settings.storage = storage;
       if (change.redactSecrets !== undefined) settings.redactSecrets = change.redactSecrets;
       if (change.language) settings.language = change.language;
       if (change.theme) settings.theme = change.theme;
       return { ...settings };
     },
+    ...toyStorageHandlers(settings, () => [...sessions.values()].flatMap((session) => session.history), now),
   };
 
   const api = createMemoryApi(

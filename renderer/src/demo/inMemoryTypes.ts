@@ -4,6 +4,8 @@ import type { EventMap, EventName, MemoryApi, Settings, SourceView } from '../..
 
 export interface InMemoryOptions {
   settings?: Partial<Settings>;
+  /** This machine's name in the save history (default `demo-laptop`). */
+  machine?: string;
   now?: () => Date;
   /** Awaited between the progress steps of an import or a model download (tests hold it to look mid-way). */
   step?: () => Promise<void>;
@@ -19,6 +21,8 @@ export interface SaveOptionsInMemory {
   dryRun?: boolean;
   /** When the save happens (seeding a history); defaults to `now()`. */
   at?: string;
+  /** The machine that saved (seeding a shared store's history); defaults to this one. */
+  machine?: string;
 }
 
 export interface StoredSession {

@@ -1,9 +1,9 @@
 /**
- * Settings: the data directory, the embedding model (with its download), language and theme, a store
+ * Settings: where the memory lives (StorageCard.tsx), the embedding model (with its download), language and theme, a store
  * check, and how to connect an assistant. The host may refuse a change (another store's model, a bad path): its message is shown where the
  * change was made and in the alert region.
  */
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { VerifyResult } from '../../../shared/domain.js';
 import type { Settings } from '../../../shared/ipc.js';
 import type { ErrorInfo } from '../../../shared/errors.js';
@@ -15,6 +15,7 @@ import { useApi, useStoreVersion } from '../memory.js';
 import { usePreferences, type LanguagePreference, type ThemePreference } from '../preferences.js';
 import { ConnectAssistantCard } from './ConnectAssistantCard.js';
 import { HooksCard } from './HooksCard.js';
+import { StorageCard } from './StorageCard.js';
 
 type ModelChoice = 'default' | 'offline' | 'local';
 
@@ -59,82 +60,6 @@ function useSettingsChange(): (change: { dataDir?: string; model?: string; redac
       return { kind: 'refused', error: toErrorInfo(error) };
     }
   };
-}
-
-function StorageCard({ settings }: { settings: Settings }): ReactNode {
-  const t = useT();
-  const inputId = useId();
-  const hintId = useId();
-  const change = useSettingsChange();
-  const [dataDir, setDataDir] = useState(settings.dataDir);
-  const [outcome, setOutcome] = useState<Outcome>(null);
-  const [busy, setBusy] = useState(false);
-  useEffect(() => setDataDir(settings.dataDir), [settings.dataDir]);
-  const submit = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
-    setBusy(true);
-    setOutcome(await change({ dataDir: dataDir.trim() }));
-    setBusy(false);
-  };
-  return (
-    <section className="card" aria-labelledby="storage-title">
-      <h2 id="storage-title" className="card__title">
-        {t('settings.storage')}
-      </h2>
-      <form className="form" onSubmit={(event) => void submit(event)}>
-        <div className="field">
-          <label htmlFor={inputId} className="field__label">
-            {t('settings.dataDir')}
-          </label>
-          <div className="input-row">
-            <input id={inputId} className="input mono" value={dataDir} onChange={(event) => setDataDir(event.target.value)} aria-describedby={hintId} spellCheck={false} />
-            <button type="submit" className="button" disabled={busy || !dataDir.trim() || dataDir.trim() === settings.dataDir}>
-              {t('settings.dataDirApply')}
-            </button>
-          </div>
-          <p id={hintId} className="field__hint">
-            {t('settings.dataDirHint')}
-          </p>
-        </div>
-        <OutcomeLine outcome={outcome} />
-      </form>
-      {settings.logDir && <LogFolder settings={settings} logDir={settings.logDir} />}
-    </section>
-  );
-}
-
-/** Where the app's log is, and (in the desktop app) a button that opens it. */
-function LogFolder({ settings, logDir }: { settings: Settings; logDir: string }): ReactNode {
-  const t = useT();
-  const api = useApi();
-  const [problem, setProblem] = useState<string | null>(null);
-  const open = async (): Promise<void> => {
-    try {
-      setProblem(null);
-      await api['app:openLogFolder']({});
-    } catch (error) {
-      setProblem(error instanceof Error ? error.message : String(error));
-    }
-  };
-  return (
-    <div className="field log-folder">
-      <span className="field__label">{t('settings.log')}</span>
-      <div className="input-row">
-        <code className="mono log-folder__path">{logDir}</code>
-        {settings.nativeDialogs && (
-          <button type="button" className="button" onClick={() => void open()}>
-            {t('settings.openLogFolder')}
-          </button>
-        )}
-      </div>
-      <p className="field__hint">{t('settings.logHint')}</p>
-      {problem && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      )}
-    </div>
-  );
 }
 
 function ModelCard({ settings }: { settings: Settings }): ReactNode {
