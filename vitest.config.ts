@@ -9,6 +9,7 @@ export default defineConfig({
     globalSetup: ['test/helpers/globalSetup.ts'],
     pool: 'forks',
     // Test switches (SESSION_MEMORY_TEST_*) are read only in a test run: electron/engine/files/testSwitches.ts.
-    env: { SESSION_MEMORY_TEST_RUN: '1' },
+    // LANCEDB_LOG: LanceDB's own warnings (one per connection to an s3+ddb:// store) stay out of the output, as in the CLI.
+    env: { SESSION_MEMORY_TEST_RUN: '1', LANCEDB_LOG: 'error' },
   },
 });

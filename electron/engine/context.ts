@@ -7,6 +7,7 @@ import type { DownloadProgress, Embedder } from '../embedding/embedder.js';
 import type { Logger } from './files/logger.js';
 import type { RecordCache } from './record/recordCache.js';
 import type { SaveHistory } from './record/history.js';
+import type { StoreState } from './record/storeState.js';
 import type { ChunkStore } from './store/store.js';
 import type { PairJournal } from './duplicates/pairJournal.js';
 import type { VectorSketch } from './duplicates/vectorSketch.js';
@@ -77,6 +78,8 @@ export interface EngineContext {
   readonly sketch: VectorSketch;
   /** The save history, a table of the store (record/history.ts). */
   readonly history: SaveHistory;
+  /** Journals, dismissals and forks: the store's `state` table (record/storeState.ts). */
+  readonly state: StoreState;
   /** The near-duplicate pairs, read on first use (pairJournal.ts). */
   readonly pairs: PairJournal;
   /** The embedder, started on first use. */

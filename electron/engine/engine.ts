@@ -22,6 +22,8 @@ import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
 import { SaveHistory } from './record/history.js';
+import { StoreState } from './record/storeState.js';
+import { MODELS_FOLDER, STORE_FOLDER } from './files/layout.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
 import { redactStore, type RedactStoreReport } from './privacy/redactStore.js';
 import { saveSession } from './save/savePipeline.js';
@@ -54,13 +56,15 @@ export class MemoryEngine {
   ) {
     if (embedder) this.embedderPromise = Promise.resolve(embedder);
     this.guard = new WriteGuard({ dataDir, storeUri: store.uri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
+    const state = new StoreState(store);
     this.ctx = {
       dataDir,
       store,
       options,
       logger,
-      records: new RecordCache(dataDir, store, logger),
+      records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
       history: new SaveHistory({ dataDir, store }),
+      state,
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
@@ -78,8 +82,8 @@ export class MemoryEngine {
     } catch (error) {
       throw describeIoError(error, `cannot create the data directory ${dataDir}`);
     }
-    const storeUri = options.storeUri ?? path.join(dataDir, 'lancedb');
-    const modelsDir = options.modelsDir ?? path.join(dataDir, 'models');
+    const storeUri = options.storeUri ?? path.join(dataDir, STORE_FOLDER);
+    const modelsDir = options.modelsDir ?? path.join(dataDir, MODELS_FOLDER);
     const stored = await ChunkStore.readModel(storeUri);
     const asked = options.embedder?.model ?? options.model ?? stored?.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL;
     const wanted = options.embedder ? asked : resolveModel(asked, modelsDir).name;
@@ -143,6 +147,7 @@ export class MemoryEngine {
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
     this.guard.close();
     this.ctx.history.close();
+    this.ctx.state.close();
     this.store.close();
   }
 

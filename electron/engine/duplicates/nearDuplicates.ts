@@ -20,6 +20,7 @@ import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, type DuplicateCluster, type 
 import type { ArchiveRecord } from '../record/archiveRecord.js';
 import type { EngineContext } from '../context.js';
 import { EngineError } from '../errors.js';
+import { assertWriteLock } from '../files/writeLock.js';
 import { catchUpSketch, nearestInOtherSessions, recordSaved, syncedSketch, type Precheck } from './nearestChunks.js';
 import { pairKey, type Pair, type PairJournal } from './pairJournal.js';
 import type { ChunkRecord } from '../store/store.js';
@@ -255,7 +256,7 @@ function grouped(pairs: Pair[], dismissed: ReadonlySet<string>): Grouped {
 }
 
 /** Pairs at the threshold or above, joined into clusters (chunks linked by any chain of pairs). */
-function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: number): Grouped[] {
+function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: number, dismissed: ReadonlySet<string>): Grouped[] {
   const linked = new Linked();
   const listed = listedPairs(journal, record, threshold);
   for (const p of listed) linked.link(p);
@@ -266,7 +267,7 @@ function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: numb
     if (group) group.push(p);
     else groups.set(root, [p]);
   }
-  return [...groups.values()].map((pairs) => grouped(pairs, journal.dismissed));
+  return [...groups.values()].map((pairs) => grouped(pairs, dismissed));
 }
 
 /**
@@ -274,7 +275,7 @@ function clustersOf(journal: PairJournal, record: ArchiveRecord, threshold: numb
  * down, and each group of chunks is looked at as it forms (every cluster of every threshold forms
  * once on the way). It comes with every pair between its chunks.
  */
-function clusterById(journal: PairJournal, record: ArchiveRecord, id: string): Grouped | undefined {
+function clusterById(journal: PairJournal, record: ArchiveRecord, id: string, dismissed: ReadonlySet<string>): Grouped | undefined {
   const pairs = listedPairs(journal, record, NEAR_DUPLICATE_FLOOR).sort((x, y) => y.s - x.s);
   const linked = new Linked();
   for (let i = 0; i < pairs.length; ) {
@@ -285,7 +286,7 @@ function clusterById(journal: PairJournal, record: ArchiveRecord, id: string): G
     if (root === undefined) continue;
     // With every pair inside it: a lower threshold that lists the same chunks lists those pairs too.
     const chunks = new Set(pairs.slice(0, i).filter((p) => linked.find(p.a) === root).flatMap((p) => [p.a, p.b]));
-    return grouped(pairs.filter((p) => chunks.has(p.a) && chunks.has(p.b)), journal.dismissed);
+    return grouped(pairs.filter((p) => chunks.has(p.a) && chunks.has(p.b)), dismissed);
   }
   return undefined;
 }
@@ -306,7 +307,7 @@ export async function listNearDuplicates(ctx: EngineContext, record: ArchiveReco
   const limit = options.limit ?? 50;
   const journal = ctx.pairs;
   await journal.refresh(false);
-  const all = clustersOf(journal, record, threshold);
+  const all = clustersOf(journal, record, threshold, await dismissedPairs(ctx));
   const shown = all.filter((c) => options.includeDismissed || !c.dismissed).sort((x, y) => y.similarity - x.similarity || y.chunkIds.length - x.chunkIds.length || (x.id < y.id ? -1 : 1));
   const page = shown.slice(0, limit);
   const texts = await ctx.store.chunkTexts(page.flatMap((c) => c.chunkIds));
@@ -325,12 +326,25 @@ export async function listNearDuplicates(ctx: EngineContext, record: ArchiveReco
   return { threshold, total: shown.length, dismissed: all.filter((c) => c.dismissed).length, clusters };
 }
 
+/**
+ * The pairs a person dismissed: those this machine's pairs file marks, and those the store's state
+ * holds (dismissed on any machine sharing the store).
+ */
+async function dismissedPairs(ctx: EngineContext): Promise<Set<string>> {
+  const dismissed = new Set(ctx.pairs.dismissed);
+  for (const key of (await ctx.state.all('dismissed')).keys()) dismissed.add(key);
+  return dismissed;
+}
+
 /** Dismisses a cluster by the id a listing gave it, at any threshold: its pairs are not listed again. */
 export async function dismissNearDuplicates(ctx: EngineContext, record: ArchiveRecord, id: string): Promise<{ dismissed: number }> {
   const journal = ctx.pairs;
   await journal.refresh(true);
-  const cluster = clusterById(journal, record, id);
+  const cluster = clusterById(journal, record, id, await dismissedPairs(ctx));
   if (!cluster) throw new EngineError('not_found', `no near-duplicate cluster ${id} (list them again: sessions may have changed)`);
+  // The store keeps the decision for every machine; this machine's pairs file marks it too.
+  assertWriteLock(ctx.dataDir);
+  await ctx.state.put('dismissed', cluster.pairs.map((p) => ({ key: pairKey(p), sessions: [p.as, p.bs] as [string, string], value: { a: p.a, b: p.b } })));
   await journal.append({ dismiss: cluster.pairs.map(pairKey) });
   return { dismissed: cluster.chunkIds.length };
 }

@@ -20,9 +20,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readSince, replaceWhole, truncateAt, writeAt } from '../files/journalFile.js';
 
-export const PAIRS_FILE = 'near-duplicates.jsonl';
-/** The whole-file layout of earlier versions. */
-export const LEGACY_PAIRS_FILE = 'near-duplicates.json';
+import { LEGACY_PAIRS_FILE, PAIRS_FILE } from '../files/layout.js';
+export { LEGACY_PAIRS_FILE, PAIRS_FILE };
 
 /** One pair, `a` < `b` by chunk id. */
 export interface Pair {

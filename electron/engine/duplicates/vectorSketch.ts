@@ -22,7 +22,8 @@ import { encodeRecord, headerBytes, padded, parseHeader, recordLength, type Sket
 import { CodeEncoder } from './vectorCodes.js';
 import { closeEntries } from './sketchScan.js';
 
-export const SKETCH_FILE = 'vector-sketch.bin';
+import { SKETCH_FILE } from '../files/layout.js';
+export { SKETCH_FILE };
 export type { SketchChange } from './sketchRecords.js';
 
 interface SessionState {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { defaultDataDir } from './paths.js';
+import { MODELS_FOLDER, SHARED_STORES_FOLDER, STORE_FOLDER } from './layout.js';
 
 export type StoreKind = 'folder' | 's3' | 's3+ddb' | 'gs' | 'az';
 
@@ -42,7 +43,7 @@ export function isStoreUri(data: string): boolean {
 export function resolveStoreLocation(data: string, home: string, env: NodeJS.ProcessEnv = process.env): StoreLocation {
   if (!isStoreUri(data)) {
     const folder = path.resolve(data.replace(/^file:\/\//i, ''));
-    return { kind: 'folder', uri: path.join(folder, 'lancedb'), display: folder, storageOptions: {}, localDir: folder };
+    return { kind: 'folder', uri: path.join(folder, STORE_FOLDER), display: folder, storageOptions: {}, localDir: folder };
   }
   let url: URL;
   try {
@@ -70,7 +71,7 @@ export function resolveStoreLocation(data: string, home: string, env: NodeJS.Pro
     uri: `${display}${kind === 's3+ddb' ? `?ddbTableName=${encodeURIComponent(url.searchParams.get('ddbTableName')!)}` : ''}`,
     display,
     storageOptions: storageOptionsFor(kind, env),
-    localDir: path.join(path.resolve(home), 'stores', `${key}-${digest}`),
+    localDir: path.join(path.resolve(home), SHARED_STORES_FOLDER, `${key}-${digest}`),
   };
 }
 
@@ -127,5 +128,5 @@ export function locate(data: string | undefined, env: NodeJS.ProcessEnv = proces
   const home = defaultDataDir(env);
   const location = resolveStoreLocation(data ?? home, home, env);
   if (location.kind === 'folder') return { dataDir: location.localDir, storeUri: location.uri, display: location.display, shared: false };
-  return { dataDir: location.localDir, storeUri: location.uri, modelsDir: path.join(home, 'models'), display: location.display, shared: true };
+  return { dataDir: location.localDir, storeUri: location.uri, modelsDir: path.join(home, MODELS_FOLDER), display: location.display, shared: true };
 }

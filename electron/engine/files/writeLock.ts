@@ -13,7 +13,8 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { EngineError } from '../errors.js';
 
-export const LOCK_FILE = '.write.lock';
+import { LOCK_FILE } from './layout.js';
+export { LOCK_FILE };
 const OWNER_FILE = '.write.lock.owner';
 
 export interface WriteLockOptions {

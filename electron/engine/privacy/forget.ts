@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { MessageInput, SaveEvent, SaveReport, SessionInput } from '../../../shared/domain.js';
 import { dropSessionsFromNearDuplicates } from '../duplicates/nearDuplicates.js';
 import { finishPendingPurge, owePurge, purgeNow, type PurgeJournal } from './purgeJournal.js';
-import { writeFileAtomic } from '../files/atomicFile.js';
+import { LEGACY_FORGET_JOURNAL } from '../files/layout.js';
 import type { EngineContext, SaveCallOptions } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
@@ -25,7 +25,8 @@ import { dropFileTracesOf } from './forgetTraces.js';
 import { showSession } from '../record/sessions.js';
 import { assertWriteLock } from '../files/writeLock.js';
 
-export const FORGET_JOURNAL = '.forget-pending.json';
+/** The journal's name in the store's state table (record/storeState.ts). */
+const JOURNAL_NAME = 'forget';
 
 export interface ForgetReport {
   sessionId: string;
@@ -56,7 +57,7 @@ export async function forgetSessions(ctx: EngineContext, sessionIds: readonly st
     };
     if (journal.sessions.length > 0) {
       assertWriteLock(ctx.dataDir);
-      await writeFileAtomic(journalPath(ctx), JSON.stringify(journal));
+      await ctx.state.put<Journal>('journal', [{ key: JOURNAL_NAME, value: journal }]);
       crashPoint('forget-journal');
       await complete(ctx, journal);
     }
@@ -117,21 +118,28 @@ export async function finishPendingWork(ctx: EngineContext): Promise<{ forgotten
 
 /** Finishes a forget that a kill interrupted (write lock held); returns what it removed (none when there was none). */
 export async function finishPendingForget(ctx: EngineContext): Promise<ForgetReport[]> {
-  const file = journalPath(ctx);
-  if (!existsSync(file)) return [];
-  let journal: Journal;
-  try {
-    journal = JSON.parse(await fs.readFile(file, 'utf8')) as Journal;
-  } catch {
-    // Written atomically: a journal that cannot be read was never complete, so nothing was removed yet.
-    assertWriteLock(ctx.dataDir);
-    await fs.rm(file, { force: true });
-    return [];
-  }
+  const journal = (await ctx.state.get<Journal>('journal', JOURNAL_NAME)) ?? (await legacyJournal(ctx));
+  if (!journal) return [];
   // Not by id: the log must not name what is being forgotten.
   ctx.logger.warn(`finishing the forgetting of ${journal.sessions.length} session(s), which was interrupted`);
   await complete(ctx, journal);
   return journal.sessions;
+}
+
+/**
+ * The journal an earlier layout kept as a file in the data folder. Written atomically: one that
+ * cannot be read was never complete, so nothing was removed yet, and it is dropped.
+ */
+async function legacyJournal(ctx: EngineContext): Promise<Journal | null> {
+  const file = path.join(ctx.dataDir, LEGACY_FORGET_JOURNAL);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as Journal;
+  } catch {
+    assertWriteLock(ctx.dataDir);
+    await fs.rm(file, { force: true });
+    return null;
+  }
 }
 
 /** Every step can be repeated: deleting deleted rows, rewriting, pruning, recording. */
@@ -146,6 +154,9 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   record.writesSinceOptimize = 0;
   await ctx.records.write(record);
   await dropSessionsFromNearDuplicates(ctx, ids);
+  // Their forks and dismissed clusters: the state names no forgotten session.
+  assertWriteLock(ctx.dataDir);
+  await ctx.state.dropSessions(['fork', 'dismissed'], ids);
   // The history keeps only that the sessions were forgotten; other files drop their paths.
   await ctx.history.dropSessions(ids);
   const events = await ctx.history.read();
@@ -177,9 +188,9 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   await dropFileTracesOf(ctx.dataDir, ids);
   // Removed last, and only under the lock: a journal left behind is finished by the next writer.
   assertWriteLock(ctx.dataDir);
-  await fs.rm(journalPath(ctx), { force: true });
-}
-
-function journalPath(ctx: EngineContext): string {
-  return path.join(ctx.dataDir, FORGET_JOURNAL);
+  await ctx.state.delete('journal', [JOURNAL_NAME]);
+  await fs.rm(path.join(ctx.dataDir, LEGACY_FORGET_JOURNAL), { force: true });
+  // The journal named the sessions: no older version of the state keeps it.
+  assertWriteLock(ctx.dataDir);
+  await ctx.state.purge();
 }

@@ -11,7 +11,8 @@ import { forgetSourceSessions, sourcePathsOf } from '../../sources/forgottenSess
 import { forgetWatchedSessions, watchedPaths } from '../record/watchState.js';
 
 /** The app's log folder under the data folder (host/appLog.ts writes it). */
-export const LOG_FOLDER = 'logs';
+import { LOG_FOLDER } from '../files/layout.js';
+export { LOG_FOLDER };
 
 /** The watch state's and the sources' paths, and the log lines. The paths are read first, so a kill between the steps loses none of them. */
 export async function dropFileTracesOf(dataDir: string, sessionIds: readonly string[]): Promise<void> {

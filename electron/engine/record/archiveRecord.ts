@@ -11,7 +11,8 @@ import { z } from 'zod';
 import type { ArchiveEntry } from '../../../shared/domain.js';
 import { writeFileAtomic } from '../files/atomicFile.js';
 
-export const ARCHIVE_RECORD_FILE = '.archived_sessions.json';
+import { ARCHIVE_RECORD_FILE } from '../files/layout.js';
+export { ARCHIVE_RECORD_FILE };
 
 export interface ArchiveRecord {
   format: 1;
@@ -19,6 +20,11 @@ export interface ArchiveRecord {
   storeVersion: number;
   /** Commits since the store was last compacted. */
   writesSinceOptimize: number;
+  /**
+   * The newest chunk's `created_at` (ms) this record knows of: a shared store's record catches up
+   * with other machines' saves by reading the chunks created since (recordCache.ts).
+   */
+  newestChunkAt?: number;
   sessions: Record<string, ArchiveEntry>;
 }
 
@@ -44,6 +50,7 @@ const recordSchema = z.object({
   format: z.literal(1),
   storeVersion: z.number().int(),
   writesSinceOptimize: z.number().int().nonnegative(),
+  newestChunkAt: z.number().optional(),
   sessions: z.record(z.string(), entrySchema),
 });
 

@@ -49,8 +49,20 @@ export function forkOfEntry(entry: ArchiveEntry, record: ArchiveRecord): ForkOf 
 export async function refreshForksOf(ctx: EngineContext, record: ArchiveRecord, parentId: string): Promise<void> {
   for (const child of Object.values(record.sessions)) {
     if (child.fork_of?.session_id !== parentId) continue;
-    const fork = await findFork(ctx, record, child.session_id, await ctx.store.sessionHeads(child.session_id));
-    if (fork) child.fork_of = { session_id: fork.sessionId, shared_messages: fork.sharedMessages };
-    else delete child.fork_of;
+    await recordFork(ctx, child, await findFork(ctx, record, child.session_id, await ctx.store.sessionHeads(child.session_id)));
   }
+}
+
+/**
+ * Sets the session's fork in the record, and in the store's state when it changed (the record is a
+ * cache: rebuilt from the store, it takes the forks from there). Write lock held.
+ */
+export async function recordFork(ctx: EngineContext, entry: ArchiveEntry, fork: ForkOf | null): Promise<void> {
+  const next = fork ? { session_id: fork.sessionId, shared_messages: fork.sharedMessages } : undefined;
+  const before = entry.fork_of;
+  if (next) entry.fork_of = next;
+  else delete entry.fork_of;
+  if (before?.session_id === next?.session_id && before?.shared_messages === next?.shared_messages) return;
+  if (next) await ctx.state.put('fork', [{ key: entry.session_id, sessions: [entry.session_id, next.session_id], value: next }]);
+  else await ctx.state.delete('fork', [entry.session_id]);
 }

@@ -13,15 +13,12 @@ import type { SaveEvent } from '../../../shared/domain.js';
 import type { EngineContext } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { assertWriteLock } from '../files/writeLock.js';
-import { isRemoteStore } from '../store/connect.js';
-import { isTableCommitted } from '../store/storeCreation.js';
+import { SmallTable } from '../store/smallTable.js';
 import { sqlIn } from '../store/storeRows.js';
-import { sweepUnreferencedFiles } from '../store/storeSweep.js';
 import { machineName } from '../store/writeGuard.js';
 
-export const HISTORY_TABLE = 'history';
-/** The history of a store from before the table (read, moved into the table, removed). */
-export const LEGACY_HISTORY_FILE = 'save-history.jsonl';
+import { HISTORY_TABLE, LEGACY_HISTORY_FILE, STORE_FOLDER } from '../files/layout.js';
+export { HISTORY_TABLE, LEGACY_HISTORY_FILE };
 
 const historySchema = new arrow.Schema([
   new arrow.Field('session_id', new arrow.Utf8(), false),
@@ -43,17 +40,15 @@ function rowOf(event: SaveEvent): HistoryRow {
 
 /** The table, opened on first use; created by the first writer. */
 export class SaveHistory {
-  private table: lancedb.Table | null = null;
+  private readonly table: SmallTable;
 
-  constructor(private readonly ctx: Pick<EngineContext, 'dataDir' | 'store'>) {}
+  constructor(private readonly ctx: Pick<EngineContext, 'dataDir' | 'store'>) {
+    this.table = new SmallTable(ctx.store, HISTORY_TABLE, historySchema);
+  }
 
   /** The history's table, or null when no writer has created it yet. */
-  private async open(create: boolean): Promise<lancedb.Table | null> {
-    if (this.table) return this.table;
-    const { db, uri } = this.ctx.store;
-    if (await isTableCommitted(uri, HISTORY_TABLE, db)) this.table = await db.openTable(HISTORY_TABLE);
-    else if (create) this.table = await db.createEmptyTable(HISTORY_TABLE, historySchema, { existOk: true });
-    return this.table;
+  private open(create: boolean): Promise<lancedb.Table | null> {
+    return this.table.open(create);
   }
 
   /** Appends one save's event, with this machine's name (write lock held). */
@@ -93,30 +88,21 @@ export class SaveHistory {
     if (!table) return;
     await this.moveLegacyFile(table);
     if (sessionIds.length > 0) await table.delete(`${sqlIn('session_id', sessionIds)} AND NOT forgotten`);
-    await this.purge(table);
+    await this.table.purge('session_id');
   }
 
   /** Folds the small files of many appends into a few (the store's upkeep calls it with its own compaction). */
-  async compact(olderThan: Date): Promise<void> {
-    const table = await this.open(false);
-    if (table) await table.optimize({ cleanupOlderThan: olderThan });
+  compact(olderThan: Date): Promise<void> {
+    return this.table.compact(olderThan);
   }
 
   close(): void {
-    this.table?.close();
-    this.table = null;
-  }
-
-  private async purge(table: lancedb.Table): Promise<void> {
-    if ((await table.countRows()) > 0) await table.update({ where: 'true', valuesSql: { session_id: 'session_id' } });
-    const remote = isRemoteStore(this.ctx.store.uri);
-    await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: remote });
-    if (!remote) await sweepUnreferencedFiles(path.join(this.ctx.store.uri, `${HISTORY_TABLE}.lance`));
+    this.table.close();
   }
 
   private legacyFile(): string | null {
     // Only a folder's own store had the file beside it.
-    return path.resolve(this.ctx.store.uri) === path.resolve(this.ctx.dataDir, 'lancedb') ? path.join(this.ctx.dataDir, LEGACY_HISTORY_FILE) : null;
+    return path.resolve(this.ctx.store.uri) === path.resolve(this.ctx.dataDir, STORE_FOLDER) ? path.join(this.ctx.dataDir, LEGACY_HISTORY_FILE) : null;
   }
 
   private async legacyEvents(): Promise<SaveEvent[]> {

@@ -6,12 +6,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FORK_MIN_SHARED, type ArchiveEntry } from '../../../shared/domain.js';
+import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
 import type { Logger } from '../files/logger.js';
 import { sortById } from '../save/diff.js';
 import { messageSetFingerprint } from '../save/hashing.js';
 import { inChunkOrder, type ChunkHead, type ChunkStore } from '../store/store.js';
+import { sqlIn } from '../store/storeRows.js';
+import { testSwitch } from '../files/testSwitches.js';
 
 export class RecordCache {
   /** `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. */
@@ -21,6 +24,8 @@ export class RecordCache {
     private readonly dataDir: string,
     private readonly store: ChunkStore,
     private readonly logger: Logger,
+    /** Forks, kept in the store's state (forks.ts): a record rebuilt from the store keeps them. */
+    private readonly forks: () => Promise<Map<string, NonNullable<ArchiveEntry['fork_of']>>> = async () => new Map(),
   ) {}
 
   async write(record: ArchiveRecord): Promise<void> {
@@ -44,19 +49,38 @@ export class RecordCache {
       if (this.cached.unwritten && options.locked) await this.writeRebuilt(this.cached.record);
       return this.cached.record;
     }
+    // What this process knew (a record it rebuilt without the lock is in memory only).
+    const previous = this.cached?.record ?? null;
     this.cached = null;
     const read = await readArchiveRecord(this.dataDir);
     if (read.record && read.record.storeVersion === version) {
       this.cached = { stamp, record: read.record };
       return read.record;
     }
+    // A shared store changed by other machines: read what they wrote since, not every chunk.
+    const known = [read.record, previous].reduce<ArchiveRecord | null>((best, r) => (r && (!best || r.storeVersion > best.storeVersion) ? r : best), null);
+    const caught = known && isRemoteStore(this.store.uri) ? await this.catchUp(known, version) : null;
+    if (caught) {
+      this.logger.info(`caught up with saves of other machines: ${caught.sessions} session(s) changed since store version ${known!.storeVersion}`);
+      if (!options.locked) {
+        this.cached = { stamp, record: caught.record, unwritten: true };
+        return caught.record;
+      }
+      await this.writeRebuilt(caught.record);
+      return caught.record;
+    }
     const why = read.record ? `the archive record describes store version ${read.record.storeVersion}, the store is at ${version}` : read.problem;
     const rebuilt = await this.rebuild(version);
     const hadData = Object.keys(rebuilt.sessions).length > 0 || read.record !== null;
     if (hadData) {
       const message = `${why}; rebuilt it from the store (${Object.keys(rebuilt.sessions).length} sessions)`;
-      warnings.push(message);
-      this.logger.warn(message);
+      // On a shared store another machine's save, or this machine's first use, makes the record stale: routine, not a warning.
+      if (isRemoteStore(this.store.uri)) {
+        this.logger.info(message);
+      } else {
+        warnings.push(message);
+        this.logger.warn(message);
+      }
     }
     if (!options.locked) {
       // Kept for this process while the file and the store stay as they are; a writer replaces both.
@@ -86,22 +110,76 @@ export class RecordCache {
     return this.rebuildFrom(heads, storeVersion);
   }
 
-  private async rebuildFrom(allHeads: readonly ChunkHead[], storeVersion: number): Promise<ArchiveRecord> {
-    const bySession = new Map<string, ChunkHead[]>();
-    for (const head of allHeads) {
-      const list = bySession.get(head.sessionId) ?? [];
-      list.push(head);
-      bySession.set(head.sessionId, list);
+  /**
+   * The record brought up to `version` by reading only the chunks created since the newest one it
+   * knows (less CLOCK_SKEW_MS, for machines whose clocks differ) and the whole of the sessions they
+   * belong to. Chunks that only went (a forget, a sync of deletions) leave the count of rows short of
+   * the record's: then null, and the caller rebuilds from every chunk. Null too for a record from
+   * before `newestChunkAt`.
+   */
+  private async catchUp(known: ArchiveRecord, version: number): Promise<{ record: ArchiveRecord; sessions: number } | null> {
+    if (known.newestChunkAt === undefined) return null;
+    const rows = await this.store.countChunks();
+    const skew = Number(testSwitch('SESSION_MEMORY_TEST_CLOCK_SKEW_MS') ?? CLOCK_SKEW_MS);
+    const fresh = await this.store.headsWhere(`created_at > ${known.newestChunkAt - skew}`);
+    const touched = [...new Set(fresh.map((h) => h.sessionId))];
+    const heads = touched.length > 0 ? await this.store.headsWhere(sqlIn('session_id', touched)) : [];
+    const metas = touched.length > 0 ? await this.store.sessionMetas() : new Map();
+    const forks = await this.forks();
+    const sessions = { ...known.sessions };
+    const bySession = groupBySession(heads);
+    for (const sessionId of touched) {
+      const own = bySession.get(sessionId);
+      if (!own) {
+        delete sessions[sessionId];
+        continue;
+      }
+      const meta = metas.get(sessionId);
+      sessions[sessionId] = archiveEntry(sessionId, inChunkOrder(own), known.sessions[sessionId], { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
+      sessions[sessionId]!.last_saved_at = new Date(own.reduce((max, h) => Math.max(max, h.createdAt), 0)).toISOString();
     }
+    for (const entry of Object.values(sessions)) {
+      const fork = forks.get(entry.session_id);
+      if (fork) entry.fork_of = fork;
+      else delete entry.fork_of;
+    }
+    if (Object.values(sessions).reduce((sum, e) => sum + e.chunk_count, 0) !== rows) return null;
+    const newest = fresh.reduce((max, h) => Math.max(max, h.createdAt), known.newestChunkAt);
+    return { record: { ...known, storeVersion: version, newestChunkAt: newest, sessions }, sessions: touched.length };
+  }
+
+  private async rebuildFrom(allHeads: readonly ChunkHead[], storeVersion: number): Promise<ArchiveRecord> {
+    const bySession = groupBySession(allHeads);
     const metas = await this.store.sessionMetas();
+    const forks = await this.forks();
     const sessions: Record<string, ArchiveEntry> = {};
     for (const [sessionId, unordered] of bySession) {
       const heads = inChunkOrder(unordered);
       const meta = metas.get(sessionId);
       sessions[sessionId] = archiveEntry(sessionId, heads, undefined, { title: meta?.title, source: meta?.source, parentSessionId: meta?.parentSessionId || undefined });
+      const fork = forks.get(sessionId);
+      if (fork) sessions[sessionId]!.fork_of = fork;
     }
-    return { format: 1, storeVersion, writesSinceOptimize: 0, sessions };
+    const newestChunkAt = allHeads.reduce((max, h) => Math.max(max, h.createdAt), 0);
+    return { format: 1, storeVersion, writesSinceOptimize: 0, newestChunkAt, sessions };
   }
+}
+
+/**
+ * How far apart the clocks of machines sharing a store may be: a catch-up reads the chunks created
+ * up to this long before the newest one the record knows, so that a chunk stamped by a slower clock
+ * is not missed.
+ */
+const CLOCK_SKEW_MS = 10 * 60_000;
+
+function groupBySession(heads: readonly ChunkHead[]): Map<string, ChunkHead[]> {
+  const bySession = new Map<string, ChunkHead[]>();
+  for (const head of heads) {
+    const list = bySession.get(head.sessionId);
+    if (list) list.push(head);
+    else bySession.set(head.sessionId, [head]);
+  }
+  return bySession;
 }
 
 /** Identifies one version of the record file: it is replaced by rename, so a new write changes the inode or mtime. */

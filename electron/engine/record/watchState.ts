@@ -13,7 +13,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomicFile.js';
 
-export const WATCH_STATE_FILE = 'watch-state.json';
+import { WATCH_STATE_FILE } from '../files/layout.js';
+export { WATCH_STATE_FILE };
 
 export interface WatchedFile {
   size: number;

@@ -23,7 +23,7 @@ import { normalizeSessionAsync } from './normalize.js';
 import { inOrder, newRuns, placeMessages, positionsDistinct } from './order.js';
 import { archiveEntry } from '../record/recordCache.js';
 import { planAppend } from './reopen.js';
-import { findFork, forkOfEntry, refreshForksOf } from '../record/forks.js';
+import { findFork, forkOfEntry, recordFork, refreshForksOf } from '../record/forks.js';
 import { checkSaved } from '../duplicates/nearDuplicates.js';
 import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
 import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
@@ -211,12 +211,12 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     const after = applyToHeads(heads, writer.written, writer.removed);
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
+    record.newestChunkAt = after.reduce((max, h) => Math.max(max, h.createdAt), record.newestChunkAt ?? 0);
     if (after.length === 0) delete record.sessions[sessionId];
     else if (next.head_key !== entry?.head_key || writer.removed.size > 0 || !entry) {
       // The leading messages are new or changed: look again for the session this one branched from.
-      const fork = await findFork(ctx, record, sessionId, after);
-      if (fork) next.fork_of = { session_id: fork.sessionId, shared_messages: fork.sharedMessages };
-      else delete next.fork_of;
+      assertWriteLock(ctx.dataDir);
+      await recordFork(ctx, next, await findFork(ctx, record, sessionId, after));
     }
     report.sharedMessages = forkOfEntry(next, record)?.sharedMessages ?? 0;
     // Sessions that branched from this one: what they share may have changed with it.
@@ -257,6 +257,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
       await ctx.store.optimize();
       await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
+      await ctx.state.compact(new Date(Date.now() - VERSION_RETENTION_MS));
       record.writesSinceOptimize = 0;
     }
     record.storeVersion = await ctx.store.version();

@@ -52,6 +52,7 @@ export async function maintainStore(ctx: EngineContext): Promise<MaintenanceRepo
       const current = read.record !== null && (read.record.storeVersion === now || (indexVersion !== null && now === indexVersion && read.record.storeVersion === indexVersion - 1));
       await ctx.store.optimize();
       await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
+      await ctx.state.compact(new Date(Date.now() - VERSION_RETENTION_MS));
       if (current) {
         read.record!.writesSinceOptimize = 0;
         read.record!.storeVersion = await ctx.store.version();

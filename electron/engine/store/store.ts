@@ -222,6 +222,12 @@ export class ChunkStore {
     }
   }
 
+  /** The heads of the chunks a filter selects (no text, no vector). */
+  async headsWhere(filter: string): Promise<ChunkHead[]> {
+    const rows = (await this.chunks.query().where(filter).select(await this.headColumns()).toArray()) as Row[];
+    return rows.map(headOf);
+  }
+
   async countChunks(filter?: string): Promise<number> {
     return this.chunks.countRows(filter);
   }

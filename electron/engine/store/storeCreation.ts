@@ -58,7 +58,12 @@ export async function openOrCreateTable(db: lancedb.Connection, uri: string, nam
   if (await isTableCommitted(uri, name, db)) return db.openTable(name);
   // On object storage nothing is cleared: a creation is one conditional commit (a kill before it
   // leaves unreferenced files only), and another machine may be creating the same table right now.
-  if (isRemoteStore(uri)) return db.createEmptyTable(name, schema, { existOk: true });
+  if (isRemoteStore(uri)) {
+    crashPoint(`create/${name}`);
+    const table = await db.createEmptyTable(name, schema, { existOk: true });
+    crashPoint(`created/${name}`);
+    return table;
+  }
   await db.dropTable(name).catch(() => {});
   await fs.rm(path.join(uri, `${name}.lance`), { recursive: true, force: true });
   crashPoint(`create/${name}`);

@@ -13,7 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import { sqlString } from './storeRows.js';
 
-export const LEASE_TABLE = 'writer_lease';
+import { LEASE_TABLE } from '../files/layout.js';
+export { LEASE_TABLE };
 const LEASE_ID = 'writer';
 /** How long a lease lasts without renewal: longer than any pause of a live writer, short enough to wait out. */
 export const LEASE_TTL_MS = 30_000;
@@ -53,6 +54,7 @@ export class StoreLease {
         values: { holder: this.describe(), token, expires_at: now + LEASE_TTL_MS },
       });
       if (taken.rowsUpdated === 1) return this.hold(table, token, onLost);
+      if (await this.takeOverFromDeadProcess(table, token)) return this.hold(table, token, onLost);
       if (Date.now() >= deadline) {
         const current = await this.current();
         const who = current ? ` (${current.holder}, for up to ${Math.max(0, Math.round((current.expires_at - Date.now()) / 1000))} s more)` : '';
@@ -64,12 +66,31 @@ export class StoreLease {
   }
 
   /** The lease as it stands (who holds it and until when), or null when nobody does. */
-  async current(): Promise<{ holder: string; expires_at: number } | null> {
+  async current(): Promise<{ holder: string; token: string; expires_at: number } | null> {
     const table = await this.open();
     await table.checkoutLatest();
-    const rows = (await table.query().where(`id = ${sqlString(LEASE_ID)}`).toArray()) as Array<{ holder: string; expires_at: number }>;
+    const rows = (await table.query().where(`id = ${sqlString(LEASE_ID)}`).toArray()) as Array<{ holder: string; token: string; expires_at: number }>;
     const row = rows[0];
-    return row && row.expires_at > Date.now() ? { holder: row.holder, expires_at: Number(row.expires_at) } : null;
+    return row && row.expires_at > Date.now() ? { holder: row.holder, token: row.token, expires_at: Number(row.expires_at) } : null;
+  }
+
+  /**
+   * A lease held by a process of this machine that is no longer running (killed mid-save) is taken
+   * over at once rather than after it runs out, as the local lock does; the update is conditional on
+   * the dead holder's token, so of two processes doing this only one succeeds.
+   */
+  private async takeOverFromDeadProcess(table: lancedb.Table, token: string): Promise<boolean> {
+    const current = await this.current();
+    const prefix = `${this.holder.machine} (process `;
+    if (!current?.holder.startsWith(prefix)) return false;
+    const pid = Number(current.holder.slice(prefix.length, -1));
+    if (!Number.isInteger(pid) || pid === this.holder.pid || isRunning(pid)) return false;
+    const now = Date.now();
+    const taken = await table.update({
+      where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(current.token)}`,
+      values: { holder: this.describe(), token, expires_at: now + LEASE_TTL_MS },
+    });
+    return taken.rowsUpdated === 1;
   }
 
   private hold(table: lancedb.Table, token: string, onLost: (error: EngineError) => void): HeldLease {
@@ -130,6 +151,16 @@ export class StoreLease {
   close(): void {
     this.table?.close();
     this.table = null;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

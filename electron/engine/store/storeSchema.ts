@@ -3,9 +3,8 @@ import * as arrow from 'apache-arrow';
 import { CJK_COLUMN } from './fullTextLayout.js';
 import { PART_COLUMN, type Row, type StoreModelInfo } from './storeRows.js';
 
-export const CHUNKS_TABLE = 'chunks';
-export const SESSIONS_TABLE = 'sessions';
-export const META_TABLE = 'meta';
+import { CHUNKS_TABLE, META_TABLE, SESSIONS_TABLE } from '../files/layout.js';
+export { CHUNKS_TABLE, META_TABLE, SESSIONS_TABLE };
 export const PARENT_COLUMN = 'parent_session_id';
 
 export function chunkSchema(dim: number): arrow.Schema {

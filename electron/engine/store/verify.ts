@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { VerifyResult } from '../../../shared/domain.js';
+import { isRemoteStore } from './connect.js';
 import { readArchiveRecord } from '../record/archiveRecord.js';
 import type { EngineContext } from '../context.js';
 import { describeIoError } from '../errors.js';
@@ -103,7 +104,12 @@ export async function verifyStore(ctx: EngineContext, options: { repair?: boolea
     }
   }
   const read = await readArchiveRecord(ctx.dataDir);
-  if (!read.record) {
+  // A shared store's record is this machine's cache: missing before its first save, stale after
+  // another machine's, and rebuilt on next use either way. Only a current one can be wrong.
+  const cacheOnly = isRemoteStore(ctx.store.uri) && (!read.record || read.record.storeVersion !== (await ctx.store.version()));
+  if (cacheOnly) {
+    // Nothing to compare.
+  } else if (!read.record) {
     if (bySession.size > 0) problems.push(`archive record: ${read.problem}`);
   } else {
     const version = await ctx.store.version();

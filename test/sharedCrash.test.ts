@@ -1,0 +1,135 @@
+/**
+ * Crash at any point, on a shared store: the crash suite's first-save trials (test/crash.test.ts)
+ * against an `s3+ddb://` store on real S3 and DynamoDB servers. `save` runs in a child process and
+ * is killed with SIGKILL at exact moments (creating the tables, before and after commits, while the
+ * history is appended, inside a compaction) and at random times; the same save run again must leave
+ * what one clean run leaves, and the write lease the killed process held is taken over at once.
+ * Forgetting messages killed between its save and its purge is finished by running it again, and
+ * the forgotten text is then in no object of the bucket.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { SessionInput } from '../shared/domain.js';
+import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
+import { jsonLines, runCli } from './helpers/cli.js';
+import { tempDir } from './helpers/engine.js';
+import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+
+interface Shown {
+  messages: Array<{ msgId: string; contentHash: string; chunkId: string }>;
+  chunks: Array<{ chunkId: string; text: string }>;
+}
+
+const SESSION = 'crash-session';
+const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4' };
+const SEED = Number(process.env.CRASH_SEED ?? 20261204);
+const TRIALS_TIMEOUT = 15 * 60_000;
+
+let servers: ObjectStoreServers;
+let root: string;
+let cleanup: () => void;
+let trials = 0;
+
+beforeAll(async () => {
+  servers = await startObjectStoreServers();
+  ({ dir: root, cleanup } = tempDir('sm-shared-crash-'));
+}, 60_000);
+afterAll(async () => {
+  await servers?.close();
+  cleanup?.();
+});
+
+/** Each run is a machine of its own local folder, so nothing but the bucket carries over. */
+function machineEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...servers.env, ...TEST_ENV, SESSION_MEMORY_HOME: path.join(root, `home-${trials}-${Math.random().toString(36).slice(2)}`), ...extra };
+}
+
+async function snapshot(store: string, sessionId = SESSION): Promise<Shown> {
+  const show = await runCli(['--data', store, 'show', sessionId, '--json'], machineEnv());
+  expect(show.status, show.stderr).toBe(0);
+  const parsed = JSON.parse(show.stdout) as Shown;
+  return {
+    messages: parsed.messages.map(({ msgId, contentHash, chunkId }) => ({ msgId, contentHash, chunkId })),
+    chunks: parsed.chunks.map(({ chunkId, text }) => ({ chunkId, text })),
+  };
+}
+
+async function writeJson(name: string, value: unknown): Promise<string> {
+  const file = path.join(root, name);
+  await fs.writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+describe('a save to a shared store killed at any point, then run again, leaves what one clean run leaves', () => {
+  const T: SessionInput = realisticConversation(SESSION, 120, 11);
+  let file: string;
+  let expected: Shown;
+  let cleanMs: number;
+
+  beforeAll(async () => {
+    file = await writeJson('t.json', T);
+    const { sharedUri } = await servers.newStore('clean');
+    const clean = await runCli(['--data', sharedUri, 'save', file, '--json'], machineEnv());
+    expect(clean.status, clean.stderr).toBe(0);
+    cleanMs = (JSON.parse(clean.stdout.trim().split('\n')[0]!) as { durationMs: number }).durationMs;
+    expected = await snapshot(sharedUri);
+    expect(expected.messages).toHaveLength(120);
+  }, TRIALS_TIMEOUT);
+
+  async function trial(label: string, point: string): Promise<void> {
+    trials++;
+    const { sharedUri } = await servers.newStore(`trial-${trials}`);
+    // The same machine (one local folder) runs the save, is killed, and runs it again.
+    const env = machineEnv({ SESSION_MEMORY_MACHINE: 'crashing' });
+    const first = await runCli(['--data', sharedUri, 'save', file, '--json'], { ...env, SESSION_MEMORY_TEST_CRASH: point });
+    expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
+    const started = Date.now();
+    const again = await runCli(['--data', sharedUri, 'save', file, '--json'], env);
+    expect(again.status, `${label}: re-run failed: ${again.stderr}`).toBe(0);
+    expect(Date.now() - started, `${label}: the re-run waited for the dead process's lease to run out`).toBeLessThan(20_000);
+    const actual = await snapshot(sharedUri);
+    const ids = actual.messages.map((m) => m.msgId);
+    expect({ lost: expected.messages.filter((m) => !ids.includes(m.msgId)).length, duplicated: ids.length - new Set(ids).size }, label).toEqual({ lost: 0, duplicated: 0 });
+    expect(actual, label).toEqual(expected);
+    // Another machine, with nothing of its own, finds the store whole.
+    const verify = await runCli(['--data', sharedUri, 'verify', '--json'], machineEnv());
+    expect(JSON.parse(verify.stdout), label).toMatchObject({ ok: true, problems: [] });
+  }
+
+  it('killed at 14 moments, creating the store included', async () => {
+    const points = ['create/meta:1', 'created/meta:1', 'create/chunks:1', 'created/sessions:1', 'commit:1', 'committed:1', 'committed:4', 'rename/.archived_sessions.json:1', 'history:1', 'optimize:1:1', 'sketch:1'];
+    for (const point of points) await trial(`save, crash at ${point}`, point);
+    const random = seededRandom(SEED);
+    for (let i = 0; i < 3; i++) {
+      const point = `save:1:${Math.max(1, Math.round(cleanMs * (0.05 + 0.9 * random())))}`;
+      await trial(`save, killed at ${point}`, point);
+    }
+  }, TRIALS_TIMEOUT);
+});
+
+describe('forget --messages on a shared store, killed between its save and its purge', () => {
+  it('is finished by running it again, and the text is in no object of the bucket', async () => {
+    const FORGOTTEN = 'Marmosets-4419 adore the pomegranate orchard behind my grandmother\'s cottage';
+    const base = realisticConversation('forget-crash', 40, 5);
+    base.messages.splice(12, 0, { msgId: 'secret-msg', role: 'user', content: FORGOTTEN });
+    const fmFile = await writeJson('forget.json', base);
+    const command = ['forget', 'forget-crash', '--messages', 'secret-msg'];
+    for (const point of ['forget-messages-saved:1', 'purge:1', 'purge-rewritten:1']) {
+      trials++;
+      const { sharedUri, bucket } = await servers.newStore(`forget-${trials}`);
+      const env = machineEnv({ SESSION_MEMORY_MACHINE: 'forgetting' });
+      expect((await runCli(['--data', sharedUri, 'save', fmFile], env)).status).toBe(0);
+      const holding = (await servers.objects(bucket)).filter((o) => o.body.includes(Buffer.from('Marmosets-4419')));
+      expect(holding.length, point).toBeGreaterThan(0);
+      const first = await runCli(['--data', sharedUri, ...command, '--json'], { ...env, SESSION_MEMORY_TEST_CRASH: point });
+      expect(first.signal, `${point}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
+      const again = await runCli(['--data', sharedUri, ...command, '--json'], env);
+      expect(again.status, `${point}: ${again.stderr}`).toBe(0);
+      expect(jsonLines(again.stdout), point).toEqual([{ sessionId: 'forget-crash', messagesRemoved: 1, chunksRemoved: expect.any(Number) }]);
+      const left = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes('marmosets-4419'));
+      expect(left.map((o) => o.key), point).toEqual([]);
+      expect((await snapshot(sharedUri, 'forget-crash')).messages, point).toHaveLength(40);
+    }
+  }, TRIALS_TIMEOUT);
+});
