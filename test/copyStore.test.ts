@@ -41,9 +41,10 @@ describe('session-memory copy', () => {
       return result.stdout;
     };
 
-    // A memory with several sessions, a re-save and an append (so the history has several events per session).
+    // A memory with several sessions, one branched from another (a row of the state table), a
+    // re-save and an append (so the history has several events per session).
     const first = path.join(dir, 'first');
-    const sessions = [realisticConversation('copy-a', 60, 1), realisticConversation('copy-b', 40, 2), realisticConversation('copy-c', 30, 3)];
+    const sessions = [realisticConversation('copy-a', 60, 1), realisticConversation('copy-b', 40, 2), realisticConversation('copy-c', 30, 3), realisticConversation('copy-d', 24, 1)];
     await fs.writeFile(path.join(dir, 'all.json'), JSON.stringify(sessions));
     await ok(['--data', first, 'save', path.join(dir, 'all.json')]);
     await ok(['--data', first, 'save', path.join(dir, 'all.json')]);
@@ -55,29 +56,30 @@ describe('session-memory copy', () => {
 
     const { bucket, sharedUri } = await servers.newStore('copy');
     const toBucket = JSON.parse(await ok(['--data', first, 'copy', '--to', sharedUri, '--json'])) as Record<string, unknown> & { verify: { from: { ok: boolean }; to: { ok: boolean } } };
-    expect(toBucket).toMatchObject({ sessions: 3, messages: 64 + 40 + 30, historyEvents: 7 });
+    expect(toBucket).toMatchObject({ sessions: 4, messages: 64 + 40 + 30 + 24, historyEvents: 9 });
     expect(toBucket.verify.from.ok && toBucket.verify.to.ok).toBe(true);
     expect(toBucket.indexes).toEqual(expect.arrayContaining(['session_id', 'chunk_id', 'text_hash', 'text']));
     expect((await servers.objects(bucket)).some((o) => o.key.startsWith('memory/chunks.lance/'))).toBe(true);
 
     const back = path.join(dir, 'back');
     const toFolder = JSON.parse(await ok(['--data', sharedUri, 'copy', '--to', back, '--json'])) as typeof toBucket;
-    expect(toFolder).toMatchObject({ sessions: 3, messages: 134, chunks: toBucket.chunks, historyEvents: 7 });
+    expect(toFolder).toMatchObject({ sessions: 4, messages: 158, chunks: toBucket.chunks, historyEvents: 9 });
 
     const places = [first, sharedUri, back];
     const view = async (data: string) => {
       const verify = JSON.parse(await ok(['--data', data, 'verify', '--json']));
-      const listed = (JSON.parse(await ok(['--data', data, 'sessions', '--json'])) as Array<Record<string, unknown>>).map(({ sessionId, title, messageCount, chunkCount, saves, lastSavedAt }) => ({ sessionId, title, messageCount, chunkCount, saves, lastSavedAt }));
+      const listed = (JSON.parse(await ok(['--data', data, 'sessions', '--json'])) as Array<Record<string, unknown>>).map(({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }) => ({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }));
       const search = (JSON.parse(await ok(['--data', data, 'search', 'how do I fix the failing build', '--limit', '8', '--json'])) as Array<Record<string, unknown>>).map((h) => [h.chunkId, h.sessionId, Number(h.score).toFixed(4)]);
-      const history = await Promise.all(['copy-a', 'copy-b', 'copy-c'].map(async (id) => JSON.parse(await ok(['--data', data, 'history', id, '--json']))));
+      const history = await Promise.all(['copy-a', 'copy-b', 'copy-c', 'copy-d'].map(async (id) => JSON.parse(await ok(['--data', data, 'history', id, '--json']))));
       const shown = JSON.parse(await ok(['--data', data, 'show', 'copy-a', '--json']));
       return { verify, listed, search, history, shown };
     };
     const [original, inBucket, copiedBack] = await Promise.all(places.map(view));
-    expect(original!.verify).toMatchObject({ ok: true, sessions: 3, messages: 134, problems: [] });
-    expect(original!.listed).toHaveLength(3);
+    expect(original!.verify).toMatchObject({ ok: true, sessions: 4, messages: 158, problems: [] });
+    expect(original!.listed).toHaveLength(4);
+    expect(original!.listed.find((s) => s.sessionId === 'copy-d')?.forkOf).toMatchObject({ sessionId: 'copy-a' });
     expect(original!.search.length).toBeGreaterThan(0);
-    expect(original!.history.map((h: unknown[]) => h.length)).toEqual([3, 2, 2]);
+    expect(original!.history.map((h: unknown[]) => h.length)).toEqual([3, 2, 2, 2]);
     for (const copy of [inBucket, copiedBack]) expect(copy).toEqual(original);
 
     // A target that holds a memory is refused with one line, exit status 2, and left as it was.

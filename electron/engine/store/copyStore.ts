@@ -2,32 +2,31 @@
  * Copying a memory to another place, as it is: a folder to a bucket, a bucket to a folder, one
  * bucket to another. Through LanceDB, so every kind of store is read and written the same way.
  *
- * Each table of the memory (chunks, sessions, meta, the save history) is read at one version, in
- * batches (a store of 200k chunks is never held in memory), and written at the target with the same
- * schema; then the target gets the indexes the engine builds, and this machine's archive record for
- * it. The source's writers are held off meanwhile (its write guard), so the copy is one state of the
- * memory, never half a save. A target that already holds a memory is refused and left untouched.
- * The write lease table is not copied: each store has its own writers.
+ * Each table of the memory that exists (files/layout.ts: the model's meta, sessions, chunks, the
+ * save history, the state) is read at one version, in batches (a store of 200k chunks is never held
+ * in memory), and written at the target with the same schema; then the target gets the indexes the
+ * engine builds, and this machine's archive record for it. The source's writers are held off
+ * meanwhile (its write guard), so the copy is one state of the memory, never half a save; the
+ * target's are too (its write guard, held from the check that it is empty to the end). A target that
+ * already holds a memory is refused and left untouched. The write lease table is not copied: each
+ * store has its own writers.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { EngineError } from '../errors.js';
 import { resolveStoreLocation, type StoreLocation } from '../files/location.js';
+import { CHUNKS_TABLE, HISTORY_TABLE, STORE_TABLES } from '../files/layout.js';
 import { defaultDataDir } from '../files/paths.js';
 import { silentLogger } from '../files/logger.js';
-import { HISTORY_TABLE } from '../record/history.js';
 import { RecordCache } from '../record/recordCache.js';
+import { StoreState } from '../record/storeState.js';
 import { connectStore } from './connect.js';
 import { ChunkStore } from './store.js';
 import { committedTables } from './storeCreation.js';
 import type { StoreModelInfo } from './storeRows.js';
-import { CHUNKS_TABLE, META_TABLE, SESSIONS_TABLE } from './storeSchema.js';
 import { buildVectorIndexAt } from './storeUpkeep.js';
 import { WriteGuard } from './writeGuard.js';
-
-/** The tables that are the memory, in the order they are written (meta last: a store without it is not yet one). */
-export const COPIED_TABLES = [CHUNKS_TABLE, SESSIONS_TABLE, HISTORY_TABLE, META_TABLE] as const;
 
 /** Rows per commit at the target: few commits, and a bounded amount held in memory at once. */
 const ROWS_PER_COMMIT = 4_096;
@@ -114,19 +113,22 @@ export async function copyStore(from: string, to: string, options: CopyStoreOpti
 /** The target's indexes (those its store builds, and a vector index when the source had one), compaction, and this machine's record of it. */
 async function finishTarget(target: StoreLocation, model: StoreModelInfo, vectorIndex: boolean): Promise<{ sessions: number; messages: number; indexes: string[] }> {
   const store = await ChunkStore.open(target.uri, model);
+  // Forks are rows of the state table: the record written here keeps them.
+  const state = new StoreState(store);
   try {
     await store.ensureIndexes();
     if (vectorIndex) await buildVectorIndexAt(target.uri, model.dim);
     // The copy's many commits folded into a few files.
     await store.optimize();
     // Written last, at the store's final version: the target opens as a memory already verified.
-    const record = await new RecordCache(target.localDir, store, silentLogger).load([], { locked: true });
+    const record = await new RecordCache(target.localDir, store, silentLogger, () => state.all('fork')).load([], { locked: true });
     return {
       sessions: Object.keys(record.sessions).length,
       messages: Object.values(record.sessions).reduce((n, entry) => n + entry.message_count, 0),
       indexes: [...new Set(await indexedColumns(store.db))].sort(),
     };
   } finally {
+    state.close();
     store.close();
   }
 }
@@ -136,7 +138,7 @@ async function dropCopied(uri: string): Promise<void> {
   const db = await connectStore(uri).catch(() => null);
   if (!db) return;
   try {
-    for (const name of COPIED_TABLES) await db.dropTable(name).catch(() => {});
+    for (const name of STORE_TABLES) await db.dropTable(name).catch(() => {});
   } finally {
     db.close();
   }
@@ -144,7 +146,7 @@ async function dropCopied(uri: string): Promise<void> {
 
 /** Refuses a target that holds a memory (or any of its tables). */
 async function refuseOccupied(target: StoreLocation): Promise<void> {
-  const present = await committedTables(target.uri, COPIED_TABLES);
+  const present = await committedTables(target.uri, STORE_TABLES);
   const folderUsed = target.kind === 'folder' && existsSync(target.uri) && readdirSync(target.uri).some((name) => name.endsWith('.lance'));
   if (present.size > 0 || folderUsed) {
     throw new EngineError('invalid_input', `${target.display} already holds a memory${present.size > 0 ? ` (${[...present].join(', ')})` : ''}; copy writes only to an empty folder or store, and left it as it was`);
@@ -167,8 +169,8 @@ async function copyTables(fromUri: string, toUri: string, onProgress: CopyStoreO
   const tables: Record<string, { rows: number; version: number }> = {};
   let vectorIndex = false;
   try {
-    const present = await committedTables(fromUri, COPIED_TABLES, from);
-    for (const name of COPIED_TABLES) {
+    const present = await committedTables(fromUri, STORE_TABLES, from);
+    for (const name of STORE_TABLES) {
       if (!present.has(name)) continue;
       const table = await from.openTable(name);
       try {
