@@ -366,12 +366,12 @@ async function measureSearch(engine: MemoryEngine, embedder: WorkerEmbedder, que
     hits += found.length;
   }
   const vector: number[] = [];
-  for (const q of queries) vector.push((await timed(() => engine.store.vectorSearch(vectors.get(q)!, 10)))[1]);
+  for (const q of queries) vector.push((await timed(() => engine.store.searching((reads) => reads.vectorSearch(vectors.get(q)!, 10))))[1]);
   // engine.search asks each side for limit * 2 candidates; the same here, so the parts add up.
   const text: number[] = [];
   let textHits = 0;
   for (const q of queries) {
-    const [found, ms] = await timed(() => engine.store.textSearch(q, 20));
+    const [found, ms] = await timed(() => engine.store.searching((reads) => reads.textSearch(q, 20)));
     text.push(ms);
     textHits += found.length;
   }

@@ -249,11 +249,11 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const vectors = await embedder.embed(queries.slice(SEARCH_WARMUP));
     const vectorTimes: number[] = [];
     const [, , vectorRequests] = await count(async () => {
-      for (const v of vectors) vectorTimes.push((await timed(() => engine.store.vectorSearch(v, CANDIDATES)))[1]);
+      for (const v of vectors) vectorTimes.push((await timed(() => engine.store.searching((reads) => reads.vectorSearch(v, CANDIDATES))))[1]);
     });
     const textTimes: number[] = [];
     const [, , textRequests] = await count(async () => {
-      for (const q of queries.slice(SEARCH_WARMUP)) textTimes.push((await timed(() => engine.store.textSearch(q, CANDIDATES)))[1]);
+      for (const q of queries.slice(SEARCH_WARMUP)) textTimes.push((await timed(() => engine.store.searching((reads) => reads.textSearch(q, CANDIDATES))))[1]);
     });
     return {
       place: place.name,

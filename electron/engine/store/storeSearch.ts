@@ -35,10 +35,12 @@ export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: str
 }
 
 async function ftsQuery(chunks: lancedb.Table, column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', '_score']);
+  // The vectors too: a hit found only by its words needs one to be folded with its copies, and
+  // reading it with the rest costs no further round trip to object storage.
+  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_score']);
   if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
   const rows = (await query.toArray()) as Row[];
-  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq) })));
+  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq), vector: vectorOf(r.vector) })));
 }
 
 /**
