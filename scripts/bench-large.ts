@@ -38,8 +38,7 @@ import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine, optimizeIntervalFor } from '../electron/engine/engine.js';
 import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
 import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
-import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
-import { seededRandom } from './transcriptGenerator.js';
+import { drawQueries, embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -211,10 +210,6 @@ const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) :
 // more than once (and one in five is a paraphrase of another). That makes the check find more
 // copies than a typical store would: its figures bound its cost from above.
 
-function pick<T>(random: () => number, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)]!;
-}
-
 function passageSession(index: number, chunks: number, passages: readonly Passage[]): ChunkRecord[] {
   const sessionId = `fill-${index.toString().padStart(5, '0')}`;
   const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
@@ -275,57 +270,6 @@ class PassageFiller {
     }
     return { rows: this.written - before, ms: performance.now() - started };
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Queries: questions a user of the archive might type, over the topics of the probe and the fill.
-
-const QUERY_LIST = [
-  'how do I speed up a slow join',
-  'what did we decide about the mortgage rate',
-  'tips for keeping a sourdough starter alive',
-  'night train to Vienna tickets',
-  'knee pain after squats',
-  'how to find the memory leak in the worker',
-  'how much protein should I eat per day',
-  'do I need travel insurance for a rental car',
-  'the compost heap smells bad',
-  'flaky integration test only fails in CI',
-  'character arc for the main character',
-  'why is the replication lag so high',
-  'monthly budget that actually works',
-  'index funds versus a savings account',
-  'marathon training plan for beginners',
-  'how to temper chocolate at home',
-  'raised beds on clay soil',
-  'TypeScript generics with constraints',
-  'what helps with jet lag',
-  'how big should an emergency fund be',
-  'aphids on the roses',
-  'connection pooling settings for postgres',
-  'race condition in async code',
-  'the release pipeline is too slow',
-  'opening chapter feels flat',
-  'hotel near the old town',
-  'vegetable stock recipe',
-  'interval runs heart rate zone',
-  'tax deductions for freelancers',
-  'drip irrigation for tomato seedlings',
-  'when should I prune the apple tree',
-  'schema migration without downtime',
-  'dialogue that sounds natural',
-  'what to bring as carry-on luggage',
-  'vacuum and compaction settings',
-  'weeknight curry with what is in the fridge',
-  'how to write a query letter to an agent',
-  'rest days between long runs',
-  'build cache keeps getting invalidated',
-  'what did you say about the dentist appointment',
-];
-
-function drawQueries(count: number): string[] {
-  const random = seededRandom(11);
-  return Array.from({ length: count }, () => pick(random, QUERY_LIST));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,12 +366,12 @@ async function measureSearch(engine: MemoryEngine, embedder: WorkerEmbedder, que
     hits += found.length;
   }
   const vector: number[] = [];
-  for (const q of queries) vector.push((await timed(() => engine.store.vectorSearch(vectors.get(q)!, 10)))[1]);
+  for (const q of queries) vector.push((await timed(() => engine.store.searching((reads) => reads.vectorSearch(vectors.get(q)!, 10))))[1]);
   // engine.search asks each side for limit * 2 candidates; the same here, so the parts add up.
   const text: number[] = [];
   let textHits = 0;
   for (const q of queries) {
-    const [found, ms] = await timed(() => engine.store.textSearch(q, 20));
+    const [found, ms] = await timed(() => engine.store.searching((reads) => reads.textSearch(q, 20)));
     text.push(ms);
     textHits += found.length;
   }
@@ -614,7 +558,7 @@ async function main(): Promise<void> {
         const resavesBefore: number[] = [];
         for (let i = 0; i < RESAVES; i++) resavesBefore.push((await timed(() => engine.save(grown)))[1]);
         for (let i = 0; i < fillers; i++) {
-          await engine.save({ sessionId: `small-${target}-${i}`, messages: [{ role: 'user', content: `note ${i}: ${pick(seededRandom(i), QUERY_LIST)}` }, { role: 'assistant', content: 'Noted.' }] });
+          await engine.save({ sessionId: `small-${target}-${i}`, messages: [{ role: 'user', content: `note ${i}: ${drawQueries(i + 1)[i]}` }, { role: 'assistant', content: 'Noted.' }] });
         }
         const worst = await engine.store.stats();
         const worstResaves: number[] = [];

@@ -156,3 +156,53 @@ export function freshMessages(sessionId: string, count: number, seed: number, pa
     return source ? { ...m, content: paraphrase(source.content, random) } : m;
   });
 }
+
+/** Questions a user of the archive might type, over the topics of the generator's conversations. */
+const QUERY_LIST = [
+  'how do I speed up a slow join',
+  'what did we decide about the mortgage rate',
+  'tips for keeping a sourdough starter alive',
+  'night train to Vienna tickets',
+  'knee pain after squats',
+  'how to find the memory leak in the worker',
+  'how much protein should I eat per day',
+  'do I need travel insurance for a rental car',
+  'the compost heap smells bad',
+  'flaky integration test only fails in CI',
+  'character arc for the main character',
+  'why is the replication lag so high',
+  'monthly budget that actually works',
+  'index funds versus a savings account',
+  'marathon training plan for beginners',
+  'how to temper chocolate at home',
+  'raised beds on clay soil',
+  'TypeScript generics with constraints',
+  'what helps with jet lag',
+  'how big should an emergency fund be',
+  'aphids on the roses',
+  'connection pooling settings for postgres',
+  'race condition in async code',
+  'the release pipeline is too slow',
+  'opening chapter feels flat',
+  'hotel near the old town',
+  'vegetable stock recipe',
+  'interval runs heart rate zone',
+  'tax deductions for freelancers',
+  'drip irrigation for tomato seedlings',
+  'when should I prune the apple tree',
+  'schema migration without downtime',
+  'dialogue that sounds natural',
+  'what to bring as carry-on luggage',
+  'vacuum and compaction settings',
+  'weeknight curry with what is in the fridge',
+  'how to write a query letter to an agent',
+  'rest days between long runs',
+  'build cache keeps getting invalidated',
+  'what did you say about the dentist appointment',
+];
+
+/** `count` of those questions, drawn (with repeats) in a seeded order: every run asks the same. */
+export function drawQueries(count: number): string[] {
+  const random = seededRandom(11);
+  return Array.from({ length: count }, () => QUERY_LIST[Math.floor(random() * QUERY_LIST.length)]!);
+}

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { CJK_COLUMN, cjkText } from '../electron/engine/store/store.js';
 import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
+import type { MemoryEngine } from '../electron/engine/engine.js';
 import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+
+/** The store's full-text search on its own, as a search reads it. */
+const textSearch = (engine: MemoryEngine, text: string, limit: number) => engine.store.searching((reads) => reads.textSearch(text, limit));
 
 describe('cjkText', () => {
   it('keeps the runs of scripts written without spaces, and nothing of other text', () => {
@@ -90,7 +94,7 @@ describe('a store written before the word index', () => {
 
       // Searching does not write: the old n-gram index answers.
       const engine = await openEngine(dir, embedder);
-      expect((await engine.store.textSearch('房贷', 5)).map((h) => h.text).join('\n')).toContain('房贷');
+      expect((await textSearch(engine, '房贷', 5)).map((h) => h.text).join('\n')).toContain('房贷');
 
       // A save converts the store first (this one adds a message).
       const report = await engine.save({ ...session, messages: [...session.messages, { msgId: 'm5', role: 'user' as const, content: '谢谢，我再想想。' }] });
@@ -103,10 +107,10 @@ describe('a store written before the word index', () => {
       expect(now.rows.length).toBeGreaterThan(0);
       for (const row of now.rows) expect(row.cjk).toBe(cjkText(row.text));
 
-      expect((await engine.store.textSearch('房贷', 5))[0]!.text).toContain('房贷');
-      expect((await engine.store.textSearch('東京', 5))[0]!.text).toContain('東京');
-      expect((await engine.store.textSearch('refinancing mortgages', 5))[0]!.text).toContain('refinance the mortgage');
-      expect((await engine.store.textSearch('谢谢', 5))[0]!.text).toContain('谢谢');
+      expect((await textSearch(engine, '房贷', 5))[0]!.text).toContain('房贷');
+      expect((await textSearch(engine, '東京', 5))[0]!.text).toContain('東京');
+      expect((await textSearch(engine, 'refinancing mortgages', 5))[0]!.text).toContain('refinance the mortgage');
+      expect((await textSearch(engine, '谢谢', 5))[0]!.text).toContain('谢谢');
       const verify = await engine.verify();
       expect(verify.problems).toEqual([]);
       expect(verify.messages).toBe(5);
@@ -130,7 +134,7 @@ describe('a store written before the word index', () => {
       const now = await layout(storeDir);
       expect(now.recorded).toBe(true);
       expect(now.indexes).toEqual(expect.arrayContaining([`${CJK_COLUMN}:FTS`, 'text:FTS']));
-      expect((await engine.store.textSearch('increases', 5))[0]!.text).toContain('next increase');
+      expect((await textSearch(engine, 'increases', 5))[0]!.text).toContain('next increase');
       expect((await engine.verify()).problems).toEqual([]);
       await engine.close();
     } finally {

@@ -8,6 +8,7 @@ import type { SaveMode } from '../../shared/domain.js';
 import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
 import type { MemoryEngine } from '../engine/engine.js';
+import { registerCopyCommand } from './copyCommand.js';
 import { registerSourceCommands } from './sourceCommands.js';
 import {
   parseInclude,
@@ -368,6 +369,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     });
 
   registerSourceCommands(program, io, globals);
+  registerCopyCommand(program, io, globals);
 
   return program;
 }

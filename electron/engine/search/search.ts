@@ -2,20 +2,31 @@
 import type { ChunkDetail, SearchHit } from '../../../shared/domain.js';
 import type { EngineContext } from '../context.js';
 import { EngineError } from '../errors.js';
+import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
 
 /**
- * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
+ * Vector search and full-text search (storeSearch.ts), merged by reciprocal rank; one hit
  * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
- * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
+ * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false. Every
+ * read of one search is at one version of the store, the newest when it began (searchView.ts).
  */
 export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
   const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
-  const [vector] = await (await ctx.embedder()).embed([query]);
+  // The query is embedded while the store is asked for its newest version (searchView.ts).
+  const embedded = ctx.embedder().then((embedder) => embedder.embed([query]));
+  embedded.catch(() => {});
+  return ctx.store.searching(async (reads) => {
+    const [vector] = await embedded;
+    return searchAt(reads, query, vector!, limit, collapse, options.sessionId);
+  });
+}
+
+async function searchAt(reads: SearchReads, query: string, vector: Float32Array, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
   // Scores are scaled so that a chunk ranked first by both searches scores 1.
   const best = 2 / (SEARCH_RRF_K + 1);
   // More candidates than results when collapsing, so that folded copies leave room for distinct results;
@@ -24,16 +35,16 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   let candidates = limit * (collapse ? 4 : 2);
   for (;;) {
     const [byVector, byText] = await Promise.all([
-      ctx.store.vectorSearch(vector!, candidates, options.sessionId),
-      ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
+      reads.vectorSearch(vector, candidates, sessionId),
+      reads.textSearch(query, candidates, sessionId).catch(() => []),
     ]);
     const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
-    // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
+    // Hits have their vectors (the full text's too); should one lack it, it is read with the requests of reply parts.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
     const [vectors, prompts] = await Promise.all([
-      missing.length > 0 ? ctx.store.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
-      promptsFor(ctx, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
+      missing.length > 0 ? reads.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
+      promptsFor(reads, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
     ]);
     for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
     const results = diversify(withPrompts(collapseDuplicates(fused, limit * 2), prompts)).slice(0, limit);
@@ -80,7 +91,7 @@ function toHits(results: Array<{ hit: { chunkId: string; sessionId: string; text
 export async function inspectChunk(ctx: EngineContext, chunkId: string, similarCount = 5): Promise<ChunkDetail> {
   const chunk = await ctx.store.chunk(chunkId);
   if (!chunk) throw new EngineError('not_found', `no chunk "${chunkId}" in this store`);
-  const similar = await ctx.store.vectorSearch(chunk.vector, similarCount, undefined, chunkId);
+  const similar = await ctx.store.searching((reads) => reads.vectorSearch(chunk.vector, similarCount, undefined, chunkId));
   return {
     chunkId: chunk.chunkId,
     sessionId: chunk.sessionId,

@@ -4,7 +4,7 @@
  * message before it (the plan, the numbers, the preference). Such a result carries that user message
  * (its first characters in the text, its id in `msgIds`): two messages at most, the turn it belongs to.
  */
-import type { EngineContext } from '../context.js';
+import type { SearchReads } from '../store/searchView.js';
 
 /** How much of the request a result shows (the whole message is one `show` away). */
 export const PROMPT_CHARS = 300;
@@ -19,11 +19,11 @@ export interface PromptableHit {
 const HAS_USER_LINE = /(^|\n)user: /;
 
 /** The user message before each of these hits that is a reply part holding no user message, by chunk id. */
-export async function promptsFor(ctx: EngineContext, hits: ReadonlyArray<PromptableHit & { chunkId: string }>): Promise<Map<string, Prompt>> {
+export async function promptsFor(reads: Pick<SearchReads, 'messagesBefore'>, hits: ReadonlyArray<PromptableHit & { chunkId: string }>): Promise<Map<string, Prompt>> {
   const wanted = hits.filter((hit) => hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0 && !HAS_USER_LINE.test(hit.text));
   const prompts = new Map<string, Prompt>();
   if (wanted.length === 0) return prompts;
-  const before = await ctx.store.messagesBefore(wanted.map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]! })));
+  const before = await reads.messagesBefore(wanted.map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]! })));
   wanted.forEach((hit, i) => {
     const message = before[i];
     if (message?.role === 'user' && !hit.msgIds.includes(message.msgId)) prompts.set(hit.chunkId, { msgId: message.msgId, content: message.content });

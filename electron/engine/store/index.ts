@@ -5,3 +5,5 @@
  */
 export { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS } from './store.js';
 export type { ChunkRecord } from './store.js';
+export { copyStore } from './copyStore.js';
+export type { CopyStoreOptions, CopyStoreReport } from './copyStore.js';

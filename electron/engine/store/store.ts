@@ -6,7 +6,7 @@
  * a save cut short at any point leaves either both or neither.
  *
  * The tables and their columns are in storeSchema.ts, the row mapping in storeRows.ts, the
- * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts.
+ * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts and searchView.ts.
  */
 import * as lancedb from '@lancedb/lancedb';
 import os from 'node:os';
@@ -15,20 +15,21 @@ import { crashPoint } from '../files/crashPoints.js';
 import { connectStore, isRemoteStore } from './connect.js';
 import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
-import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo, type VectorHit } from './storeRows.js';
+import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo } from './storeRows.js';
 import { isTableCommitted, openStoreTables } from './storeCreation.js';
 import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE } from './storeSchema.js';
 import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, messagesBefore, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
-import { textSearchIn, vectorSearchIn } from './storeSearch.js';
+import { chunksWithTextHashes, chunkTexts, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
+import { SearchView, type SearchReads } from './searchView.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { inChunkOrder, sqlString } from './storeRows.js';
 export type { ChunkHead, ChunkRecord, OwnedKey, OwnedMessage, SessionMeta, StoreModelInfo, VectorHit } from './storeRows.js';
 export { CHUNKS_TABLE } from './storeSchema.js';
 export type { ChunkLocation } from './storeLookups.js';
+export type { SearchReads } from './searchView.js';
 
 export interface StoreOpenOptions {
   vectorIndexMinRows?: number;
@@ -96,6 +97,7 @@ export class ChunkStore {
   }
 
   close(): void {
+    this.view?.close();
     this.meta.close();
     this.chunks.close();
     this.sessions.close();
@@ -150,11 +152,6 @@ export class ChunkStore {
   /** Which of these text hashes some stored chunk has (a dry run's count of embeddings, without reading vectors). */
   storedTextHashes(textHashes: readonly string[]): Promise<Set<string>> {
     return storedTextHashes(this.chunks, textHashes);
-  }
-
-  /** For each chunk place given, the message that comes just before it in its session (see storeLookups.ts). */
-  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
-    return messagesBefore(this.chunks, places);
   }
 
   /** The text and session of these chunks (those still stored). */
@@ -232,19 +229,20 @@ export class ChunkStore {
     return this.chunks.countRows(filter);
   }
 
-  /** Nearest chunks by cosine distance (storeSearch.ts). */
-  vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
-    return vectorSearchIn(this.chunks, vector, limit, sessionId, excludeChunkId);
+  /**
+   * Runs a search's reads (nearest vectors, full text, ...) at one version of the store, the newest
+   * when it began, on a handle of their own (searchView.ts).
+   */
+  searching<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
+    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column));
+    return this.view.run(search);
   }
+
+  private view: SearchView | null = null;
 
   /** The vectors of these chunks. */
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
     return vectorsByChunkId(this.chunks, chunkIds);
-  }
-
-  /** Full-text search: words, and n-grams of scripts without spaces, by reciprocal rank (storeSearch.ts). */
-  textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-    return textSearchIn(this.chunks, (column) => this.hasIndex(column), text, limit, sessionId);
   }
 
   private indexNames: Set<string> | null = null;

@@ -15,7 +15,7 @@ export async function vectorSearchIn(chunks: lancedb.Table, vector: Float32Array
   if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
   if (filters.length > 0) query = query.where(filters.join(' AND '));
   const rows = (await query.toArray()) as Row[];
-  return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) }));
+  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) })));
 }
 
 /**
@@ -35,8 +35,19 @@ export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: str
 }
 
 async function ftsQuery(chunks: lancedb.Table, column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', '_score']);
+  // The vectors too: a hit found only by its words needs one to be folded with its copies, and
+  // reading it with the rest costs no further round trip to object storage.
+  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_score']);
   if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
   const rows = (await query.toArray()) as Row[];
-  return rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq) }));
+  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq), vector: vectorOf(r.vector) })));
+}
+
+/**
+ * Best first, and hits of equal distance or score (copies of one text, chunks that match a query
+ * alike) by chunk id: LanceDB returns ties in the order it meets the rows, which a compaction or a
+ * copy of the store changes, and the same store must rank the same way wherever it is.
+ */
+export function inStableOrder(hits: VectorHit[]): VectorHit[] {
+  return hits.sort((a, b) => a.distance - b.distance || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
 }

@@ -1,0 +1,93 @@
+/**
+ * The chunks table as searches read it: a handle of its own, held at one version, so that the
+ * queries of one search (nearest vectors, full text, the vectors and requests of its results) read
+ * one state of the store and none of them first asks which version is the newest. The store's own
+ * handle asks that before every query (so that it sees other processes' writes); on object storage
+ * each asking is a round trip (a DynamoDB query for `s3+ddb://`, a listing for `s3://`) in front of
+ * the query's own reads.
+ *
+ * A search is run at the version held while the store is asked for its newest version at the same
+ * time. When the store has moved on, the view moves to the newest version and the search runs again
+ * there (its first run is dropped), so a search always sees every commit made before it began, as
+ * before. A search that fails at the version held (its files compacted away by another machine)
+ * is run again at the newest one the same way.
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import { connectStore } from './connect.js';
+import { messagesBefore, vectorsByChunkId } from './storeLookups.js';
+import type { OwnedMessage, VectorHit } from './storeRows.js';
+import { CHUNKS_TABLE } from './storeSchema.js';
+import { textSearchIn, vectorSearchIn } from './storeSearch.js';
+
+/** The reads of a search, all at one version of the chunks table. */
+export interface SearchReads {
+  /** Nearest chunks by cosine distance (storeSearch.ts). */
+  vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]>;
+  /** Full-text search, with each hit's vector (storeSearch.ts). */
+  textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** For each chunk place given, the message just before it in its session (storeLookups.ts). */
+  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>>;
+}
+
+export class SearchView {
+  private table: Promise<lancedb.Table> | null = null;
+  private db: lancedb.Connection | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly uri: string,
+    /** The store's newest version (asked of the store's own handle). */
+    private readonly newestVersion: () => Promise<number>,
+    /** Whether the chunks table has an index on a column (the store keeps the answer). */
+    private readonly hasIndex: (column: string) => Promise<boolean>,
+  ) {}
+
+  /** Runs `search` with reads at the store's newest version (see above). */
+  async run<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
+    const newest = this.newestVersion();
+    // Asked at once: a failed run is only known after the answer, and must not be left unhandled.
+    newest.catch(() => {});
+    const table = await this.open();
+    const held = await table.version();
+    const first = search(this.readsOf(table)).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    if ((await newest) > held) {
+      await table.checkoutLatest();
+      return search(this.readsOf(table));
+    }
+    const result = await first;
+    if (!result.ok) throw result.error;
+    return result.value;
+  }
+
+  close(): void {
+    this.closed = true;
+    void this.table?.then((t) => t.close(), () => {});
+    this.table = null;
+    this.db?.close();
+    this.db = null;
+  }
+
+  private open(): Promise<lancedb.Table> {
+    if (this.closed) throw new Error('the store is closed');
+    this.table ??= (async () => {
+      // No read consistency interval: the handle stays at the version it holds until moved on (run()).
+      this.db = await connectStore(this.uri);
+      return this.db.openTable(CHUNKS_TABLE);
+    })();
+    this.table.catch(() => (this.table = null));
+    return this.table;
+  }
+
+  private readsOf(table: lancedb.Table): SearchReads {
+    return {
+      vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(table, vector, limit, sessionId, excludeChunkId),
+      textSearch: (text, limit, sessionId) => textSearchIn(table, this.hasIndex, text, limit, sessionId),
+      vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
+      messagesBefore: (places) => messagesBefore(table, places),
+    };
+  }
+}

@@ -1,0 +1,383 @@
+/**
+ * `npm run bench:shared [-- --sizes 2000,10000,20000] [-- --distinct N] [-- --queries N] [-- --latency-ms 20] [-- --json]`
+ *
+ * A memory on object storage against one in a local folder: the same store, filled with real
+ * passages embedded by the real offline model (benchCorpus.ts: `--distinct` passages, 20k by default,
+ * embedded once and cached under `.cache/bench/`; a store larger than that holds them more than
+ * once), written straight through the store layer, measured at each size of `--sizes` in three
+ * places:
+ *   - a local folder;
+ *   - an `s3+ddb://` store on the local S3 and DynamoDB servers the tests use (s3rver, dynalite);
+ *   - the same store through a TCP proxy of this benchmark (latencyProxy.ts) in front of both
+ *     servers, holding every byte `--latency-ms` (20) in each direction, as a bucket in another
+ *     building would; the proxy counts the connections and the requests (by kind) that reach them.
+ * At each size the store is maintained as the app does it (the vector index once it is due, then a
+ * compaction), then in each place, with an engine whose record and sketch are caught up (one small
+ * save first):
+ *   - save: a new 40-message session (its text is the generator's, new to the store: the time includes
+ *     embedding it);
+ *   - re-save: the same session again, nothing new (median of 5);
+ *   - append: 4 new messages at its end (median of 2);
+ *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
+ *     p50 and p95 of `--queries` questions after 3 untimed ones; and its parts on their own (vector
+ *     search and full-text search of the store, 40 candidates each as a search asks).
+ * Requests are counted per operation in the third place. Those of a search must not grow with the
+ * store: compare the sizes that both have the vector index (VECTOR_INDEX_MIN_ROWS and more; below
+ * it a search reads every vector, in a few large reads).
+ */
+import './quietLance.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { SaveReport, SessionInput } from '../shared/domain.js';
+import { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
+import { ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
+import { startObjectStoreServers } from '../test/helpers/objectStore.js';
+import { drawQueries, embeddedPassages, freshMessages, passageText, type Passage } from './benchCorpus.js';
+import { countsSince, startLatencyProxy, type LatencyProxy, type ProxyCounts } from './latencyProxy.js';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '2000,10000,20000' },
+    // As bench:large, whose cache of embedded passages it shares.
+    distinct: { type: 'string', default: '20000' },
+    queries: { type: 'string', default: '30' },
+    'latency-ms': { type: 'string', default: '20' },
+    models: { type: 'string', default: path.resolve('.cache/models') },
+  },
+});
+
+function positiveInt(name: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, not "${raw}"`);
+  return n;
+}
+
+const SIZES = values.sizes.split(',').map((s) => positiveInt('sizes', s.trim())).sort((a, b) => a - b);
+const QUERIES = positiveInt('queries', values.queries);
+const DISTINCT = positiveInt('distinct', values.distinct);
+const LATENCY_MS = positiveInt('latency-ms', values['latency-ms']);
+const CHUNKS_PER_SESSION = 50;
+const FILL_COMMIT_ROWS = 2_000;
+const PROBE_MESSAGES = 40;
+const APPEND_MESSAGES = 4;
+const APPENDS = 2;
+const RESAVES = 5;
+const SEARCH_WARMUP = 3;
+/** Candidates a search asks each side for (engine.search: limit 10, four per result when folding copies). */
+const CANDIDATES = 40;
+const TARGET_SEARCH_P95_MS = 250;
+
+const log = (line: string) => (values.json ? console.error(line) : console.log(line));
+
+function percentile(xs: readonly number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  // Nearest rank: p95 of 30 samples is the 29th smallest.
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await job();
+  return [result, performance.now() - started];
+}
+
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+// ---------------------------------------------------------------------------------------------
+// Places and their requests
+
+interface Place {
+  name: 'folder' | 's3+ddb' | 's3+ddb+latency';
+  label: string;
+  dataDir: string;
+  storeUri?: string;
+  /** The endpoints this place reaches the servers by (none for a folder). */
+  env: Record<string, string>;
+}
+
+/** The requests counted by both proxies (S3 and DynamoDB) since `before`. */
+interface Requests {
+  s3: ProxyCounts;
+  ddb: ProxyCounts;
+}
+
+class Counter {
+  constructor(private readonly proxies: { s3: LatencyProxy; ddb: LatencyProxy }) {}
+
+  snapshot(): Requests {
+    return { s3: this.proxies.s3.counts(), ddb: this.proxies.ddb.counts() };
+  }
+
+  since(before: Requests): Requests {
+    const now = this.snapshot();
+    return { s3: countsSince(now.s3, before.s3), ddb: countsSince(now.ddb, before.ddb) };
+  }
+}
+
+/** Requests per operation, averaged over `n` operations. */
+function perOp(r: Requests, n: number): { requests: number; s3: Record<string, number>; ddb: Record<string, number>; connections: number; kbDown: number } {
+  const per = (byKind: Record<string, number>) => Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Math.round((v / n) * 10) / 10]));
+  return {
+    requests: Math.round(((r.s3.requests + r.ddb.requests) / n) * 10) / 10,
+    s3: per(r.s3.byKind),
+    ddb: per(r.ddb.byKind),
+    connections: Math.round(((r.s3.connections + r.ddb.connections) / n) * 10) / 10,
+    kbDown: Math.round((r.s3.bytesDown + r.ddb.bytesDown) / n / 1024),
+  };
+}
+
+function describeRequests(p: ReturnType<typeof perOp>): string {
+  const kinds = [...Object.entries(p.s3).map(([k, v]) => `S3 ${k} ${v}`), ...Object.entries(p.ddb).map(([k, v]) => `DynamoDB ${k} ${v}`)];
+  return `${p.requests} requests (${kinds.join(', ') || 'none'}; ${p.connections} new connections; ${p.kbDown} KB down)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filling a store with real passages
+
+function passageSession(index: number, passages: readonly Passage[]): ChunkRecord[] {
+  const sessionId = `fill-${index.toString().padStart(5, '0')}`;
+  const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
+  return Array.from({ length: CHUNKS_PER_SESSION }, (_, c) => {
+    const passage = passages[(index * CHUNKS_PER_SESSION + c) % passages.length]!;
+    const msgId = `${sessionId}-m${c}`;
+    const text = passageText(passage);
+    return {
+      chunkId: chunkIdFor(sessionId, [msgId]),
+      sessionId,
+      seq: c,
+      part: 0,
+      text,
+      textHash: sha256(text),
+      vector: passage.vector,
+      msgIds: [msgId],
+      owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
+      createdAt,
+    };
+  });
+}
+
+/** Writes fill sessions into a store until it holds `target` fill chunks. */
+async function fillTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }): Promise<number> {
+  const store = await ChunkStore.open(uri, model);
+  try {
+    let written = from;
+    let batch: ChunkRecord[] = [];
+    while (written + batch.length < target) {
+      batch.push(...passageSession((written + batch.length) / CHUNKS_PER_SESSION, passages));
+      if (batch.length >= FILL_COMMIT_ROWS || written + batch.length >= target) {
+        await store.commit(batch, { sessionId: batch[0]!.sessionId });
+        written += batch.length;
+        batch = [];
+      }
+    }
+    return written;
+  } finally {
+    store.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring one place
+
+interface Measured {
+  place: Place['name'];
+  chunks: number;
+  saveMs: number;
+  resaveMs: number;
+  appendMs: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  vectorP50Ms: number;
+  vectorP95Ms: number;
+  textP50Ms: number;
+  textP95Ms: number;
+  requests?: {
+    save: ReturnType<typeof perOp>;
+    resave: ReturnType<typeof perOp>;
+    append: ReturnType<typeof perOp>;
+    search: ReturnType<typeof perOp>;
+    vectorSearch: ReturnType<typeof perOp>;
+    textSearch: ReturnType<typeof perOp>;
+  };
+}
+
+function useEnv(env: Record<string, string>): void {
+  Object.assign(process.env, env);
+}
+
+async function measurePlace(place: Place, size: number, seed: number, embedder: WorkerEmbedder, passages: readonly Passage[], counter: Counter | null): Promise<Measured> {
+  useEnv(place.env);
+  const engine = await MemoryEngine.open({ dataDir: place.dataDir, ...(place.storeUri ? { storeUri: place.storeUri } : {}), embedder, lockWaitMs: 60_000 });
+  try {
+    // Caught up: the record and the sketch read what the fill and the other places wrote.
+    await engine.save({ sessionId: `warm-${place.name}-${size}`, messages: [{ role: 'user', content: `warm-up ${place.name} ${size}` }] });
+    const id = `probe-${place.name}-${size}`;
+    const messages = freshMessages(id, PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, seed, passages);
+    const session = (count: number): SessionInput => ({ sessionId: id, title: `Probe ${id}`, source: 'json', messages: messages.slice(0, count) });
+    const count = async <T>(job: () => Promise<T>): Promise<[T, number, Requests | null]> => {
+      const before = counter?.snapshot();
+      const [result, took] = await timed(job);
+      return [result, took, counter && before ? counter.since(before) : null];
+    };
+
+    const [first, saveMs, saveRequests] = await count(() => engine.save(session(PROBE_MESSAGES)));
+    if (first.new !== PROBE_MESSAGES) throw new Error(`${id}: the first save added ${first.new} messages, not ${PROBE_MESSAGES}`);
+    const resaves: number[] = [];
+    const [, , resaveRequests] = await count(async () => {
+      for (let i = 0; i < RESAVES; i++) {
+        const [report, took] = await timed(() => engine.save(session(PROBE_MESSAGES)));
+        if (report.new !== 0) throw new Error(`${id}: a re-save added ${report.new} messages`);
+        resaves.push(took);
+      }
+    });
+    const appends: number[] = [];
+    const [, , appendRequests] = await count(async () => {
+      for (let k = 1; k <= APPENDS; k++) {
+        const [report, took] = (await timed(() => engine.save(session(PROBE_MESSAGES + k * APPEND_MESSAGES)))) as [SaveReport, number];
+        if (report.new !== APPEND_MESSAGES) throw new Error(`${id}: append ${k} added ${report.new} messages, not ${APPEND_MESSAGES}`);
+        appends.push(took);
+      }
+    });
+
+    const queries = drawQueries(QUERIES + SEARCH_WARMUP);
+    for (const q of queries.slice(0, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
+    const searches: number[] = [];
+    const [, , searchRequests] = await count(async () => {
+      for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
+    });
+    // The parts on their own, with the queries' vectors computed beforehand.
+    const vectors = await embedder.embed(queries.slice(SEARCH_WARMUP));
+    const vectorTimes: number[] = [];
+    const [, , vectorRequests] = await count(async () => {
+      for (const v of vectors) vectorTimes.push((await timed(() => engine.store.searching((reads) => reads.vectorSearch(v, CANDIDATES))))[1]);
+    });
+    const textTimes: number[] = [];
+    const [, , textRequests] = await count(async () => {
+      for (const q of queries.slice(SEARCH_WARMUP)) textTimes.push((await timed(() => engine.store.searching((reads) => reads.textSearch(q, CANDIDATES))))[1]);
+    });
+    return {
+      place: place.name,
+      chunks: await engine.store.countChunks(),
+      saveMs,
+      resaveMs: percentile(resaves, 50),
+      appendMs: percentile(appends, 50),
+      searchP50Ms: percentile(searches, 50),
+      searchP95Ms: percentile(searches, 95),
+      vectorP50Ms: percentile(vectorTimes, 50),
+      vectorP95Ms: percentile(vectorTimes, 95),
+      textP50Ms: percentile(textTimes, 50),
+      textP95Ms: percentile(textTimes, 95),
+      ...(saveRequests && resaveRequests && appendRequests && searchRequests && vectorRequests && textRequests
+        ? {
+            requests: {
+              save: perOp(saveRequests, 1),
+              resave: perOp(resaveRequests, RESAVES),
+              append: perOp(appendRequests, APPENDS),
+              search: perOp(searchRequests, QUERIES),
+              vectorSearch: perOp(vectorRequests, QUERIES),
+              textSearch: perOp(textRequests, QUERIES),
+            },
+          }
+        : {}),
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const modelsDir = path.resolve(values.models);
+  await ensureUseLiteEn(modelsDir);
+  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-shared-'));
+  const servers = await startObjectStoreServers();
+  const port = (endpoint: string) => Number(new URL(endpoint).port);
+  const proxies = {
+    s3: await startLatencyProxy(port(servers.env.AWS_ENDPOINT_URL_S3!), LATENCY_MS),
+    ddb: await startLatencyProxy(port(servers.env.AWS_ENDPOINT_URL_DYNAMODB!), LATENCY_MS),
+  };
+  const counter = new Counter(proxies);
+  try {
+    const passages = await embeddedPassages(embedder, DISTINCT, path.resolve('.cache/bench'), log);
+    const { sharedUri } = await servers.newStore('bench');
+    const direct = servers.env;
+    const proxied = { ...servers.env, AWS_ENDPOINT_URL_S3: proxies.s3.endpoint, AWS_ENDPOINT_URL_DYNAMODB: proxies.ddb.endpoint };
+    const places: Place[] = [
+      { name: 'folder', label: 'local folder', dataDir: path.join(tmp, 'folder'), env: {} },
+      { name: 's3+ddb', label: 's3+ddb:// on the local S3 and DynamoDB servers, direct', dataDir: path.join(tmp, 'machine'), storeUri: sharedUri, env: direct },
+      { name: 's3+ddb+latency', label: `the same s3+ddb:// store through the proxy, ${LATENCY_MS} ms each way`, dataDir: path.join(tmp, 'machine'), storeUri: sharedUri, env: proxied },
+    ];
+    const model = { model: embedder.model, dim: embedder.dim };
+    log(`Session Memory shared-store benchmark: sizes ${SIZES.join(', ')} fill chunks of real passages (${passages.length} distinct, model ${embedder.model}, ${embedder.dim} dims); ` +
+      `${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}`);
+    log(`per place and size: a new ${PROBE_MESSAGES}-message session saved, re-saved x${RESAVES} (median), ${APPENDS} appends of ${APPEND_MESSAGES} messages (median); ${QUERIES} searches (limit 10) after ${SEARCH_WARMUP} untimed ones`);
+
+    const results: Measured[] = [];
+    let filled = 0;
+    for (const [s, size] of SIZES.entries()) {
+      log(`\n-- ${size} fill chunks`);
+      useEnv(direct);
+      const [, fillMs] = await timed(async () => {
+        await fillTo(path.join(places[0]!.dataDir, 'lancedb'), filled, size, passages, model);
+        filled = await fillTo(sharedUri, filled, size, passages, model);
+      });
+      for (const place of places.slice(0, 2)) {
+        useEnv(place.env);
+        const engine = await MemoryEngine.open({ dataDir: place.dataDir, ...(place.storeUri ? { storeUri: place.storeUri } : {}), embedder, lockWaitMs: 60_000 });
+        try {
+          const [report, took] = await timed(() => engine.maintain());
+          log(`  ${place.name}: filled, then maintained in ${(took / 1000).toFixed(1)} s (${report.chunks} chunks; vector index ${report.vectorIndexBuilt ? 'built' : report.chunks >= VECTOR_INDEX_MIN_ROWS ? 'present' : `none below ${VECTOR_INDEX_MIN_ROWS} chunks: flat scan`})`);
+        } finally {
+          await engine.close();
+        }
+      }
+      log(`  fill of both stores: ${(fillMs / 1000).toFixed(1)} s`);
+      for (const [p, place] of places.entries()) {
+        const measured = await measurePlace(place, size, 500 + s * 10 + p, embedder, passages, place.name === 's3+ddb+latency' ? counter : null);
+        results.push(measured);
+        log(`  ${place.label} (${measured.chunks} chunks):`);
+        log(`    save of a new ${PROBE_MESSAGES}-message session ${ms(measured.saveMs)} ms; re-save (nothing new) ${ms(measured.resaveMs)} ms; append of ${APPEND_MESSAGES} messages ${ms(measured.appendMs)} ms`);
+        log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
+        if (measured.requests) {
+          const r = measured.requests;
+          log(`    requests per save ${describeRequests(r.save)}`);
+          log(`    requests per re-save ${describeRequests(r.resave)}`);
+          log(`    requests per append ${describeRequests(r.append)}`);
+          log(`    requests per search ${describeRequests(r.search)}`);
+          log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
+        }
+      }
+    }
+
+    const latency = results.filter((r) => r.place === 's3+ddb+latency');
+    const largest = latency[latency.length - 1]!;
+    const reads = (p: ReturnType<typeof perOp>) => (p.s3.GET ?? 0) + (p.s3.HEAD ?? 0) + (p.s3.LIST ?? 0);
+    log(`\nper operation on s3+ddb:// with ${LATENCY_MS} ms latency, by store size (requests in all / object reads: S3 GET, HEAD and LIST):`);
+    for (const r of latency) {
+      const q = r.requests!;
+      log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: search ${q.search.requests} / ${reads(q.search)}, ` +
+        `save ${q.save.requests} / ${reads(q.save)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
+    }
+    log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${largest.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(largest.searchP95Ms)} ms, ${largest.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);
+    if (values.json) console.log(JSON.stringify({ sizes: SIZES, distinct: DISTINCT, latencyMs: LATENCY_MS, queries: QUERIES, results }));
+  } finally {
+    await proxies.s3.close();
+    await proxies.ddb.close();
+    await servers.close();
+    await embedder.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,38 @@
+/**
+ * A search reads one version of the store on a handle of its own, held between searches, and asks
+ * for the newest version while it runs: what another process saved before a search began is found
+ * by it, and a held version whose files another process has since compacted away is not an error.
+ */
+import { describe, expect, it } from 'vitest';
+import { conversation, engineTestBed } from './helpers/engine.js';
+
+const bed = engineTestBed();
+
+describe('searches see the newest version of the store', () => {
+  it('finds what another process saved after the previous search, also once that process compacted the store', async () => {
+    const dataDir = bed.dataDir();
+    const reader = await bed.open(dataDir);
+    const writer = await bed.open(dataDir);
+    try {
+      await writer.save(conversation(12, { sessionId: 'gardening' }));
+      // The reader's search handle now holds the store's version of this moment.
+      expect((await reader.search('tomatoes and compost', { limit: 5 })).map((h) => h.sessionId)).toContain('gardening');
+
+      // Another process adds a session the held version does not have.
+      await writer.save({ sessionId: 'lighthouse', messages: [{ role: 'user', content: 'When was the lighthouse keeper on Skerryvore relieved by the supply boat?' }, { role: 'assistant', content: 'The Skerryvore lighthouse keeper was relieved every six weeks by the supply boat from Hynish.' }] });
+      const found = await reader.search('Skerryvore lighthouse keeper supply boat', { limit: 3 });
+      expect(found[0]?.sessionId).toBe('lighthouse');
+
+      // Another process saves and compacts, removing the files of every older version: the reader's
+      // held version can no longer be read, and its next search reads the newest one instead.
+      await writer.save({ sessionId: 'harbour', messages: [{ role: 'user', content: 'Which harbour at Hynish did the Skerryvore supply boat sail from?' }, { role: 'assistant', content: 'It sailed from the small dock at Hynish on Tiree, built for the lighthouse works.' }] });
+      await writer.store.rewriteAndPrune();
+      const afterCompaction = await reader.search('harbour at Hynish on Tiree', { limit: 3 });
+      expect(afterCompaction.map((h) => h.sessionId)).toContain('harbour');
+      expect(await reader.store.countChunks()).toBe(await writer.store.countChunks());
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
