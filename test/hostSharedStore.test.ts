@@ -118,7 +118,7 @@ describe('the app on a shared store (s3+ddb://)', () => {
     }
   });
 
-  it('a bad URI is refused with the parser\'s message, credentials in a URI are refused unrepeated, a copy is refused until the app can copy; the app stays where it was', { timeout: 90_000 }, async () => {
+  it('a bad URI is refused with the parser\'s message, credentials in a URI are refused unrepeated, a copy into the bucket moves the memory there, and a copy onto a memory is refused', { timeout: 90_000 }, async () => {
     const folder = dir('sm-folder-');
     const { host } = hostOn('desk-a', folder);
     const bad = await dispatch(host.handlers, 'store:change', { to: 's3+ddb://bucket/memory' });
@@ -132,19 +132,19 @@ describe('the app on a shared store (s3+ddb://)', () => {
     expect(await dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: `${folder} holds no memory yet: there is nothing to copy; move without copying` } });
     await importAs(host, 'sourdough', 'baking sourdough bread');
     expect(await dispatch(host.handlers, 'store:change', { to: folder, copy: true })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('is the memory in use') } });
-    const copy = await dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true });
-    expect(copy).toMatchObject({
-      ok: false,
-      error: { code: 'invalid_request', message: `copying from the app is not available in this build: nothing was copied to s3+ddb://${bucket}/memory, and the app stays on ${folder}` },
-    });
     expect((await servers.objects(bucket)).filter((object) => object.key.endsWith('.lance') || object.key.includes('.lance/'))).toEqual([]);
     expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: folder, storage: { kind: 'folder', display: folder, localDir: folder, shared: false } });
 
-    // Without the copy the app moves to the (empty) shared store.
-    const moved = await ok<Settings>(dispatch(host.handlers, 'store:change', { to: sharedUri }));
-    expect(moved).toMatchObject({ dataDir: sharedUri, storage: { kind: 's3+ddb', shared: true } });
-    expect(moved.mcpServer?.args).toEqual(['--data', sharedUri, 'mcp']);
-    expect(await ok<RecentWriter[]>(dispatch(host.handlers, 'store:writers', {}))).toEqual([]);
+    // Copied, then moved there: the memory and its history are in the bucket.
+    const copied = await ok<Settings>(dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true }));
+    expect(copied).toMatchObject({ dataDir: sharedUri, storage: { kind: 's3+ddb', shared: true } });
+    expect(copied.mcpServer?.args).toEqual(['--data', sharedUri, 'mcp']);
+    expect((await servers.objects(bucket)).some((object) => object.key.startsWith('memory/chunks.lance/'))).toBe(true);
+    expect((await ok<RecentWriter[]>(dispatch(host.handlers, 'store:writers', {}))).map((w) => w.machine)).toEqual(['desk-a']);
+    // A place that now holds a memory is not copied over.
+    const again = await dispatch(host.handlers, 'store:change', { to: folder, copy: true });
+    expect(again).toMatchObject({ ok: false });
+    expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: sharedUri });
   });
 });
 

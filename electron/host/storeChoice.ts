@@ -3,6 +3,7 @@
  * copy of the current memory to it that Settings › Storage offers.
  */
 import path from 'node:path';
+import { copyStore } from '../engine/store/index.js';
 import { EngineError } from '../engine/errors.js';
 import { isStoreUri, locate, StoreLocationError, type EngineLocation } from '../engine/files/index.js';
 
@@ -25,10 +26,8 @@ export function locateOrRefuse(data: string): EngineLocation {
 
 /**
  * Copies the memory at `from` (a folder or store URI) to `to`, which must hold no memory yet; both
- * are what `--data` takes. Until the engine's copier is connected here, it refuses with a message
- * that says how to copy instead, and nothing is written anywhere.
+ * are what `--data` takes (the engine's copier, as `session-memory copy` uses it).
  */
-export async function copyMemory(from: string, to: string, _options: { singleWriter?: boolean }): Promise<void> {
-  // Not connected yet: this line becomes `await copyStore(from, to, _options);` (copyStore from '../engine/store/index.js').
-  throw new EngineError('invalid_request', `copying from the app is not available in this build: nothing was copied to ${locateOrRefuse(to).display}, and the app stays on ${locateOrRefuse(from).display}`);
+export async function copyMemory(from: string, to: string, options: { singleWriter?: boolean }): Promise<void> {
+  await copyStore(from, to, options);
 }

@@ -38,8 +38,7 @@ export function toyStorageHandlers(
       const storage = storageViewOf(to.trim(), settings.storage.machine);
       if (copy) {
         if (to.trim() === settings.dataDir) throw new HostError('invalid_input', `${settings.storage.display} is the memory in use; name another folder or store to copy it to`);
-        // As in the real host until its copier is connected: nothing is copied, nothing changes.
-        throw new HostError('invalid_request', `copying from the app is not available in this build: nothing was copied to ${storage.display}, and the app stays on ${settings.storage.display}`);
+        // The demo's memory is in the page: a copy is the same memory at its new place.
       }
       settings.dataDir = to.trim();
       settings.storage = storage;
