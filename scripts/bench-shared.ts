@@ -21,7 +21,8 @@
  *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
  *     p50 and p95 of `--queries` questions after 3 untimed ones; and its parts on their own (vector
  *     search and full-text search of the store, 40 candidates each as a search asks).
- * Requests are counted per operation in the third place. Those of a search must not grow with the
+ * Requests are counted per operation in the third place; `--trace` prints those of one search there
+ * in the order they were sent, grouped into the rounds a search waits for one after the other. Those of a search must not grow with the
  * store: compare the sizes that both have the vector index (VECTOR_INDEX_MIN_ROWS and more; below
  * it a search reads every vector, in a few large reads).
  */
@@ -48,6 +49,8 @@ const { values } = parseArgs({
     distinct: { type: 'string', default: '20000' },
     queries: { type: 'string', default: '30' },
     'latency-ms': { type: 'string', default: '20' },
+    // Prints the requests of one search with latency at each size, in rounds (see traceSearch).
+    trace: { type: 'boolean', default: false },
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
@@ -108,7 +111,7 @@ interface Requests {
 }
 
 class Counter {
-  constructor(private readonly proxies: { s3: LatencyProxy; ddb: LatencyProxy }) {}
+  constructor(readonly proxies: { s3: LatencyProxy; ddb: LatencyProxy }) {}
 
   snapshot(): Requests {
     return { s3: this.proxies.s3.counts(), ddb: this.proxies.ddb.counts() };
@@ -135,6 +138,44 @@ function perOp(r: Requests, n: number): { requests: number; s3: Record<string, n
 function describeRequests(p: ReturnType<typeof perOp>): string {
   const kinds = [...Object.entries(p.s3).map(([k, v]) => `S3 ${k} ${v}`), ...Object.entries(p.ddb).map(([k, v]) => `DynamoDB ${k} ${v}`)];
   return `${p.requests} requests (${kinds.join(', ') || 'none'}; ${p.connections} new connections; ${p.kbDown} KB down)`;
+}
+
+/**
+ * One search's requests in the order they were sent, in rounds: requests sent within 10 ms of the one
+ * before are one round (sent together, answered before the next round starts). Each round says how
+ * many reads of which files it made: data files (ranged, or whole when small), index files by name.
+ */
+async function traceSearch(engine: MemoryEngine, query: string, counter: Counter): Promise<string[]> {
+  const { s3, ddb } = counter.proxies;
+  s3.trace = [];
+  ddb.trace = [];
+  const started = performance.now();
+  await engine.search(query, { limit: 10 });
+  const took = performance.now() - started;
+  const sent = [...s3.trace, ...ddb.trace.map((line) => line.replace(/ \S*$/, ' DynamoDB'))]
+    .map((line) => {
+      const [at, kind, target, range] = line.split(' ');
+      const file = (target ?? '').replace(/^.*?\.lance\//, '').replace(/^data\/.*/, range ? 'data file' : 'data file (whole)').replace(/^_indices\/[^/]+\//, 'index ');
+      return { at: Number(at) - started, what: target === 'DynamoDB' || range === 'DynamoDB' ? `DynamoDB ${kind}` : `${kind} ${file}` };
+    })
+    .sort((a, b) => a.at - b.at);
+  s3.trace = null;
+  ddb.trace = null;
+  const lines = [`    one search traced ("${query}", ${ms(took)} ms, ${sent.length} requests), in rounds:`];
+  let round: typeof sent = [];
+  const flush = () => {
+    if (round.length === 0) return;
+    const kinds = new Map<string, number>();
+    for (const r of round) kinds.set(r.what, (kinds.get(r.what) ?? 0) + 1);
+    lines.push(`      +${round[0]!.at.toFixed(0).padStart(4)} ms: ${[...kinds].map(([what, n]) => `${n} ${what}`).join(', ')}`);
+    round = [];
+  };
+  for (const r of sent) {
+    if (round.length > 0 && r.at - round[round.length - 1]!.at > 10) flush();
+    round.push(r);
+  }
+  flush();
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,6 +238,8 @@ interface Measured {
   vectorP95Ms: number;
   textP50Ms: number;
   textP95Ms: number;
+  /** With --trace: one search's requests in rounds, as printed. */
+  trace: string[];
   requests?: {
     save: ReturnType<typeof perOp>;
     resave: ReturnType<typeof perOp>;
@@ -257,6 +300,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const [, , vectorRequests] = await count(async () => {
       for (const v of vectors) vectorTimes.push((await timed(() => engine.store.searching((reads) => reads.vectorSearch(v, CANDIDATES))))[1]);
     });
+    const trace = counter && values.trace ? await traceSearch(engine, queries[SEARCH_WARMUP]!, counter) : [];
     const textTimes: number[] = [];
     const [, , textRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) textTimes.push((await timed(() => engine.store.searching((reads) => reads.textSearch(q, CANDIDATES))))[1]);
@@ -273,6 +317,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       vectorP95Ms: percentile(vectorTimes, 95),
       textP50Ms: percentile(textTimes, 50),
       textP95Ms: percentile(textTimes, 95),
+      trace,
       ...(saveRequests && resaveRequests && appendRequests && searchRequests && vectorRequests && textRequests
         ? {
             requests: {
@@ -354,11 +399,13 @@ async function main(): Promise<void> {
           log(`    requests per search ${describeRequests(r.search)}`);
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
+        measured.trace.forEach((line) => log(line));
       }
     }
 
     const latency = results.filter((r) => r.place === 's3+ddb+latency');
-    const largest = latency[latency.length - 1]!;
+    // The target is set at 10k chunks; another choice of sizes is held to it at its largest.
+    const atTarget = latency.find((r) => r.chunks >= 10_000 && r.chunks < 15_000) ?? latency[latency.length - 1]!;
     const reads = (p: ReturnType<typeof perOp>) => (p.s3.GET ?? 0) + (p.s3.HEAD ?? 0) + (p.s3.LIST ?? 0);
     log(`\nper operation on s3+ddb:// with ${LATENCY_MS} ms latency, by store size (requests in all / object reads: S3 GET, HEAD and LIST):`);
     for (const r of latency) {
@@ -366,7 +413,7 @@ async function main(): Promise<void> {
       log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: search ${q.search.requests} / ${reads(q.search)}, ` +
         `save ${q.save.requests} / ${reads(q.save)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
     }
-    log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${largest.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(largest.searchP95Ms)} ms, ${largest.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);
+    log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${atTarget.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(atTarget.searchP95Ms)} ms, ${atTarget.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);
     if (values.json) console.log(JSON.stringify({ sizes: SIZES, distinct: DISTINCT, latencyMs: LATENCY_MS, queries: QUERIES, results }));
   } finally {
     await proxies.s3.close();
