@@ -36,9 +36,8 @@ import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../sha
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine, optimizeIntervalFor } from '../electron/engine/engine.js';
-import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
 import { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
-import { drawQueries, embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
+import { drawQueries, embeddedPassages, freshMessages, paraphraseSimilarity, passageSession, type Passage } from './benchCorpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -210,29 +209,6 @@ const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) :
 // more than once (and one in five is a paraphrase of another). That makes the check find more
 // copies than a typical store would: its figures bound its cost from above.
 
-function passageSession(index: number, chunks: number, passages: readonly Passage[]): ChunkRecord[] {
-  const sessionId = `fill-${index.toString().padStart(5, '0')}`;
-  const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
-  const records: ChunkRecord[] = [];
-  for (let c = 0; c < chunks; c++) {
-    const passage = passages[(index * chunks + c) % passages.length]!;
-    const msgId = `${sessionId}-m${c}`;
-    const text = passageText(passage);
-    records.push({
-      chunkId: chunkIdFor(sessionId, [msgId]),
-      sessionId,
-      seq: c,
-      part: 0,
-      text,
-      textHash: sha256(text),
-      vector: passage.vector,
-      msgIds: [msgId],
-      owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
-      createdAt,
-    });
-  }
-  return records;
-}
 
 /** Writes fill sessions until the store holds `target` fill chunks; commits of ~FILL_COMMIT_ROWS rows. */
 class PassageFiller {

@@ -35,10 +35,9 @@ import type { SaveReport, SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
 import { ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
 import { startObjectStoreServers } from '../test/helpers/objectStore.js';
-import { drawQueries, embeddedPassages, freshMessages, passageText, type Passage } from './benchCorpus.js';
+import { drawQueries, embeddedPassages, freshMessages, passageSession, type Passage } from './benchCorpus.js';
 import { countsSince, startLatencyProxy, type LatencyProxy, type ProxyCounts } from './latencyProxy.js';
 
 const { values } = parseArgs({
@@ -181,27 +180,6 @@ async function traceSearch(engine: MemoryEngine, query: string, counter: Counter
 // ---------------------------------------------------------------------------------------------
 // Filling a store with real passages
 
-function passageSession(index: number, passages: readonly Passage[]): ChunkRecord[] {
-  const sessionId = `fill-${index.toString().padStart(5, '0')}`;
-  const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
-  return Array.from({ length: CHUNKS_PER_SESSION }, (_, c) => {
-    const passage = passages[(index * CHUNKS_PER_SESSION + c) % passages.length]!;
-    const msgId = `${sessionId}-m${c}`;
-    const text = passageText(passage);
-    return {
-      chunkId: chunkIdFor(sessionId, [msgId]),
-      sessionId,
-      seq: c,
-      part: 0,
-      text,
-      textHash: sha256(text),
-      vector: passage.vector,
-      msgIds: [msgId],
-      owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
-      createdAt,
-    };
-  });
-}
 
 /** Writes fill sessions into a store until it holds `target` fill chunks. */
 async function fillTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }): Promise<number> {
@@ -210,7 +188,7 @@ async function fillTo(uri: string, from: number, target: number, passages: reado
     let written = from;
     let batch: ChunkRecord[] = [];
     while (written + batch.length < target) {
-      batch.push(...passageSession((written + batch.length) / CHUNKS_PER_SESSION, passages));
+      batch.push(...passageSession((written + batch.length) / CHUNKS_PER_SESSION, CHUNKS_PER_SESSION, passages));
       if (batch.length >= FILL_COMMIT_ROWS || written + batch.length >= target) {
         await store.commit(batch, { sessionId: batch[0]!.sessionId });
         written += batch.length;

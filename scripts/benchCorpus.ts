@@ -13,6 +13,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
 import { cosine } from '../electron/engine/search/index.js';
+import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
+import type { ChunkRecord } from '../electron/engine/store/index.js';
 import { realisticConversation, seededRandom } from './transcriptGenerator.js';
 
 export interface Passage {
@@ -205,4 +207,32 @@ const QUERY_LIST = [
 export function drawQueries(count: number): string[] {
   const random = seededRandom(11);
   return Array.from({ length: count }, () => QUERY_LIST[Math.floor(random() * QUERY_LIST.length)]!);
+}
+
+/**
+ * A fill session of real passages with the model's own vectors: session `index` takes the next
+ * `chunks` passages (wrapping round), one message and one chunk each.
+ */
+export function passageSession(index: number, chunks: number, passages: readonly Passage[]): ChunkRecord[] {
+  const sessionId = `fill-${index.toString().padStart(5, '0')}`;
+  const createdAt = Date.UTC(2025, 0, 1) + index * 3_600_000;
+  const records: ChunkRecord[] = [];
+  for (let c = 0; c < chunks; c++) {
+    const passage = passages[(index * chunks + c) % passages.length]!;
+    const msgId = `${sessionId}-m${c}`;
+    const text = passageText(passage);
+    records.push({
+      chunkId: chunkIdFor(sessionId, [msgId]),
+      sessionId,
+      seq: c,
+      part: 0,
+      text,
+      textHash: sha256(text),
+      vector: passage.vector,
+      msgIds: [msgId],
+      owned: [{ msgId, role: passage.role, content: passage.content, contentHash: contentHash(passage.role, passage.content), seq: c, timestamp: new Date(createdAt + c * 45_000).toISOString() }],
+      createdAt,
+    });
+  }
+  return records;
 }
