@@ -98,6 +98,33 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it("a request brings the asker's standing wish on its topic, though it shares few words with it", async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const talk: Array<[string, string]> = [
+        ['How do I implement a login feature with sessions in Flask?', 'Use Flask-Login: a User model with UserMixin, a login_manager.user_loader, and login_user() after checking the password hash.'],
+        ['How do I hash passwords before I store them?', 'Use werkzeug.security.generate_password_hash when the account is created and check_password_hash when the user logs in.'],
+        ['Always format all code snippets with syntax highlighting when I ask about implementation details.', 'Noted: code blocks will carry their language from now on.'],
+        ['How can I keep a user logged in across browser restarts?', 'Pass remember=True to login_user; Flask-Login sets a remember-me cookie that lasts a year by default.'],
+        ['How do I protect the dashboard so that only logged-in users can open it?', 'Decorate the view with @login_required and set login_manager.login_view to your login page.'],
+        ['How do I add a logout button to the navigation bar?', 'Add a route that calls logout_user() and redirects home, and link to it from the base template when current_user.is_authenticated.'],
+        ['How should I implement password reset emails?', 'Generate a signed, expiring token with itsdangerous, email a link holding it, and let the user choose a new password on that page.'],
+        ['How do I implement rate limiting on the login form?', 'Flask-Limiter can cap the login route at five attempts a minute per address.'],
+      ];
+      await engine.save({
+        sessionId: 'flask-auth',
+        messages: talk.flatMap(([ask, reply], i) => [
+          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2024-03-04T10:00:00Z' },
+          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2024-03-04T10:01:00Z' },
+        ]),
+      });
+      const hits = await engine.search('Could you show me how to implement a login feature?', { limit: 5 });
+      expect(hits.flatMap((h) => h.msgIds), JSON.stringify(hits.map((h) => h.text))).toContain('ask2');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('finds the evidence of people chatting over weeks in short turns', async () => {
     const { at5, at10, messagesPerResult, misses } = await measure(FIXTURES.friends);
     expect(at5, `missed in the top 5: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(FLOORS.friends.at5);

@@ -5,9 +5,11 @@ import { EngineError } from '../errors.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
+import { asksForHelp, rankWishes, WISH_POOL, WISH_WORDS } from './standingWishes.js';
 
 /**
- * Vector search and full-text search (see ChunkStore.textSearch), merged by reciprocal rank; one hit
+ * Vector search and full-text search (see ChunkStore.textSearch), and for a request the asker's
+ * standing wishes on its topic (standingWishes.ts), merged by reciprocal rank; one hit
  * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
  * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
  */
@@ -22,12 +24,14 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
   // the store has no more candidates.
   let candidates = limit * (collapse ? 4 : 2);
+  const askingForHelp = asksForHelp(query);
   for (;;) {
-    const [byVector, byText] = await Promise.all([
+    const [byVector, byText, wishes] = await Promise.all([
       ctx.store.vectorSearch(vector!, candidates, options.sessionId),
       ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
+      askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, query, WISH_POOL, options.sessionId).catch(() => []) : [],
     ]);
-    const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
+    const fused = fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K);
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);

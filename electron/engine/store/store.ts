@@ -22,7 +22,7 @@ import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 import { chunksWithTextHashes, chunkTexts, messagesBefore, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
-import { textSearchIn, vectorSearchIn } from './storeSearch.js';
+import { textSearchIn, textSearchRequiringIn, vectorSearchIn } from './storeSearch.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { inChunkOrder, sqlString } from './storeRows.js';
@@ -245,6 +245,15 @@ export class ChunkStore {
   /** Full-text search: words, and n-grams of scripts without spaces, by reciprocal rank (storeSearch.ts). */
   textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
     return textSearchIn(this.chunks, (column) => this.hasIndex(column), text, limit, sessionId);
+  }
+
+  /**
+   * Full-text search among the chunks that hold one of the `required` words (ranked by all the words
+   * of `text`), with their vectors; none in a store whose text has no word index (storeSearch.ts).
+   */
+  async textSearchRequiring(required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+    if (this.ftsLayout !== FTS_LAYOUT || !(await this.hasIndex('text'))) return [];
+    return textSearchRequiringIn(this.chunks, required, text, limit, sessionId);
   }
 
   private indexNames: Set<string> | null = null;
