@@ -98,6 +98,41 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it('a request that is a result of its own comes with the start of the reply to it', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const plan = [
+        'I am planning the migration of our billing service from the old monolith to its own deployment this quarter.',
+        'The invoices table holds about forty million rows and the nightly export job reads all of them.',
+        'Our team is three developers, and only one of us knows the payment provider integration well.',
+        'We cannot take the billing pages offline for more than ten minutes on any weekday.',
+        'Finance wants the monthly statements to keep their exact layout, down to the rounding of taxes.',
+        'What order of steps would you suggest for moving it without a long outage?',
+      ];
+      const reply = [
+        'Start by putting the new service behind the same API and mirroring writes to both databases for a week.',
+        'Compare the exports of both sides every night until they match to the cent for seven nights in a row.',
+        'Then switch reads to the new service one customer segment at a time, smallest first.',
+        'Keep the monolith code path for a month so that you can switch back with a flag.',
+        'Pair the developer who knows the payment integration with another one for every change to it.',
+      ];
+      await engine.save({
+        sessionId: 'billing',
+        messages: [
+          { msgId: 'plan', role: 'user', content: plan.join(' '), timestamp: '2024-04-08T10:00:00Z' },
+          { msgId: 'steps', role: 'assistant', content: reply.join(' '), timestamp: '2024-04-08T10:01:00Z' },
+        ],
+      });
+      const hits = await engine.search('How many rows does the invoices table hold?', { limit: 3 });
+      const request = hits.find((h) => h.msgIds[0] === 'plan');
+      expect(request, JSON.stringify(hits)).toBeDefined();
+      expect(request!.msgIds).toEqual(['plan', 'steps']);
+      expect(request!.text).toContain('\nassistant: Start by putting the new service behind the same API');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("a request brings the asker's standing wish on its topic, though it shares few words with it", async () => {
     const engine = await bed.open(bed.dataDir());
     try {

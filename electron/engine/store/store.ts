@@ -21,7 +21,7 @@ import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE 
 import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, messagesBefore, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
+import { chunksWithTextHashes, chunkTexts, messagesAround, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation, type ChunkPlace } from './storeLookups.js';
 import { textSearchIn, textSearchRequiringIn, vectorSearchIn } from './storeSearch.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
@@ -152,9 +152,9 @@ export class ChunkStore {
     return storedTextHashes(this.chunks, textHashes);
   }
 
-  /** For each chunk place given, the message that comes just before it in its session (see storeLookups.ts). */
-  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
-    return messagesBefore(this.chunks, places);
+  /** For each chunk place given, the messages just before and just after it in its session (see storeLookups.ts). */
+  messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<Array<{ before?: OwnedMessage; after?: OwnedMessage }>> {
+    return messagesAround(this.chunks, places);
   }
 
   /** The text and session of these chunks (those still stored). */
