@@ -18,7 +18,8 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const [vector] = await (await ctx.embedder()).embed([query]);
-  // Scores are scaled so that a chunk ranked first by both searches scores 1.
+  // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
+  // parts of its message match too, or it is also a standing wish).
   const best = 2 / (SEARCH_RRF_K + 1);
   // More candidates than results when collapsing, so that folded copies leave room for distinct results;
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
@@ -31,7 +32,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
       ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
       askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, query, WISH_POOL, options.sessionId).catch(() => []) : [],
     ]);
-    const fused = fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K);
+    const fused = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
@@ -46,6 +47,27 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
     candidates = Math.min(candidates * 4, MAX_CANDIDATES);
   }
 }
+
+/**
+ * A message several of whose parts match is more likely the one sought than a message of which one
+ * part does: the best-scored chunk of a message (of the same messages) gains SAME_MESSAGE_WEIGHT of the
+ * scores of its other parts among the candidates. Best first again.
+ */
+export function byMessage<T extends { hit: { msgIds: string[] }; score: number }>(fused: readonly T[]): T[] {
+  const best = new Map<string, T>();
+  const extra = new Map<T, number>();
+  for (const entry of fused) {
+    if (entry.hit.msgIds.length === 0) continue;
+    const key = entry.hit.msgIds.join('\u0000');
+    const first = best.get(key);
+    if (!first) best.set(key, entry);
+    else extra.set(first, (extra.get(first) ?? 0) + entry.score);
+  }
+  return fused.map((entry) => ({ ...entry, score: entry.score + SAME_MESSAGE_WEIGHT * (extra.get(entry) ?? 0) })).sort((a, b) => b.score - a.score);
+}
+
+/** How much the other matching parts of a message add to its best part's score. */
+export const SAME_MESSAGE_WEIGHT = 0.3;
 
 /**
  * Each message once before any twice: a result whose messages all appear in better results (another
