@@ -5,7 +5,7 @@ import { EngineError } from '../errors.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
-import { asksForHelp, rankWishes, WISH_POOL, WISH_WORDS } from './standingWishes.js';
+import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
 /**
  * Vector search and full-text search (see ChunkStore.textSearch), and for a request the asker's
@@ -32,7 +32,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
       ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
       askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, query, WISH_POOL, options.sessionId).catch(() => []) : [],
     ]);
-    const fused = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K));
+    const fused = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);

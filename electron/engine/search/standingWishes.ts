@@ -23,6 +23,12 @@ export const WISH_POOL = 20;
 export const WISH_RESULTS = 3;
 
 /**
+ * The weight of the wishes' list in the fusion: the wish that matches a request best comes before
+ * what only one of the searches ranks first, and after what both do.
+ */
+export const WISH_WEIGHT = 1.5;
+
+/**
  * Cues of a question about what happened or was said (a past event, a count over the sessions, an
  * order, a summary): the answer is in the record itself, not in a wish about how to answer.
  */
