@@ -160,6 +160,24 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it('a question that names a time finds what was said then, over the same said at another time', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const day = async (sessionId: string, date: string, said: string[]) =>
+        engine.save({ sessionId, messages: said.map((content, i) => ({ msgId: `${sessionId}-${i}`, role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content, timestamp: date })) });
+      await day('dinner-1', '2024-03-08T19:00:00Z', ["We had dinner at Rosa's trattoria on Friday and I ordered the mushroom risotto, which is what I order there every time.", 'Nice, the risotto there is famous.']);
+      await day('dinner-2', '2024-04-12T19:00:00Z', ["Back at Rosa's last night: I had the lamb stew this time.", 'Good change, the stew sounds hearty.']);
+      await day('dinner-3', '2024-06-14T19:00:00Z', ["Rosa's again with Priya: I picked the seafood linguine.", 'Linguine is a safe choice.']);
+      const asked = Date.parse('2024-06-20T12:00:00Z');
+      const inApril = await engine.search("What did I order at Rosa's trattoria in April?", { limit: 2, now: asked });
+      expect(inApril[0]!.msgIds, JSON.stringify(inApril.map((h) => h.text))).toContain('dinner-2-0');
+      const lastWeek = await engine.search("What did I order at Rosa's trattoria last week?", { limit: 2, now: asked });
+      expect(lastWeek[0]!.msgIds, JSON.stringify(lastWeek.map((h) => h.text))).toContain('dinner-3-0');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('finds the evidence of people chatting over weeks in short turns', async () => {
     const { at5, at10, messagesPerResult, misses } = await measure(FIXTURES.friends);
     expect(at5, `missed in the top 5: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(FLOORS.friends.at5);

@@ -1,7 +1,8 @@
-/** How search orders its candidates: by message, and the asker's standing wishes for a request. */
+/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
+import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number) => ({ hit: { chunkId, msgIds }, score });
@@ -51,5 +52,27 @@ describe('standing wishes', () => {
     ];
     // w2 is second by words but first by meaning; the assistant's advice is no wish.
     expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['w2', 'w1', 'w3']);
+  });
+});
+
+describe('the time a question names', () => {
+  const now = new Date('2024-06-20T12:00:00Z');
+  const span = (question: string) => {
+    const s = timeSpanOf(question, now);
+    return s && [new Date(s.from).toISOString().slice(0, 10), new Date(s.to).toISOString().slice(0, 10)];
+  };
+
+  it('reads months, days, ranges and relative times as spans of days', () => {
+    expect(span('Summarize my progress between April and May 2024')).toEqual(['2024-04-01', '2024-05-31']);
+    expect(span('What did I decide from July through September 2024?')).toEqual(['2024-07-01', '2024-09-30']);
+    expect(span('What did I eat on March 15?')).toEqual(['2024-03-15', '2024-03-15']);
+    expect(span('What did we talk about last week?')).toEqual(['2024-06-10', '2024-06-16']);
+    expect(span('What did I say yesterday?')).toEqual(['2024-06-19', '2024-06-19']);
+  });
+
+  it('puts a month named without its year in the past, and names no span for habits or none at all', () => {
+    expect(span('What did I plan in December?')).toEqual(['2023-12-01', '2023-12-31']);
+    expect(span('Do I stop answering email after 7 PM on Tuesdays?')).toBeNull();
+    expect(span('Which hosting did we pick?')).toBeNull();
   });
 });

@@ -5,15 +5,25 @@ import { EngineError } from '../errors.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
+import { favourSpan, timeSpanOf } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
+
+export interface SearchOptions {
+  limit?: number;
+  sessionId?: string;
+  collapse?: boolean;
+  /** When the question is asked (ms since 1970; default now): what "last week" or "in March" mean. */
+  now?: number;
+}
 
 /**
  * Vector search and full-text search (see ChunkStore.textSearch), and for a request the asker's
- * standing wishes on its topic (standingWishes.ts), merged by reciprocal rank; one hit
- * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
- * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
+ * standing wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within
+ * the time the question names scores higher (timeInQuestion.ts); one hit per chunk, and each memory
+ * once: copies of a text in other chunks or sessions, identical or nearly so, are folded into the
+ * best of them as `alsoIn` (collapse.ts) unless `collapse` is false.
  */
-export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
+export async function searchChunks(ctx: EngineContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
@@ -26,13 +36,15 @@ export async function searchChunks(ctx: EngineContext, query: string, options: {
   // the store has no more candidates.
   let candidates = limit * (collapse ? 4 : 2);
   const askingForHelp = asksForHelp(query);
+  const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   for (;;) {
     const [byVector, byText, wishes] = await Promise.all([
       ctx.store.vectorSearch(vector!, candidates, options.sessionId),
       ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
       askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, query, WISH_POOL, options.sessionId).catch(() => []) : [],
     ]);
-    const fused = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
+    const ranked = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
+    const fused = span ? await favourSpan(ctx, ranked, span, candidates) : ranked;
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits found only by the full text have no vector yet; the requests of reply parts are read meanwhile.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);

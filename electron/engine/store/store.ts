@@ -21,7 +21,7 @@ import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE 
 import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, messagesAround, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation, type ChunkPlace } from './storeLookups.js';
+import { chunksWithTextHashes, chunkTexts, messagesAround, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { textSearchIn, textSearchRequiringIn, vectorSearchIn } from './storeSearch.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
@@ -152,8 +152,8 @@ export class ChunkStore {
     return storedTextHashes(this.chunks, textHashes);
   }
 
-  /** For each chunk place given, the messages just before and just after it in its session (see storeLookups.ts). */
-  messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<Array<{ before?: OwnedMessage; after?: OwnedMessage }>> {
+  /** For each chunk place given, its first message and the messages just before and just after it in its session (see storeLookups.ts). */
+  messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
     return messagesAround(this.chunks, places);
   }
 

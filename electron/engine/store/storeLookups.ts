@@ -66,16 +66,23 @@ export async function chunkTexts(chunks: lancedb.Table, chunkIds: readonly strin
 }
 
 /**
- * For each chunk place (its session and `seq`), the message just before the chunk's first message
- * and the one just after its last, when the store holds them: reads of the rows starting in the two
+ * For each chunk place (its session and `seq`), the chunk's first message, the message just before it
+ * and the one just after the chunk's last, when the store holds them: reads of the rows starting in the two
  * message positions on either side of each chunk, through the session index (the work grows with the
  * places asked, not the store).
  */
-export async function messagesAround(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<Array<{ before?: OwnedMessage; after?: OwnedMessage }>> {
-  const out: Array<{ before?: OwnedMessage; after?: OwnedMessage }> = [];
+export async function messagesAround(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
+  const out: MessagesAround[] = [];
   // A few dozen places per read: one filter with hundreds of ranges is slow to plan.
   for (let i = 0; i < places.length; i += 50) out.push(...(await aroundBatch(chunks, places.slice(i, i + 50))));
   return out;
+}
+
+/** The chunk's first message, the one before it and the one after its last (those the store holds). */
+export interface MessagesAround {
+  first?: OwnedMessage;
+  before?: OwnedMessage;
+  after?: OwnedMessage;
 }
 
 export interface ChunkPlace {
@@ -85,7 +92,7 @@ export interface ChunkPlace {
   lastMsgId: string;
 }
 
-async function aroundBatch(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<Array<{ before?: OwnedMessage; after?: OwnedMessage }>> {
+async function aroundBatch(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
   if (places.length === 0) return [];
   // A chunk's seq is its first message's position * 1000 + the part (chunkWriter.ts); the message
   // after a one-message chunk starts at the next position.
@@ -113,7 +120,7 @@ async function aroundBatch(chunks: lancedb.Table, places: ReadonlyArray<ChunkPla
       if (first && m.seq < first.seq && (!before || m.seq > before.seq)) before = m;
       if (last && m.seq > last.seq && (!after || m.seq < after.seq)) after = m;
     }
-    return { ...(before ? { before } : {}), ...(after ? { after } : {}) };
+    return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}) };
   });
 }
 
