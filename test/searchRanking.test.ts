@@ -32,6 +32,12 @@ describe('standing wishes', () => {
     expect(asksForHelp('Can you summarize what we discussed about the budget?')).toBe(false);
   });
 
+  it("brings no wishes to a question about someone else (people chatting: another's wishes are not the asker's)", () => {
+    expect(asksForHelp("What is Caroline's favourite book?")).toBe(false);
+    expect(asksForHelp('What kind of pottery does Melanie make?')).toBe(false);
+    expect(asksForHelp('What should I read next about pottery?')).toBe(true);
+  });
+
   it('counts a wish only in the words of a user message', () => {
     expect(holdsUserWish('user: Always use APA style when I ask about references.')).toBe(true);
     expect(holdsUserWish('user: Here is my draft.\nI prefer short paragraphs.\nassistant: Noted.')).toBe(true);

@@ -3,8 +3,9 @@
  * ("Always show code with syntax highlighting when I ask about implementation", "I prefer short
  * editing sessions"). Such a message governs every later request on its topic, but shares few words
  * and little meaning with the request itself ("How do I implement a login?"), so neither search ranks
- * it high. When a question asks for help (rather than about what happened), the wishes whose words
- * match it are searched on their own (a full-text query that requires one of the wish words) and the
+ * it high. When a question is the asker's own request for help (rather than about what happened, or
+ * about someone else: "What is Caroline's favourite book?"), the wishes whose words match it are
+ * searched on their own (a full-text query that requires one of the wish words) and the
  * best few join the fusion as a third ranked list.
  *
  * The cost is one more full-text query and the cosine of at most WISH_POOL vectors: a small constant
@@ -16,8 +17,11 @@ import type { VectorHit } from '../store/storeRows.js';
 /** Words that mark a standing wish (stemmed by the index: "preferred", "preferences" match too). */
 export const WISH_WORDS = 'always never prefer preference';
 
-/** Wish candidates read from the full-text index. */
-export const WISH_POOL = 20;
+/**
+ * Wish candidates read from the full-text index, then ranked by meaning too: a long history holds
+ * many sentences with "always" or "never", and the wish a request needs may share none of its words.
+ */
+export const WISH_POOL = 50;
 
 /** How many wishes join the fusion. */
 export const WISH_RESULTS = 3;
@@ -35,9 +39,18 @@ export const WISH_WEIGHT = 1.5;
 const ABOUT_THE_RECORD =
   /\b(did|didn't|have i|had|was|were|ever|mention\w*|said|told|discuss\w*|brought up|summar\w*|order|across|throughout|how many|how much|how long|when|recommended|suggested|previous\w*|earlier|last)\b/i;
 
-/** Whether a question asks for help or advice now (so the asker's standing wishes on its topic apply). */
+/**
+ * The asker speaking of themselves or to the one who answers: a request ("How do I ...", "Could you
+ * show me ...", "What should we ...") names one of them; a question about a third person does not.
+ */
+const ASKER_OR_ANSWERER = /\b(i|me|my|mine|myself|we|us|our|you|your)\b/i;
+
+/**
+ * Whether a question is the asker's request for help or advice now (so their standing wishes on its
+ * topic apply): it speaks of the asker or to the answerer, and not of what happened or was said.
+ */
 export function asksForHelp(question: string): boolean {
-  return !ABOUT_THE_RECORD.test(question);
+  return ASKER_OR_ANSWERER.test(question) && !ABOUT_THE_RECORD.test(question);
 }
 
 const WISH_IN_USER_LINE = /\b(always|never|prefer\w*)\b/i;
