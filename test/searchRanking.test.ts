@@ -1,6 +1,7 @@
 /** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
+import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
@@ -80,5 +81,18 @@ describe('the time a question names', () => {
     expect(span('What did I plan in December?')).toEqual(['2023-12-01', '2023-12-31']);
     expect(span('Do I stop answering email after 7 PM on Tuesdays?')).toBeNull();
     expect(span('Which hosting did we pick?')).toBeNull();
+  });
+});
+
+describe('what a question is about', () => {
+  it('leaves out the words that refer to the conversations themselves', () => {
+    expect(topicOf('How many security features am I trying to implement across my sessions?')).toBe('How many security features am I trying to implement?');
+    expect(topicOf('What did you recommend in our previous chat for the gallery images?')).toBe('What did you recommend for the gallery images?');
+    expect(topicOf('Summarize how the budget app changed throughout our conversations, with dates.')).toBe('Summarize how the budget app changed, with dates.');
+  });
+
+  it('keeps a question whose topic is the sessions themselves', () => {
+    expect(topicOf('How long were the sessions with the physio?')).toBe('How long were the sessions with the physio?');
+    expect(topicOf('In our sessions')).toBe('In our sessions');
   });
 });

@@ -5,6 +5,7 @@ import { EngineError } from '../errors.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
+import { topicOf } from './questionTopic.js';
 import { favourSpan, timeSpanOf } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
@@ -17,7 +18,8 @@ export interface SearchOptions {
 }
 
 /**
- * Vector search and full-text search (see ChunkStore.textSearch), and for a request the asker's
+ * Vector search and full-text search (see ChunkStore.textSearch) of what the question is about (less
+ * its words about the conversations themselves: questionTopic.ts), and for a request the asker's
  * standing wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within
  * the time the question names scores higher (timeInQuestion.ts); one hit per chunk, and each memory
  * once: copies of a text in other chunks or sessions, identical or nearly so, are folded into the
@@ -27,7 +29,8 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
-  const [vector] = await (await ctx.embedder()).embed([query]);
+  const topic = topicOf(query);
+  const [vector] = await (await ctx.embedder()).embed([topic]);
   // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
   // parts of its message match too, or it is also a standing wish).
   const best = 2 / (SEARCH_RRF_K + 1);
@@ -40,8 +43,8 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   for (;;) {
     const [byVector, byText, wishes] = await Promise.all([
       ctx.store.vectorSearch(vector!, candidates, options.sessionId),
-      ctx.store.textSearch(query, candidates, options.sessionId).catch(() => []),
-      askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, query, WISH_POOL, options.sessionId).catch(() => []) : [],
+      ctx.store.textSearch(topic, candidates, options.sessionId).catch(() => []),
+      askingForHelp ? ctx.store.textSearchRequiring(WISH_WORDS, topic, WISH_POOL, options.sessionId).catch(() => []) : [],
     ]);
     const ranked = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector!, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
     const fused = span ? await favourSpan(ctx, ranked, span, candidates) : ranked;
