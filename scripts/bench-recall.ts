@@ -8,7 +8,7 @@
  * Each conversation goes into its own store through the engine as the app saves it: each dated batch
  * is one session, its messages carry the batch's date, the user messages' ` ->-> b,t` bookkeeping tags
  * are stripped. Every question with evidence is searched as the app and the MCP tool search (the
- * engine's search, limit 10). Prints recall@5 and recall@10 (the share of a question's evidence
+ * engine's search, limit 10, asked at the time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
  * messages among the messages of the top 5/10 results, averaged over questions), any-hit@10 (questions
  * with at least one evidence message in the top 10), messages per result, search p95, the same per
  * question type, and one JSON line.
@@ -175,11 +175,14 @@ async function main(): Promise<void> {
         for (const session of sessions) await engine.save(session);
         const took = performance.now() - started;
         saveMs += took;
+        // The questions are asked after the conversation: "last month" is before its last part.
+        const times = sessions.flatMap((s) => s.messages.map((m) => Date.parse(m.timestamp ?? ''))).filter((t) => Number.isFinite(t));
+        const askedAt = times.length > 0 ? Math.max(...times) : undefined;
         // One search ahead of the measured ones (the first opens the indexes).
         await engine.search('warm up', { limit: LIMIT });
         for (const q of questions) {
           const t0 = performance.now();
-          const hits = await engine.search(q.question, { limit: LIMIT });
+          const hits = await engine.search(q.question, { limit: LIMIT, ...(askedAt ? { now: askedAt } : {}) });
           const ms = performance.now() - t0;
           const found = (k: number) => new Set(hits.slice(0, k).flatMap((h) => h.msgIds));
           const share = (k: number) => {

@@ -98,6 +98,86 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it('a request that is a result of its own comes with the start of the reply to it', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const plan = [
+        'I am planning the migration of our billing service from the old monolith to its own deployment this quarter.',
+        'The invoices table holds about forty million rows and the nightly export job reads all of them.',
+        'Our team is three developers, and only one of us knows the payment provider integration well.',
+        'We cannot take the billing pages offline for more than ten minutes on any weekday.',
+        'Finance wants the monthly statements to keep their exact layout, down to the rounding of taxes.',
+        'What order of steps would you suggest for moving it without a long outage?',
+      ];
+      const reply = [
+        'Start by putting the new service behind the same API and mirroring writes to both databases for a week.',
+        'Compare the exports of both sides every night until they match to the cent for seven nights in a row.',
+        'Then switch reads to the new service one customer segment at a time, smallest first.',
+        'Keep the monolith code path for a month so that you can switch back with a flag.',
+        'Pair the developer who knows the payment integration with another one for every change to it.',
+      ];
+      await engine.save({
+        sessionId: 'billing',
+        messages: [
+          { msgId: 'plan', role: 'user', content: plan.join(' '), timestamp: '2024-04-08T10:00:00Z' },
+          { msgId: 'steps', role: 'assistant', content: reply.join(' '), timestamp: '2024-04-08T10:01:00Z' },
+        ],
+      });
+      const hits = await engine.search('How many rows does the invoices table hold?', { limit: 3 });
+      const request = hits.find((h) => h.msgIds[0] === 'plan');
+      expect(request, JSON.stringify(hits)).toBeDefined();
+      expect(request!.msgIds).toEqual(['plan', 'steps']);
+      expect(request!.text).toContain('\nassistant: Start by putting the new service behind the same API');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("a request brings the asker's standing wish on its topic, though it shares few words with it", async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const talk: Array<[string, string]> = [
+        ['How do I implement a login feature with sessions in Flask?', 'Use Flask-Login: a User model with UserMixin, a login_manager.user_loader, and login_user() after checking the password hash.'],
+        ['How do I hash passwords before I store them?', 'Use werkzeug.security.generate_password_hash when the account is created and check_password_hash when the user logs in.'],
+        ['Always format all code snippets with syntax highlighting when I ask about implementation details.', 'Noted: code blocks will carry their language from now on.'],
+        ['How can I keep a user logged in across browser restarts?', 'Pass remember=True to login_user; Flask-Login sets a remember-me cookie that lasts a year by default.'],
+        ['How do I protect the dashboard so that only logged-in users can open it?', 'Decorate the view with @login_required and set login_manager.login_view to your login page.'],
+        ['How do I add a logout button to the navigation bar?', 'Add a route that calls logout_user() and redirects home, and link to it from the base template when current_user.is_authenticated.'],
+        ['How should I implement password reset emails?', 'Generate a signed, expiring token with itsdangerous, email a link holding it, and let the user choose a new password on that page.'],
+        ['How do I implement rate limiting on the login form?', 'Flask-Limiter can cap the login route at five attempts a minute per address.'],
+      ];
+      await engine.save({
+        sessionId: 'flask-auth',
+        messages: talk.flatMap(([ask, reply], i) => [
+          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2024-03-04T10:00:00Z' },
+          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2024-03-04T10:01:00Z' },
+        ]),
+      });
+      const hits = await engine.search('Could you show me how to implement a login feature?', { limit: 5 });
+      expect(hits.flatMap((h) => h.msgIds), JSON.stringify(hits.map((h) => h.text))).toContain('ask2');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a question that names a time finds what was said then, over the same said at another time', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const day = async (sessionId: string, date: string, said: string[]) =>
+        engine.save({ sessionId, messages: said.map((content, i) => ({ msgId: `${sessionId}-${i}`, role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content, timestamp: date })) });
+      await day('dinner-1', '2024-03-08T19:00:00Z', ["We had dinner at Rosa's trattoria on Friday and I ordered the mushroom risotto, which is what I order there every time.", 'Nice, the risotto there is famous.']);
+      await day('dinner-2', '2024-04-12T19:00:00Z', ["Back at Rosa's last night: I had the lamb stew this time.", 'Good change, the stew sounds hearty.']);
+      await day('dinner-3', '2024-06-14T19:00:00Z', ["Rosa's again with Priya: I picked the seafood linguine.", 'Linguine is a safe choice.']);
+      const asked = Date.parse('2024-06-20T12:00:00Z');
+      const inApril = await engine.search("What did I order at Rosa's trattoria in April?", { limit: 2, now: asked });
+      expect(inApril[0]!.msgIds, JSON.stringify(inApril.map((h) => h.text))).toContain('dinner-2-0');
+      const lastWeek = await engine.search("What did I order at Rosa's trattoria last week?", { limit: 2, now: asked });
+      expect(lastWeek[0]!.msgIds, JSON.stringify(lastWeek.map((h) => h.text))).toContain('dinner-3-0');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('finds the evidence of people chatting over weeks in short turns', async () => {
     const { at5, at10, messagesPerResult, misses } = await measure(FIXTURES.friends);
     expect(at5, `missed in the top 5: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(FLOORS.friends.at5);

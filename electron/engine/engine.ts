@@ -28,7 +28,7 @@ import { MODELS_FOLDER, STORE_FOLDER } from './files/layout.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
 import { redactStore, type RedactStoreReport } from './privacy/redactStore.js';
 import { saveSession } from './save/savePipeline.js';
-import { inspectChunk, searchChunks } from './search/search.js';
+import { inspectChunk, searchChunks, type SearchOptions } from './search/search.js';
 import { listSessions, sessionHistory, showSession } from './record/sessions.js';
 import { ChunkStore } from './store/store.js';
 import { verifyStore } from './store/verify.js';
@@ -284,7 +284,7 @@ export class MemoryEngine {
   }
 
   /** Vector search and full-text search merged by reciprocal rank; one hit per chunk, each memory once (see search.ts). */
-  search(query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
+  search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     return this.read('searching', () => searchChunks(this.ctx, query, options));
   }
 

@@ -3,16 +3,18 @@ export const RRF_K = 60;
 
 /**
  * Reciprocal rank fusion: merges ranked lists into one, a hit per id, best first. A hit found by
- * several lists adds up their scores; the first list that has it supplies the hit itself.
+ * several lists adds up their scores (each list's times its weight, 1 unless given); the first list
+ * that has it supplies the hit itself.
  */
-export function fuseByRank<T extends { chunkId: string }>(lists: ReadonlyArray<readonly T[]>, k = RRF_K): Array<{ hit: T; score: number }> {
+export function fuseByRank<T extends { chunkId: string }>(lists: ReadonlyArray<readonly T[]>, k = RRF_K, weights: readonly number[] = []): Array<{ hit: T; score: number }> {
   const fused = new Map<string, { hit: T; score: number }>();
-  for (const list of lists) {
+  lists.forEach((list, i) => {
+    const weight = weights[i] ?? 1;
     list.forEach((hit, rank) => {
       const current = fused.get(hit.chunkId) ?? { hit, score: 0 };
-      current.score += 1 / (k + rank + 1);
+      current.score += weight / (k + rank + 1);
       fused.set(hit.chunkId, current);
     });
-  }
+  });
   return [...fused.values()].sort((a, b) => b.score - a.score);
 }

@@ -6,39 +6,60 @@ import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
 import { fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
+import { topicOf } from './questionTopic.js';
+import { favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
+import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
+
+export interface SearchOptions {
+  limit?: number;
+  sessionId?: string;
+  collapse?: boolean;
+  /** When the question is asked (ms since 1970; default now): what "last week" or "in March" mean. */
+  now?: number;
+}
 
 /**
- * Vector search and full-text search (storeSearch.ts), merged by reciprocal rank; one hit
- * per chunk, and each memory once: copies of a text in other chunks or sessions, identical or nearly
- * so, are folded into the best of them as `alsoIn` (collapse.ts) unless `collapse` is false. Every
- * read of one search is at one version of the store, the newest when it began (searchView.ts).
+ * Vector search and full-text search (storeSearch.ts) of what the question is about (less its words
+ * about the conversations themselves: questionTopic.ts), and for a request the asker's standing
+ * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
+ * the question names scores higher (timeInQuestion.ts); one hit per chunk, and each memory once:
+ * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
+ * them as `alsoIn` (collapse.ts) unless `collapse` is false. Every read of one search is at one
+ * version of the store, the newest when it began (searchView.ts).
  */
-export async function searchChunks(ctx: EngineContext, query: string, options: { limit?: number; sessionId?: string; collapse?: boolean } = {}): Promise<SearchHit[]> {
+export async function searchChunks(ctx: EngineContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   const limit = Math.max(1, Math.min(options.limit ?? 10, 200));
   const collapse = options.collapse ?? true;
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
-  // The query is embedded while the store is asked for its newest version (searchView.ts).
-  const embedded = ctx.embedder().then((embedder) => embedder.embed([query]));
+  const topic = topicOf(query);
+  // The topic is embedded while the store is asked for its newest version (searchView.ts).
+  const embedded = ctx.embedder().then((embedder) => embedder.embed([topic]));
   embedded.catch(() => {});
+  const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   return ctx.store.searching(async (reads) => {
     const [vector] = await embedded;
-    return searchAt(reads, query, vector!, limit, collapse, options.sessionId);
+    return searchAt(reads, { query, topic, span }, vector!, limit, collapse, options.sessionId);
   });
 }
 
-async function searchAt(reads: SearchReads, query: string, vector: Float32Array, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
-  // Scores are scaled so that a chunk ranked first by both searches scores 1.
+async function searchAt(reads: SearchReads, question: { query: string; topic: string; span: TimeSpan | null }, vector: Float32Array, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
+  const { query, topic, span } = question;
+  // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
+  // parts of its message match too, or it is also a standing wish).
   const best = 2 / (SEARCH_RRF_K + 1);
   // More candidates than results when collapsing, so that folded copies leave room for distinct results;
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
   // the store has no more candidates.
   let candidates = limit * (collapse ? 4 : 2);
+  const askingForHelp = asksForHelp(query);
   for (;;) {
-    const [byVector, byText] = await Promise.all([
+    const [byVector, byText, wishes] = await Promise.all([
       reads.vectorSearch(vector, candidates, sessionId),
-      reads.textSearch(query, candidates, sessionId).catch(() => []),
+      reads.textSearch(topic, candidates, sessionId).catch(() => []),
+      askingForHelp ? reads.textSearchRequiring(WISH_WORDS, topic, WISH_POOL, sessionId).catch(() => []) : [],
     ]);
-    const fused = fuseByRank([byVector, byText], SEARCH_RRF_K);
+    const ranked = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
+    const fused = span ? await favourSpan(reads, ranked, span, candidates) : ranked;
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); should one lack it, it is read with the requests of reply parts.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
@@ -53,6 +74,27 @@ async function searchAt(reads: SearchReads, query: string, vector: Float32Array,
     candidates = Math.min(candidates * 4, MAX_CANDIDATES);
   }
 }
+
+/**
+ * A message several of whose parts match is more likely the one sought than a message of which one
+ * part does: the best-scored chunk of a message (of the same messages) gains SAME_MESSAGE_WEIGHT of the
+ * scores of its other parts among the candidates. Best first again.
+ */
+export function byMessage<T extends { hit: { msgIds: string[] }; score: number }>(fused: readonly T[]): T[] {
+  const best = new Map<string, T>();
+  const extra = new Map<T, number>();
+  for (const entry of fused) {
+    if (entry.hit.msgIds.length === 0) continue;
+    const key = entry.hit.msgIds.join('\u0000');
+    const first = best.get(key);
+    if (!first) best.set(key, entry);
+    else extra.set(first, (extra.get(first) ?? 0) + entry.score);
+  }
+  return fused.map((entry) => ({ ...entry, score: entry.score + SAME_MESSAGE_WEIGHT * (extra.get(entry) ?? 0) })).sort((a, b) => b.score - a.score);
+}
+
+/** How much the other matching parts of a message add to its best part's score. */
+export const SAME_MESSAGE_WEIGHT = 0.3;
 
 /**
  * Each message once before any twice: a result whose messages all appear in better results (another

@@ -1,12 +1,14 @@
 /**
- * A result that is part of a reply, with the request it answers: a long reply is split into several
- * chunks, and the chunk that matches a question often only echoes what the user asked or told in the
- * message before it (the plan, the numbers, the preference). Such a result carries that user message
- * (its first characters in the text, its id in `msgIds`): two messages at most, the turn it belongs to.
+ * A result with the other half of its turn. A long reply is split into several chunks, and the chunk
+ * that matches a question often only echoes what the user asked or told in the message before it (the
+ * plan, the numbers, the preference): such a result carries that user message (its first characters
+ * before the text, its id first in `msgIds`). And a result that is a user message alone carries the
+ * start of the reply that follows it (its first characters after the text, its id last): what was
+ * answered or agreed to is often the evidence too. Two messages at most: the turn it belongs to.
  */
 import type { SearchReads } from '../store/searchView.js';
 
-/** How much of the request a result shows (the whole message is one `show` away). */
+/** How much of the other half a result shows (the whole message is one `show` away). */
 export const PROMPT_CHARS = 300;
 
 export interface PromptableHit {
@@ -17,31 +19,48 @@ export interface PromptableHit {
 }
 
 const HAS_USER_LINE = /(^|\n)user: /;
-
-/** The user message before each of these hits that is a reply part holding no user message, by chunk id. */
-export async function promptsFor(reads: Pick<SearchReads, 'messagesBefore'>, hits: ReadonlyArray<PromptableHit & { chunkId: string }>): Promise<Map<string, Prompt>> {
-  const wanted = hits.filter((hit) => hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0 && !HAS_USER_LINE.test(hit.text));
-  const prompts = new Map<string, Prompt>();
-  if (wanted.length === 0) return prompts;
-  const before = await reads.messagesBefore(wanted.map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]! })));
-  wanted.forEach((hit, i) => {
-    const message = before[i];
-    if (message?.role === 'user' && !hit.msgIds.includes(message.msgId)) prompts.set(hit.chunkId, { msgId: message.msgId, content: message.content });
-  });
-  return prompts;
-}
+const HAS_OTHER_LINE = /(^|\n)(assistant|system|tool): /;
 
 export interface Prompt {
   msgId: string;
   content: string;
+  /** Whether the message comes after the result (its reply) rather than before it (its request). */
+  after?: boolean;
 }
 
-/** The results, each joined by its request when `prompts` has one: its first characters in the text, its id first in `msgIds`. */
+/**
+ * The other half of each of these hits' turns, by chunk id: the user message before a reply part
+ * that holds no user message, the reply after a user message that is the hit's only message.
+ */
+export async function promptsFor(reads: Pick<SearchReads, 'messagesAround'>, hits: ReadonlyArray<PromptableHit & { chunkId: string }>): Promise<Map<string, Prompt>> {
+  const replyParts = hits.filter((hit) => placed(hit) && !HAS_USER_LINE.test(hit.text));
+  const requests = hits.filter((hit) => placed(hit) && hit.msgIds.length === 1 && HAS_USER_LINE.test(hit.text) && !HAS_OTHER_LINE.test(hit.text));
+  const wanted = [...replyParts, ...requests];
+  const prompts = new Map<string, Prompt>();
+  if (wanted.length === 0) return prompts;
+  const around = await reads.messagesAround(wanted.map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! })));
+  wanted.forEach((hit, i) => {
+    const isRequest = i >= replyParts.length;
+    const message = isRequest ? around[i]?.after : around[i]?.before;
+    if (!message || hit.msgIds.includes(message.msgId)) return;
+    if (isRequest ? message.role === 'assistant' : message.role === 'user') prompts.set(hit.chunkId, { msgId: message.msgId, content: message.content, ...(isRequest ? { after: true } : {}) });
+  });
+  return prompts;
+}
+
+function placed(hit: PromptableHit): boolean {
+  return hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0;
+}
+
+/** The results, each joined by the other half of its turn when `prompts` has it (see the top of this file). */
 export function withPrompts<T extends { hit: PromptableHit & { chunkId: string } }>(results: readonly T[], prompts: ReadonlyMap<string, Prompt>): T[] {
   return results.map((result) => {
     const prompt = prompts.get(result.hit.chunkId);
     if (!prompt) return result;
     const content = prompt.content.length > PROMPT_CHARS ? `${prompt.content.slice(0, PROMPT_CHARS).trimEnd()}…` : prompt.content;
-    return { ...result, hit: { ...result.hit, text: `user: ${content}\n${result.hit.text}`, msgIds: [prompt.msgId, ...result.hit.msgIds] } };
+    const hit = prompt.after
+      ? { ...result.hit, text: `${result.hit.text}\nassistant: ${content}`, msgIds: [...result.hit.msgIds, prompt.msgId] }
+      : { ...result.hit, text: `user: ${content}\n${result.hit.text}`, msgIds: [prompt.msgId, ...result.hit.msgIds] };
+    return { ...result, hit };
   });
 }

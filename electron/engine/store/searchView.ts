@@ -14,10 +14,10 @@
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
-import { messagesBefore, vectorsByChunkId } from './storeLookups.js';
-import type { OwnedMessage, VectorHit } from './storeRows.js';
+import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
+import type { VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { textSearchIn, vectorSearchIn } from './storeSearch.js';
+import { textSearchIn, textSearchRequiringIn, vectorSearchIn } from './storeSearch.js';
 
 /** The reads of a search, all at one version of the chunks table. */
 export interface SearchReads {
@@ -25,9 +25,14 @@ export interface SearchReads {
   vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]>;
   /** Full-text search, with each hit's vector (storeSearch.ts). */
   textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  /**
+   * Full-text search among the chunks that hold one of the `required` words (ranked by all the words
+   * of `text`), with their vectors; none in a store whose text has no word index (storeSearch.ts).
+   */
+  textSearchRequiring(required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
-  /** For each chunk place given, the message just before it in its session (storeLookups.ts). */
-  messagesBefore(places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>>;
+  /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
+  messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
 }
 
 export class SearchView {
@@ -41,6 +46,8 @@ export class SearchView {
     private readonly newestVersion: () => Promise<number>,
     /** Whether the chunks table has an index on a column (the store keeps the answer). */
     private readonly hasIndex: (column: string) => Promise<boolean>,
+    /** Whether `text` has the word index (not the n-gram index of an older layout). */
+    private readonly hasWordIndex: () => Promise<boolean>,
   ) {}
 
   /** Runs `search` with reads at the store's newest version (see above). */
@@ -86,8 +93,9 @@ export class SearchView {
     return {
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(table, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(table, this.hasIndex, text, limit, sessionId),
+      textSearchRequiring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchRequiringIn(table, required, text, limit, sessionId) : []),
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
-      messagesBefore: (places) => messagesBefore(table, places),
+      messagesAround: (places) => messagesAround(table, places),
     };
   }
 }

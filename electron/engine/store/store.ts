@@ -234,7 +234,7 @@ export class ChunkStore {
    * when it began, on a handle of their own (searchView.ts).
    */
   searching<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
-    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column));
+    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.hasIndex('text')));
     return this.view.run(search);
   }
 

@@ -66,14 +66,37 @@ export async function chunkTexts(chunks: lancedb.Table, chunkIds: readonly strin
 }
 
 /**
- * For each chunk place (its session and `seq`), the message just before the chunk's first message in
- * its session, when the store holds it: one read of the rows starting in the two message positions
- * before each chunk, through the session index (the work grows with the places asked, not the store).
+ * For each chunk place (its session and `seq`), the chunk's first message, the message just before it
+ * and the one just after the chunk's last, when the store holds them: reads of the rows starting in the two
+ * message positions on either side of each chunk, through the session index (the work grows with the
+ * places asked, not the store).
  */
-export async function messagesBefore(chunks: lancedb.Table, places: ReadonlyArray<{ sessionId: string; seq: number; firstMsgId: string }>): Promise<Array<OwnedMessage | undefined>> {
+export async function messagesAround(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
+  const out: MessagesAround[] = [];
+  // A few dozen places per read: one filter with hundreds of ranges is slow to plan.
+  for (let i = 0; i < places.length; i += 50) out.push(...(await aroundBatch(chunks, places.slice(i, i + 50))));
+  return out;
+}
+
+/** The chunk's first message, the one before it and the one after its last (those the store holds). */
+export interface MessagesAround {
+  first?: OwnedMessage;
+  before?: OwnedMessage;
+  after?: OwnedMessage;
+}
+
+export interface ChunkPlace {
+  sessionId: string;
+  seq: number;
+  firstMsgId: string;
+  lastMsgId: string;
+}
+
+async function aroundBatch(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
   if (places.length === 0) return [];
-  // A chunk's seq is its first message's position * 1000 + the part (chunkWriter.ts).
-  const ranges = places.map((p) => `(session_id = ${sqlString(p.sessionId)} AND seq >= ${p.seq - 2000} AND seq <= ${p.seq})`);
+  // A chunk's seq is its first message's position * 1000 + the part (chunkWriter.ts); the message
+  // after a one-message chunk starts at the next position.
+  const ranges = places.map((p) => `(session_id = ${sqlString(p.sessionId)} AND seq >= ${p.seq - 2000} AND seq < ${Math.floor(p.seq / 1000) * 1000 + 2000})`);
   const sessions = [...new Set(places.map((p) => p.sessionId))];
   const rows = (await chunks
     .query()
@@ -89,11 +112,15 @@ export async function messagesBefore(chunks: lancedb.Table, places: ReadonlyArra
   }
   return places.map((p) => {
     const messages = bySession.get(p.sessionId) ?? [];
-    const own = messages.find((m) => m.msgId === p.firstMsgId);
-    if (!own) return undefined;
+    const first = messages.find((m) => m.msgId === p.firstMsgId);
+    const last = messages.find((m) => m.msgId === p.lastMsgId);
     let before: OwnedMessage | undefined;
-    for (const m of messages) if (m.seq < own.seq && (!before || m.seq > before.seq)) before = m;
-    return before;
+    let after: OwnedMessage | undefined;
+    for (const m of messages) {
+      if (first && m.seq < first.seq && (!before || m.seq > before.seq)) before = m;
+      if (last && m.seq > last.seq && (!after || m.seq < after.seq)) after = m;
+    }
+    return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}) };
   });
 }
 

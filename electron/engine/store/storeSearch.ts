@@ -1,8 +1,8 @@
 /**
  * Searching the chunks table: nearest vectors, and full text (words, and n-grams for scripts
- * without spaces), for `ChunkStore.vectorSearch` and `ChunkStore.textSearch` (store.ts).
+ * without spaces), for the reads of a search (searchView.ts).
  */
-import type * as lancedb from '@lancedb/lancedb';
+import * as lancedb from '@lancedb/lancedb';
 import { fuseByRank } from '../search/rankFusion.js';
 import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 import { listOf, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
@@ -34,7 +34,19 @@ export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: str
   return fuseByRank([words, grams]).slice(0, limit).map(({ hit, score }) => ({ ...hit, distance: -score }));
 }
 
-async function ftsQuery(chunks: lancedb.Table, column: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+/**
+ * Full-text search among the chunks whose `text` holds one of the `required` words, ranked by all
+ * the words of `text`, with their vectors (the caller checks that the word index exists).
+ */
+export function textSearchRequiringIn(chunks: lancedb.Table, required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+  const query = new lancedb.BooleanQuery([
+    [lancedb.Occur.Must, new lancedb.MatchQuery(required, 'text')],
+    [lancedb.Occur.Should, new lancedb.MatchQuery(text, 'text')],
+  ]);
+  return ftsQuery(chunks, 'text', query, limit, sessionId);
+}
+
+async function ftsQuery(chunks: lancedb.Table, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
   // The vectors too: a hit found only by its words needs one to be folded with its copies, and
   // reading it with the rest costs no further round trip to object storage.
   let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_score']);

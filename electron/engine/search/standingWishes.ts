@@ -1,0 +1,93 @@
+/**
+ * Standing wishes: what a person asked to be done always or never, and what they said they prefer
+ * ("Always show code with syntax highlighting when I ask about implementation", "I prefer short
+ * editing sessions"). Such a message governs every later request on its topic, but shares few words
+ * and little meaning with the request itself ("How do I implement a login?"), so neither search ranks
+ * it high. When a question is the asker's own request for help (rather than about what happened, or
+ * about someone else: "What is Caroline's favourite book?"), the wishes whose words match it are
+ * searched on their own (a full-text query that requires one of the wish words) and the
+ * best few join the fusion as a third ranked list.
+ *
+ * The cost is one more full-text query and the cosine of at most WISH_POOL vectors: a small constant
+ * per search, whatever the size of the store.
+ */
+import { cosine } from './collapse.js';
+import type { VectorHit } from '../store/storeRows.js';
+
+/** Words that mark a standing wish (stemmed by the index: "preferred", "preferences" match too). */
+export const WISH_WORDS = 'always never prefer preference';
+
+/**
+ * Wish candidates read from the full-text index, then ranked by meaning too: a long history holds
+ * many sentences with "always" or "never", and the wish a request needs may share none of its words.
+ */
+export const WISH_POOL = 50;
+
+/** How many wishes join the fusion. */
+export const WISH_RESULTS = 3;
+
+/**
+ * The weight of the wishes' list in the fusion: the wish that matches a request best comes before
+ * what only one of the searches ranks first, and after what both do.
+ */
+export const WISH_WEIGHT = 1.5;
+
+/**
+ * Cues of a question about what happened or was said (a past event, a count over the sessions, an
+ * order, a summary): the answer is in the record itself, not in a wish about how to answer.
+ */
+const ABOUT_THE_RECORD =
+  /\b(did|didn't|have i|had|was|were|ever|mention\w*|said|told|discuss\w*|brought up|summar\w*|order|across|throughout|how many|how much|how long|when|recommended|suggested|previous\w*|earlier|last)\b/i;
+
+/**
+ * The asker speaking of themselves or to the one who answers: a request ("How do I ...", "Could you
+ * show me ...", "What should we ...") names one of them; a question about a third person does not.
+ */
+const ASKER_OR_ANSWERER = /\b(i|me|my|mine|myself|we|us|our|you|your)\b/i;
+
+/**
+ * Whether a question is the asker's request for help or advice now (so their standing wishes on its
+ * topic apply): it speaks of the asker or to the answerer, and not of what happened or was said.
+ */
+export function asksForHelp(question: string): boolean {
+  return ASKER_OR_ANSWERER.test(question) && !ABOUT_THE_RECORD.test(question);
+}
+
+const WISH_IN_USER_LINE = /\b(always|never|prefer\w*)\b/i;
+
+/** Whether a chunk holds a wish in the words of a user message (an assistant advising "always ..." is no wish). */
+export function holdsUserWish(text: string): boolean {
+  return userSegments(text).some((segment) => WISH_IN_USER_LINE.test(segment));
+}
+
+/** The text of the user messages in a chunk's text (`role: text` segments, see chunker.ts). */
+function userSegments(text: string): string[] {
+  const segments: string[] = [];
+  let current: string[] | null = null;
+  for (const line of text.split('\n')) {
+    const role = /^(user|assistant|system|tool): /.exec(line);
+    if (role) {
+      if (current) segments.push(current.join('\n'));
+      current = role[1] === 'user' ? [line.slice(role[0].length)] : null;
+    } else if (current) current.push(line);
+  }
+  if (current) segments.push(current.join('\n'));
+  return segments;
+}
+
+/**
+ * The wishes to fuse, best first: the candidates (best by words first) holding a user's wish, ranked
+ * by their words and by their meaning (cosine to the question) together.
+ */
+export function rankWishes<T extends VectorHit>(candidates: readonly T[], question: Float32Array, k: number): T[] {
+  const wishes = candidates.filter((hit) => holdsUserWish(hit.text));
+  const byMeaning = [...wishes].sort((a, b) => similarity(b, question) - similarity(a, question));
+  const score = new Map<T, number>();
+  wishes.forEach((hit, rank) => score.set(hit, 1 / (k + rank + 1)));
+  byMeaning.forEach((hit, rank) => score.set(hit, score.get(hit)! + 1 / (k + rank + 1)));
+  return [...wishes].sort((a, b) => score.get(b)! - score.get(a)!).slice(0, WISH_RESULTS);
+}
+
+function similarity(hit: VectorHit, question: Float32Array): number {
+  return hit.vector && hit.vector.length === question.length ? cosine(hit.vector, question) : 0;
+}

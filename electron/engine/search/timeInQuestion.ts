@@ -1,0 +1,76 @@
+/**
+ * The time a question speaks of ("in March 2024", "between April and May", "last week", "on June 3",
+ * "two days ago"), read with chrono-node relative to when it is asked, as one span of time: from the
+ * start of the earliest time it names to the end of the latest. A time of day or a weekday alone
+ * ("after 7 PM", "on Tuesdays") names no span: habits are not dates. A month or day named without its
+ * year is the latest one not after `now` (a memory is of the past).
+ */
+import * as chrono from 'chrono-node';
+import type { SearchReads } from '../store/searchView.js';
+import type { PromptableHit } from './searchPrompts.js';
+
+export interface TimeSpan {
+  from: number;
+  to: number;
+}
+
+type Component = 'year' | 'month' | 'day';
+
+const DAY = 86_400_000;
+
+/** The span of time the question names, or null when it names none. */
+export function timeSpanOf(question: string, now: Date): TimeSpan | null {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const result of chrono.parse(question, now)) {
+    // "from July through September 2024": the start is in the end's year.
+    const endYear = result.end?.isCertain('year') ? result.end.get('year') ?? undefined : undefined;
+    const start = spanOf(result.start, now, endYear);
+    if (!start) continue;
+    const end = result.end ? spanOf(result.end, now) : null;
+    // "last week", "two weeks ago": chrono names the day a week back; the span is that week.
+    const week = /\bweeks?\b/i.test(result.text) && !result.end ? 3 * DAY : 0;
+    from = Math.min(from, start.from - week);
+    to = Math.max(to, (end && end.to > start.from ? end.to : start.to) + week);
+  }
+  return from <= to ? { from, to } : null;
+}
+
+/** The day, month or year a parsed date names (the finest it was told), in UTC; null for a time of day or a weekday alone. */
+function spanOf(date: chrono.ParsedComponents, now: Date, yearOfEnd?: number): TimeSpan | null {
+  const told = (c: Component) => date.isCertain(c);
+  if (!told('day') && !told('month') && !told('year')) return null;
+  const unit: Component = told('day') ? 'day' : told('month') ? 'month' : 'year';
+  let year = told('year') ? date.get('year')! : (yearOfEnd ?? date.get('year') ?? now.getUTCFullYear());
+  const month = unit === 'year' ? 0 : (date.get('month') ?? 1) - 1;
+  const day = unit === 'day' ? (date.get('day') ?? 1) : 1;
+  const span = (y: number): TimeSpan => {
+    const from = Date.UTC(y, month, day);
+    const to = unit === 'day' ? Date.UTC(y, month, day + 1) : unit === 'month' ? Date.UTC(y, month + 1, 1) : Date.UTC(y + 1, 0, 1);
+    return { from, to: to - 1 };
+  };
+  if (!told('year') && yearOfEnd === undefined && span(year).from > now.getTime()) year -= 1;
+  return span(year);
+}
+
+/** How much more a candidate said within the question's time span scores (times 1 + this). */
+export const WITHIN_SPAN_BOOST = 1;
+
+/**
+ * The candidates, those whose first message was said within `span` scoring WITHIN_SPAN_BOOST more:
+ * a boost, not a filter, since a date in a question can also be one said in the text ("the deadline
+ * on May 3"). Reads the first message of at most `count` candidates (one lookup); candidates without
+ * a time keep their score. Best first again.
+ */
+export async function favourSpan<T extends { hit: PromptableHit; score: number }>(reads: Pick<SearchReads, 'messagesAround'>, fused: readonly T[], span: TimeSpan, count: number): Promise<T[]> {
+  const head = fused.slice(0, count).filter(({ hit }) => hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0);
+  if (head.length === 0) return [...fused];
+  const around = await reads.messagesAround(head.map(({ hit }) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! })));
+  const within = new Set<T>();
+  head.forEach((entry, i) => {
+    const time = Date.parse(around[i]?.first?.timestamp ?? '');
+    if (time >= span.from && time <= span.to) within.add(entry);
+  });
+  if (within.size === 0) return [...fused];
+  return fused.map((entry) => (within.has(entry) ? { ...entry, score: entry.score * (1 + WITHIN_SPAN_BOOST) } : entry)).sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,98 @@
+/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
+import { describe, expect, it } from 'vitest';
+import { byMessage } from '../electron/engine/search/search.js';
+import { topicOf } from '../electron/engine/search/questionTopic.js';
+import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
+import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import type { VectorHit } from '../electron/engine/store/storeRows.js';
+
+const entry = (chunkId: string, msgIds: string[], score: number) => ({ hit: { chunkId, msgIds }, score });
+
+describe('byMessage', () => {
+  it('puts a message several of whose parts match ahead of one that matches by a single slightly better part', () => {
+    const ranked = byMessage([entry('a0', ['a'], 0.1), entry('b0', ['b'], 0.09), entry('b1', ['b'], 0.06), entry('b2', ['b'], 0.05)]);
+    expect(ranked.map((r) => r.hit.chunkId)).toEqual(['b0', 'a0', 'b1', 'b2']);
+  });
+
+  it('leaves the order alone when every message matches by one part', () => {
+    const ranked = byMessage([entry('a0', ['a'], 0.1), entry('b0', ['b'], 0.09), entry('c0', ['c'], 0.08)]);
+    expect(ranked.map((r) => [r.hit.chunkId, r.score])).toEqual([
+      ['a0', 0.1],
+      ['b0', 0.09],
+      ['c0', 0.08],
+    ]);
+  });
+});
+
+describe('standing wishes', () => {
+  it('tells a request for help from a question about what happened', () => {
+    expect(asksForHelp('Could you show me how to implement a login feature?')).toBe(true);
+    expect(asksForHelp('What snacks do you recommend for me to try?')).toBe(true);
+    expect(asksForHelp('How many commits did I merge last week?')).toBe(false);
+    expect(asksForHelp('When is the final submission due?')).toBe(false);
+    expect(asksForHelp('Can you summarize what we discussed about the budget?')).toBe(false);
+  });
+
+  it("brings no wishes to a question about someone else (people chatting: another's wishes are not the asker's)", () => {
+    expect(asksForHelp("What is Caroline's favourite book?")).toBe(false);
+    expect(asksForHelp('What kind of pottery does Melanie make?')).toBe(false);
+    expect(asksForHelp('What should I read next about pottery?')).toBe(true);
+  });
+
+  it('counts a wish only in the words of a user message', () => {
+    expect(holdsUserWish('user: Always use APA style when I ask about references.')).toBe(true);
+    expect(holdsUserWish('user: Here is my draft.\nI prefer short paragraphs.\nassistant: Noted.')).toBe(true);
+    expect(holdsUserWish('assistant: You should always validate the input.')).toBe(false);
+    expect(holdsUserWish('user: Thanks!\nassistant: Never store passwords in plain text.')).toBe(false);
+  });
+
+  it('ranks the wishes by their words and their meaning together, a few at most', () => {
+    const unit = (i: number) => Float32Array.from([i === 0 ? 1 : 0, i === 1 ? 1 : 0, i === 2 ? 1 : 0]);
+    const hit = (chunkId: string, text: string, vector: Float32Array): VectorHit => ({ chunkId, sessionId: 's', text, textHash: chunkId, msgIds: [chunkId], distance: 0, vector });
+    const question = Float32Array.from([0, 0.9, 0.1]);
+    const candidates = [
+      hit('advice', 'assistant: Always back up first.', unit(1)),
+      hit('w1', 'user: Always answer in French.', unit(0)),
+      hit('w2', 'user: I prefer bullet points.', unit(1)),
+      hit('w3', 'user: Never use tables.', unit(2)),
+      hit('w4', 'user: Always cite sources.', unit(0)),
+    ];
+    // w2 is second by words but first by meaning; the assistant's advice is no wish.
+    expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['w2', 'w1', 'w3']);
+  });
+});
+
+describe('the time a question names', () => {
+  const now = new Date('2024-06-20T12:00:00Z');
+  const span = (question: string) => {
+    const s = timeSpanOf(question, now);
+    return s && [new Date(s.from).toISOString().slice(0, 10), new Date(s.to).toISOString().slice(0, 10)];
+  };
+
+  it('reads months, days, ranges and relative times as spans of days', () => {
+    expect(span('Summarize my progress between April and May 2024')).toEqual(['2024-04-01', '2024-05-31']);
+    expect(span('What did I decide from July through September 2024?')).toEqual(['2024-07-01', '2024-09-30']);
+    expect(span('What did I eat on March 15?')).toEqual(['2024-03-15', '2024-03-15']);
+    expect(span('What did we talk about last week?')).toEqual(['2024-06-10', '2024-06-16']);
+    expect(span('What did I say yesterday?')).toEqual(['2024-06-19', '2024-06-19']);
+  });
+
+  it('puts a month named without its year in the past, and names no span for habits or none at all', () => {
+    expect(span('What did I plan in December?')).toEqual(['2023-12-01', '2023-12-31']);
+    expect(span('Do I stop answering email after 7 PM on Tuesdays?')).toBeNull();
+    expect(span('Which hosting did we pick?')).toBeNull();
+  });
+});
+
+describe('what a question is about', () => {
+  it('leaves out the words that refer to the conversations themselves', () => {
+    expect(topicOf('How many security features am I trying to implement across my sessions?')).toBe('How many security features am I trying to implement?');
+    expect(topicOf('What did you recommend in our previous chat for the gallery images?')).toBe('What did you recommend for the gallery images?');
+    expect(topicOf('Summarize how the budget app changed throughout our conversations, with dates.')).toBe('Summarize how the budget app changed, with dates.');
+  });
+
+  it('keeps a question whose topic is the sessions themselves', () => {
+    expect(topicOf('How long were the sessions with the physio?')).toBe('How long were the sessions with the physio?');
+    expect(topicOf('In our sessions')).toBe('In our sessions');
+  });
+});
