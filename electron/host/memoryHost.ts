@@ -19,8 +19,7 @@ import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
 import { storeKindOf } from '../../shared/storeUri.js';
 import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
-import { readTranscripts } from '../importers/index.js';
-import { forTheApp, incompleteOf, skippedPart, toErrorInfo } from './appReports.js';
+import { importFiles, previewFiles } from './stagedImport.js';
 import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
@@ -347,79 +346,25 @@ export class MemoryHost {
   }
 
 
-  private async preview(fileIds: string[], include: Array<'tools' | 'thinking'> | undefined, saveOptions: { mode: SaveReport['mode']; syncDeletes: boolean }): Promise<FilePreview[]> {
-    const files = fileIds.map((id) => [id, this.stagedFile(id)] as const);
-    const previews: FilePreview[] = [];
-    for (const [fileId, staged] of files) {
-      const preview: FilePreview = { fileId, name: staged.name, sessions: [] };
-      previews.push(preview);
-      for await (const file of readTranscripts([staged.path], include ? { include } : {})) {
-        if ('error' in file) {
-          preview.error = toErrorInfo(file.error);
-          break;
-        }
-        preview.format = file.format;
-        if (file.encoding) preview.encoding = file.encoding;
-        try {
-          const engine = await this.engine();
-          for await (const session of file.sessions) {
-            const report = await engine.save(session, { ...saveOptions, redact: this.settings.redactSecrets, dryRun: true, ...incompleteOf(file) });
-            preview.sessions.push(forTheApp(report, session.title));
-          }
-        } catch (error) {
-          preview.error = toErrorInfo(error);
-          preview.sessions = [];
-        }
-        if (!preview.error && file.skipped.length > 0) preview.skipped = file.skipped.map(skippedPart);
-      }
-    }
-    return previews;
+  private preview(fileIds: string[], include: Array<'tools' | 'thinking'> | undefined, saveOptions: { mode: SaveReport['mode']; syncDeletes: boolean }): Promise<FilePreview[]> {
+    const files = fileIds.map((id) => ({ fileId: id, staged: this.stagedFile(id) }));
+    return previewFiles(files, () => this.engine(), { ...saveOptions, redact: this.settings.redactSecrets, ...(include ? { include } : {}) });
   }
 
   private async runImport(request: RequestMap['import:run']): Promise<ImportResult> {
     if (this.running) throw new EngineError('invalid_request', 'an import is already running');
-    const files = request.fileIds.map((id) => [id, this.stagedFile(id)] as const);
+    const files = request.fileIds.map((id) => ({ fileId: id, staged: this.stagedFile(id) }));
     const controller = new AbortController();
     this.running = controller;
-    const job = (async () => {
-      const result: ImportResult = { files: [], cancelled: false };
-      const wanted = request.sessionIds ? new Set(request.sessionIds) : null;
-      for (const [index, [fileId, staged]] of files.entries()) {
-        const entry: ImportResult['files'][number] = { fileId, name: staged.name, reports: [] };
-        result.files.push(entry);
-        for await (const file of readTranscripts([staged.path], request.include ? { include: request.include } : {})) {
-          if ('error' in file) {
-            entry.error = toErrorInfo(file.error);
-            break;
-          }
-          entry.format = file.format;
-          const engine = await this.engine();
-          for await (const session of file.sessions) {
-            if (wanted && !wanted.has(session.sessionId)) continue;
-            if (controller.signal.aborted) break;
-            try {
-              const report: SaveReport = await engine.save(session, {
-                mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
-                syncDeletes: Boolean(request.syncDeletes),
-                redact: this.settings.redactSecrets,
-                signal: controller.signal,
-                ...incompleteOf(file),
-                onProgress: (p) => this.options.emit?.('onSaveProgress', { ...p, fileIndex: index, fileCount: files.length }),
-              });
-              entry.reports.push(forTheApp(report));
-            } catch (error) {
-              if (error instanceof EngineError && error.code === 'cancelled') break;
-              entry.error = toErrorInfo(error);
-              break;
-            }
-          }
-          if (file.skipped.length > 0) entry.skipped = file.skipped.map(skippedPart);
-        }
-        if (controller.signal.aborted) break;
-      }
-      result.cancelled = controller.signal.aborted;
-      return result;
-    })();
+    const job = importFiles(files, () => this.engine(), {
+      ...(request.sessionIds ? { sessionIds: request.sessionIds } : {}),
+      ...(request.include ? { include: request.include } : {}),
+      mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
+      syncDeletes: Boolean(request.syncDeletes),
+      redact: this.settings.redactSecrets,
+      signal: controller.signal,
+      onProgress: (p) => this.options.emit?.('onSaveProgress', p),
+    });
     this.runningJob = job;
     try {
       return await job;
