@@ -1,5 +1,5 @@
 /**
- * `npm run bench:large [-- --json] [-- --max-chunks N] [-- --sessions N] [-- --queries N] [-- --lance-cpu-threads N|default]`
+ * `npm run bench:large [-- --json] [-- --max-chunks N] [-- --sessions N] [-- --queries N] [-- --lance-cpu-threads N|default] [-- --keep <empty folder>]`
  *
  * How the engine behaves as a store grows: sessions of real passages with the model's own vectors
  * (benchCorpus.ts: `--distinct` passages, 20k by default, embedded once and cached; one in five a
@@ -50,6 +50,8 @@ const { values } = parseArgs({
     distinct: { type: 'string', default: '20000' },
     // See LANCE_THREADS below; "default" keeps LanceDB's own choice.
     'lance-cpu-threads': { type: 'string' },
+    // Keeps the grown store in this folder (its `large/` data folder) instead of deleting it.
+    keep: { type: 'string' },
   },
 });
 
@@ -454,7 +456,9 @@ async function main(): Promise<void> {
   const unique = [...new Set(queries)];
   const embedded = await embedder.embed(unique);
   const queryVectors = new Map(unique.map((q, i) => [q, embedded[i]!]));
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-large-'));
+  const tmp = values.keep ? path.resolve(values.keep) : mkdtempSync(path.join(os.tmpdir(), 'sm-bench-large-'));
+  if (values.keep) await fs.mkdir(tmp, { recursive: true });
+  if (values.keep && (await fs.readdir(tmp)).length > 0) throw new Error(`--keep ${tmp}: the folder is not empty`);
   try {
     log(`Session Memory large-store benchmark: up to ${MAX_CHUNKS} fill chunks (${DISTINCT} distinct embedded passages) in ${SESSIONS} sessions (${CHUNKS_PER_SESSION} each), ` +
       `checkpoints ${CHECKPOINTS.join(', ')}; model use-lite-en (${embedder.dim} dims), ${os.cpus().length} cores, Node ${process.version}, load average ${loadAvg()}`);
@@ -711,7 +715,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await embedder.close();
-    rmSync(tmp, { recursive: true, force: true });
+    if (values.keep) log(`the grown store is kept in ${path.join(tmp, 'large')}`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }
 
