@@ -51,26 +51,30 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
   // the store has no more candidates.
   let candidates = limit * (collapse ? 4 : 2);
-  const askingForHelp = asksForHelp(query);
+  // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
+  const wishes = asksForHelp(query) ? reads.textSearchRequiring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
   for (;;) {
-    const [byVector, byText, wishes] = await Promise.all([
+    const [byVector, byText, wished] = await Promise.all([
       reads.vectorSearch(vector, candidates, sessionId),
       reads.textSearch(topic, candidates, sessionId).catch(() => []),
-      askingForHelp ? reads.textSearchRequiring(WISH_WORDS, topic, WISH_POOL, sessionId).catch(() => []) : [],
+      wishes,
     ]);
-    const ranked = byMessage(fuseByRank([byVector, byText, rankWishes(wishes, vector, SEARCH_RRF_K)], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
+    const ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
     const fused = span ? await favourSpan(reads, ranked, span, candidates) : ranked;
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
-    // Hits have their vectors (the full text's too); should one lack it, it is read with the requests of reply parts.
+    // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
-    const [vectors, prompts] = await Promise.all([
-      missing.length > 0 ? reads.vectorsByChunkId(missing) : new Map<string, Float32Array>(),
-      promptsFor(reads, fused.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit)),
-    ]);
-    for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
-    const results = diversify(withPrompts(collapseDuplicates(fused, limit * 2), prompts)).slice(0, limit);
+    if (missing.length > 0) {
+      const vectors = await reads.vectorsByChunkId(missing);
+      for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
+    }
+    const distinct = collapseDuplicates(fused, limit * 2);
     const exhausted = byVector.length < candidates && byText.length < candidates;
-    if (results.length >= limit || exhausted || candidates >= MAX_CANDIDATES) return toHits(results, best);
+    if (distinct.length >= limit || exhausted || candidates >= MAX_CANDIDATES) {
+      // The other halves of the turns are read once the results are known, not for a pool about to be widened.
+      const prompts = await promptsFor(reads, distinct.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit));
+      return toHits(diversify(withPrompts(distinct, prompts)).slice(0, limit), best);
+    }
     candidates = Math.min(candidates * 4, MAX_CANDIDATES);
   }
 }

@@ -9,7 +9,7 @@ import { listOf, sqlString, vectorOf, type Row, type VectorHit } from './storeRo
 
 export async function vectorSearchIn(chunks: lancedb.Table, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
   // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
-  let query = chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(4).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
+  let query = chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(refineFactorFor(limit)).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
   const filters: string[] = [];
   if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
   if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
@@ -17,6 +17,17 @@ export async function vectorSearchIn(chunks: lancedb.Table, vector: Float32Array
   const rows = (await query.toArray()) as Row[];
   return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) })));
 }
+
+/**
+ * How many times `limit` the index's nearest candidates are re-ranked by exact distance: at least
+ * REFINED_ROWS of them (4x a search's first pool of 40), so that a widened pool (search.ts) ranks its
+ * first 40 as the first pool did, without re-reading 4x the rows it asks for.
+ */
+export function refineFactorFor(limit: number): number {
+  return Math.max(1, Math.min(4, Math.ceil(REFINED_ROWS / limit)));
+}
+
+const REFINED_ROWS = 160;
 
 /**
  * Full-text search: words through the index on `text`, and, when the query holds Chinese,
