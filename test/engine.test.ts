@@ -395,6 +395,24 @@ describe('search shows each memory once', () => {
     expect(copies.alsoIn.length).toBeGreaterThanOrEqual(11);
     await engine.close();
   });
+
+  it('how many times a conversation was saved does not change how the other memories rank', async () => {
+    const searchAfter = async (copies: number) => {
+      const { engine } = await freshEngine();
+      await engine.save(conversation(60, { sessionId: 'long', start: 500, topicEvery: 2 }));
+      for (let c = 0; c < copies; c++) await engine.save(conversation(4, { sessionId: `copy-${c}` }));
+      // Asked in words no text holds, so that it is found by meaning alone: the word statistics of the
+      // full-text side (how many texts hold a word) change with every copy, and with them its scores.
+      const hits = await engine.search('advice on irrigating a vegetable plot', { limit: 8 });
+      await engine.close();
+      return hits;
+    };
+    const [once, many] = [await searchAfter(1), await searchAfter(12)];
+    // The same results with the same scores, the copied texts among them (each once, naming its copies).
+    expect(many.map((h) => [h.text, h.score])).toEqual(once.map((h) => [h.text, h.score]));
+    expect(many.filter((h) => h.sessionId.startsWith('copy-')).every((h) => h.alsoIn.length === 11)).toBe(true);
+    expect(once.some((h) => h.sessionId === 'long') && once.some((h) => h.sessionId === 'copy-0')).toBe(true);
+  });
 });
 
 describe('the archive record', () => {

@@ -1,12 +1,13 @@
 /** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
+import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
-const entry = (chunkId: string, msgIds: string[], score: number) => ({ hit: { chunkId, msgIds }, score });
+const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
 
 describe('byMessage', () => {
   it('puts a message several of whose parts match ahead of one that matches by a single slightly better part', () => {
@@ -21,6 +22,45 @@ describe('byMessage', () => {
       ['b0', 0.09],
       ['c0', 0.08],
     ]);
+  });
+
+  it('does not count a copy of the message in another session as another part of it', () => {
+    const ranked = byMessage([entry('a0', ['a'], 0.1, 'one'), entry('b0', ['b'], 0.09, 'one'), entry('b0-copy', ['b'], 0.09, 'two'), entry('b0-copy2', ['b'], 0.09, 'three')]);
+    expect(ranked.map((r) => [r.hit.chunkId, r.score])).toEqual([
+      ['a0', 0.1],
+      ['b0', 0.09],
+      ['b0-copy', 0.09],
+      ['b0-copy2', 0.09],
+    ]);
+  });
+});
+
+describe('fusion by distinct text', () => {
+  const hit = (chunkId: string, textHash: string) => ({ chunkId, textHash });
+
+  it('gives copies of a text the rank of its first place and counts the depth in distinct texts', () => {
+    const list = [hit('x1', 'X'), hit('x2', 'X'), hit('x3', 'X'), hit('y', 'Y'), hit('x4', 'X'), hit('z', 'Z'), hit('w', 'W')];
+    const { hits, ranks } = byDistinctText(list, 2);
+    expect(hits.map((h) => h.chunkId)).toEqual(['x1', 'x2', 'x3', 'y', 'x4']);
+    expect(ranks).toEqual([0, 0, 0, 1, 0]);
+  });
+
+  it('ranks the other texts as in a store that holds the copied text once', () => {
+    const once = { vector: [hit('x1', 'X'), hit('y', 'Y'), hit('z', 'Z')], text: [hit('z', 'Z'), hit('x1', 'X'), hit('y', 'Y')] };
+    const copies = ['x2', 'x3', 'x4', 'x5'].map((id) => hit(id, 'X'));
+    const many = { vector: [hit('x1', 'X'), ...copies, hit('y', 'Y'), hit('z', 'Z')], text: [hit('z', 'Z'), hit('x1', 'X'), ...copies, hit('y', 'Y')] };
+    const fuse = (lists: typeof once) => {
+      const [v, t] = [byDistinctText(lists.vector, 3), byDistinctText(lists.text, 3)];
+      return fuseByRank([v.hits, t.hits], 10, [], [v.ranks, t.ranks]);
+    };
+    const scoreOf = (fused: ReturnType<typeof fuse>) => new Map(fused.map((f) => [f.hit.chunkId, f.score]));
+    const [a, b] = [scoreOf(fuse(once)), scoreOf(fuse(many))];
+    for (const id of ['x1', 'y', 'z']) expect(b.get(id)).toBe(a.get(id));
+    // Each copy scores as the text's first place does (they are folded into it later).
+    for (const { chunkId } of copies) expect(b.get(chunkId)).toBe(a.get('x1'));
+    // By place in the list, the copies would push the other texts down.
+    const byPlace = new Map(fuseByRank([many.vector, many.text], 10).map((f) => [f.hit.chunkId, f.score]));
+    expect(byPlace.get('y')).toBeLessThan(a.get('y')!);
   });
 });
 

@@ -4,7 +4,7 @@ import type { EngineContext } from '../context.js';
 import { EngineError } from '../errors.js';
 import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
-import { fuseByRank } from './rankFusion.js';
+import { byDistinctText, fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
 import { topicOf } from './questionTopic.js';
 import { favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
@@ -47,20 +47,29 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
   // parts of its message match too, or it is also a standing wish).
   const best = 2 / (SEARCH_RRF_K + 1);
-  // More candidates than results when collapsing, so that folded copies leave room for distinct results;
-  // when copies still crowd the list, the pool is widened until it holds `limit` distinct results or
-  // the store has no more candidates.
-  let candidates = limit * (collapse ? 4 : 2);
+  // The first `depth` texts of each search are fused, as many as results when not collapsing and more
+  // when collapsing, so that folded copies leave room for distinct results. When collapsing, each
+  // search reads deeper than that and ranks its hits by distinct text (byDistinctText): copies of a
+  // text saved in many sessions take no place of their own, and the reserve fills the places they
+  // would have taken. When copies, identical or nearly so, still crowd the list, the searches are
+  // widened until it holds `limit` distinct results or the store has no more candidates.
+  let depth = limit * (collapse ? 4 : 2);
+  let pool = collapse ? Math.max(depth, FIRST_POOL) : depth;
   // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
   const wishes = asksForHelp(query) ? reads.textSearchRequiring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
   for (;;) {
     const [byVector, byText, wished] = await Promise.all([
-      reads.vectorSearch(vector, candidates, sessionId),
-      reads.textSearch(topic, candidates, sessionId).catch(() => []),
+      reads.vectorSearch(vector, pool, sessionId),
+      reads.textSearch(topic, pool, sessionId).catch(() => []),
       wishes,
     ]);
-    const ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, [1, 1, WISH_WEIGHT]));
-    const fused = span ? await favourSpan(reads, ranked, span, candidates) : ranked;
+    const weights = [1, 1, WISH_WEIGHT];
+    let ranked;
+    if (collapse) {
+      const [v, t] = [byDistinctText(byVector, depth), byDistinctText(byText, depth)];
+      ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
+    } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
+    const fused = span ? await favourSpan(reads, ranked, span, depth) : ranked;
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
@@ -69,27 +78,29 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
       for (const { hit } of fused) hit.vector ??= vectors.get(hit.chunkId);
     }
     const distinct = collapseDuplicates(fused, limit * 2);
-    const exhausted = byVector.length < candidates && byText.length < candidates;
-    if (distinct.length >= limit || exhausted || candidates >= MAX_CANDIDATES) {
+    const exhausted = byVector.length < pool && byText.length < pool;
+    if (distinct.length >= limit || exhausted || pool >= MAX_CANDIDATES) {
       // The other halves of the turns are read once the results are known, not for a pool about to be widened.
       const prompts = await promptsFor(reads, distinct.slice(0, limit + PROMPT_SPARE).map(({ hit }) => hit));
       return toHits(diversify(withPrompts(distinct, prompts)).slice(0, limit), best);
     }
-    candidates = Math.min(candidates * 4, MAX_CANDIDATES);
+    depth = Math.min(depth * 4, MAX_CANDIDATES);
+    pool = Math.min(pool * 4, MAX_CANDIDATES);
   }
 }
 
 /**
  * A message several of whose parts match is more likely the one sought than a message of which one
- * part does: the best-scored chunk of a message (of the same messages) gains SAME_MESSAGE_WEIGHT of the
- * scores of its other parts among the candidates. Best first again.
+ * part does: the best-scored chunk of a message (of the same messages in the same session) gains
+ * SAME_MESSAGE_WEIGHT of the scores of its other parts among the candidates. A copy of the message in
+ * another session is not another part of it (it is folded into it later). Best first again.
  */
-export function byMessage<T extends { hit: { msgIds: string[] }; score: number }>(fused: readonly T[]): T[] {
+export function byMessage<T extends { hit: { sessionId: string; msgIds: string[] }; score: number }>(fused: readonly T[]): T[] {
   const best = new Map<string, T>();
   const extra = new Map<T, number>();
   for (const entry of fused) {
     if (entry.hit.msgIds.length === 0) continue;
-    const key = entry.hit.msgIds.join('\u0000');
+    const key = [entry.hit.sessionId, ...entry.hit.msgIds].join('\u0000');
     const first = best.get(key);
     if (!first) best.set(key, entry);
     else extra.set(first, (extra.get(first) ?? 0) + entry.score);
@@ -126,6 +137,13 @@ export const SEARCH_RRF_K = 10;
 
 /** Candidates past the limit whose requests are looked up too (a result that brings no new message moves down). */
 const PROMPT_SPARE = 5;
+
+/**
+ * The fewest hits each search reads when collapsing: as many as the vector search re-ranks by exact
+ * distance anyway (storeSearch.ts), and enough that a passage stored ten times over still leaves ten
+ * distinct texts without a second round.
+ */
+const FIRST_POOL = 160;
 
 /** The widest candidate pool one search reads (a store of copies upon copies stops here). */
 const MAX_CANDIDATES = 2_000;
