@@ -5,11 +5,11 @@
  * and little meaning with the request itself ("How do I implement a login?"), so neither search ranks
  * it high. When a question is the asker's own request for help (rather than about what happened, or
  * about someone else: "What is Caroline's favourite book?"), the wishes whose words match it are
- * searched on their own (a full-text query that requires one of the wish words) and the
- * best few join the fusion as a third ranked list.
+ * searched on their own (full-text queries of the wish words with the request's words, and of the
+ * wish words alone) and the best few join the fusion as a third ranked list.
  *
- * The cost is one more full-text query and the cosine of at most WISH_POOL vectors: a small constant
- * per search, whatever the size of the store.
+ * The cost is two more full-text queries that stop at WISH_POOL hits each, and the cosine of at most
+ * 2 x WISH_POOL vectors: a small constant per search, whatever the size of the store.
  */
 import { cosine } from './collapse.js';
 import type { VectorHit } from '../store/storeRows.js';
@@ -18,10 +18,11 @@ import type { VectorHit } from '../store/storeRows.js';
 export const WISH_WORDS = 'always never prefer preference';
 
 /**
- * Wish candidates read from the full-text index, then ranked by meaning too: a long history holds
- * many sentences with "always" or "never", and the wish a request needs may share none of its words.
+ * Wish candidates read from the full-text index by each of its two queries, then ranked by meaning
+ * too: a long history holds many sentences with "always" or "never", and the wish a request needs may
+ * share none of its words.
  */
-export const WISH_POOL = 50;
+export const WISH_POOL = 160;
 
 /** How many wishes join the fusion. */
 export const WISH_RESULTS = 3;

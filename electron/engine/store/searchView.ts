@@ -17,7 +17,7 @@ import { connectStore } from './connect.js';
 import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import type { VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { textSearchIn, textSearchRequiringIn, vectorSearchIn } from './storeSearch.js';
+import { textSearchFavouringIn, textSearchIn, vectorSearchIn } from './storeSearch.js';
 
 /** The reads of a search, all at one version of the chunks table. */
 export interface SearchReads {
@@ -26,10 +26,10 @@ export interface SearchReads {
   /** Full-text search, with each hit's vector (storeSearch.ts). */
   textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
   /**
-   * Full-text search among the chunks that hold one of the `required` words (ranked by all the words
-   * of `text`), with their vectors; none in a store whose text has no word index (storeSearch.ts).
+   * Full-text candidates for chunks that hold one of the `required` words, ranked by the words of
+   * `text` too, with their vectors; none in a store whose text has no word index (storeSearch.ts).
    */
-  textSearchRequiring(required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  textSearchFavouring(required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
   /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
@@ -93,7 +93,7 @@ export class SearchView {
     return {
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(table, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(table, this.hasIndex, text, limit, sessionId),
-      textSearchRequiring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchRequiringIn(table, required, text, limit, sessionId) : []),
+      textSearchFavouring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchFavouringIn(table, required, text, limit, sessionId) : []),
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
       messagesAround: (places) => messagesAround(table, places),
     };
