@@ -35,6 +35,15 @@ describe('byMessage', () => {
   });
 });
 
+describe('byMessage and repeated parts', () => {
+  it('counts a part that repeats another part of the message word for word once', () => {
+    const part = (chunkId: string, textHash: string, score: number) => ({ hit: { chunkId, sessionId: 's', msgIds: ['b'], textHash }, score });
+    const ranked = byMessage([{ hit: { chunkId: 'a0', sessionId: 's', msgIds: ['a'], textHash: 'A' }, score: 0.1 }, part('b0', 'B0', 0.09), part('b1', 'B1', 0.02), part('b1-again', 'B1', 0.02), part('b1-again2', 'B1', 0.02)]);
+    expect(ranked[0]!.hit.chunkId).toBe('a0');
+    expect(ranked.find((r) => r.hit.chunkId === 'b0')!.score).toBeCloseTo(0.09 + 0.3 * 0.02, 10);
+  });
+});
+
 describe('fusion by distinct text', () => {
   const hit = (chunkId: string, textHash: string) => ({ chunkId, textHash });
 

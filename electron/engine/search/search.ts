@@ -93,14 +93,21 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
  * A message several of whose parts match is more likely the one sought than a message of which one
  * part does: the best-scored chunk of a message (of the same messages in the same session) gains
  * SAME_MESSAGE_WEIGHT of the scores of its other parts among the candidates. A copy of the message in
- * another session is not another part of it (it is folded into it later). Best first again.
+ * another session is not another part of it (it is folded into it later), nor is a part that repeats
+ * another's text word for word (copies share a rank: byDistinctText). Best first again.
  */
-export function byMessage<T extends { hit: { sessionId: string; msgIds: string[] }; score: number }>(fused: readonly T[]): T[] {
+export function byMessage<T extends { hit: { sessionId: string; msgIds: string[]; textHash?: string }; score: number }>(fused: readonly T[]): T[] {
   const best = new Map<string, T>();
   const extra = new Map<T, number>();
+  const parts = new Set<string>();
   for (const entry of fused) {
     if (entry.hit.msgIds.length === 0) continue;
     const key = [entry.hit.sessionId, ...entry.hit.msgIds].join('\u0000');
+    if (entry.hit.textHash !== undefined) {
+      const part = `${key}\u0000${entry.hit.textHash}`;
+      if (parts.has(part)) continue;
+      parts.add(part);
+    }
     const first = best.get(key);
     if (!first) best.set(key, entry);
     else extra.set(first, (extra.get(first) ?? 0) + entry.score);
