@@ -7,6 +7,7 @@
  * answered or agreed to is often the evidence too. Two messages at most: the turn it belongs to.
  */
 import type { SearchReads } from '../store/searchView.js';
+import type { ChunkPlace } from '../store/storeLookups.js';
 
 /** How much of the other half a result shows (the whole message is one `show` away). */
 export const PROMPT_CHARS = 300;
@@ -16,6 +17,7 @@ export interface PromptableHit {
   text: string;
   msgIds: string[];
   seq?: number;
+  part?: number;
 }
 
 const HAS_USER_LINE = /(^|\n)user: /;
@@ -38,7 +40,7 @@ export async function promptsFor(reads: Pick<SearchReads, 'messagesAround'>, hit
   const wanted = [...replyParts, ...requests];
   const prompts = new Map<string, Prompt>();
   if (wanted.length === 0) return prompts;
-  const around = await reads.messagesAround(wanted.map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! })));
+  const around = await reads.messagesAround(wanted.map(placeOf));
   wanted.forEach((hit, i) => {
     const isRequest = i >= replyParts.length;
     const message = isRequest ? around[i]?.after : around[i]?.before;
@@ -48,8 +50,14 @@ export async function promptsFor(reads: Pick<SearchReads, 'messagesAround'>, hit
   return prompts;
 }
 
-function placed(hit: PromptableHit): boolean {
+/** Whether a hit has a place in its session to look around (a position and messages). */
+export function placed(hit: PromptableHit): boolean {
   return hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0;
+}
+
+/** Where a placed hit sits, for `messagesAround`. */
+export function placeOf(hit: PromptableHit): ChunkPlace {
+  return { sessionId: hit.sessionId, seq: hit.seq!, ...(hit.part !== undefined ? { part: hit.part } : {}), firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! };
 }
 
 /** The results, each joined by the other half of its turn when `prompts` has it (see the top of this file). */

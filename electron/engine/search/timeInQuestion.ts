@@ -7,7 +7,7 @@
  */
 import * as chrono from 'chrono-node';
 import type { SearchReads } from '../store/searchView.js';
-import type { PromptableHit } from './searchPrompts.js';
+import { placed, placeOf, type PromptableHit } from './searchPrompts.js';
 
 export interface TimeSpan {
   from: number;
@@ -63,9 +63,9 @@ export const WITHIN_SPAN_BOOST = 1;
  * a time keep their score. Best first again.
  */
 export async function favourSpan<T extends { hit: PromptableHit; score: number }>(reads: Pick<SearchReads, 'messagesAround'>, fused: readonly T[], span: TimeSpan, count: number): Promise<T[]> {
-  const head = fused.slice(0, count).filter(({ hit }) => hit.seq !== undefined && Number.isFinite(hit.seq) && hit.msgIds.length > 0);
+  const head = fused.slice(0, count).filter(({ hit }) => placed(hit));
   if (head.length === 0) return [...fused];
-  const around = await reads.messagesAround(head.map(({ hit }) => ({ sessionId: hit.sessionId, seq: hit.seq!, firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! })));
+  const around = await reads.messagesAround(head.map(({ hit }) => placeOf(hit)));
   const within = new Set<T>();
   head.forEach((entry, i) => {
     const time = Date.parse(around[i]?.first?.timestamp ?? '');

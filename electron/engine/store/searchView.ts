@@ -15,9 +15,9 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
 import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
-import type { VectorHit } from './storeRows.js';
+import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { textSearchFavouringIn, textSearchIn, vectorSearchIn } from './storeSearch.js';
+import { textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
 
 /** The reads of a search, all at one version of the chunks table. */
 export interface SearchReads {
@@ -37,6 +37,7 @@ export interface SearchReads {
 
 export class SearchView {
   private table: Promise<lancedb.Table> | null = null;
+  private part: { version: number; has: boolean } | null = null;
   private db: lancedb.Connection | null = null;
   private closed = false;
 
@@ -57,13 +58,13 @@ export class SearchView {
     newest.catch(() => {});
     const table = await this.open();
     const held = await table.version();
-    const first = search(this.readsOf(table)).then(
+    const first = this.readsOf(table, held).then(search).then(
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
     );
     if ((await newest) > held) {
       await table.checkoutLatest();
-      return search(this.readsOf(table));
+      return search(await this.readsOf(table, await table.version()));
     }
     const result = await first;
     if (!result.ok) throw result.error;
@@ -81,6 +82,7 @@ export class SearchView {
   private open(): Promise<lancedb.Table> {
     if (this.closed) throw new Error('the store is closed');
     this.table ??= (async () => {
+      this.part = null;
       // No read consistency interval: the handle stays at the version it holds until moved on (run()).
       this.db = await connectStore(this.uri);
       return this.db.openTable(CHUNKS_TABLE);
@@ -89,13 +91,20 @@ export class SearchView {
     return this.table;
   }
 
-  private readsOf(table: lancedb.Table): SearchReads {
+  /** Whether the table has the `part` column at the version held (asked again when the view moves on). */
+  private async hasPartAt(table: lancedb.Table, version: number): Promise<boolean> {
+    if (this.part?.version !== version) this.part = { version, has: (await table.schema()).fields.some((f) => f.name === PART_COLUMN) };
+    return this.part.has;
+  }
+
+  private async readsOf(table: lancedb.Table, version: number): Promise<SearchReads> {
+    const chunks: SearchTable = { table, hasPart: await this.hasPartAt(table, version) };
     return {
-      vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(table, vector, limit, sessionId, excludeChunkId),
-      textSearch: (text, limit, sessionId) => textSearchIn(table, this.hasIndex, text, limit, sessionId),
-      textSearchFavouring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchFavouringIn(table, required, text, limit, sessionId) : []),
+      vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
+      textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
+      textSearchFavouring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId) : []),
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
-      messagesAround: (places) => messagesAround(table, places),
+      messagesAround: (places) => messagesAround(chunks, places),
     };
   }
 }

@@ -5,7 +5,8 @@
  * columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { sqlIn, sqlString, vectorOf, type OwnedMessage, type Row } from './storeRows.js';
+import { PART_COLUMN, sqlIn, sqlString, vectorOf, type OwnedMessage, type Row } from './storeRows.js';
+import type { SearchTable } from './storeSearch.js';
 
 export interface ChunkLocation {
   chunkId: string;
@@ -66,12 +67,15 @@ export async function chunkTexts(chunks: lancedb.Table, chunkIds: readonly strin
 }
 
 /**
- * For each chunk place (its session and `seq`), the chunk's first message, the message just before it
- * and the one just after the chunk's last, when the store holds them: reads of the rows starting in the two
- * message positions on either side of each chunk, through the session index (the work grows with the
- * places asked, not the store).
+ * For each chunk place, the chunk's first message, the message just before it and the one just after
+ * the chunk's last, when the store holds them within AROUND_POSITIONS message positions of the chunk.
+ * A message is kept in the row of the chunk that holds its start, and a row's `seq` is the position
+ * of its first message (ChunkPosition), so what is read is the rows that start within those positions,
+ * through the session index: the work grows with the places asked, not with the store or the length
+ * of their sessions. A neighbour further off (a gap of more positions, or behind a chunk that packs
+ * more short messages than that) is not given.
  */
-export async function messagesAround(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
+export async function messagesAround(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
   const out: MessagesAround[] = [];
   // A few dozen places per read: one filter with hundreds of ranges is slow to plan.
   for (let i = 0; i < places.length; i += 50) out.push(...(await aroundBatch(chunks, places.slice(i, i + 50))));
@@ -87,41 +91,62 @@ export interface MessagesAround {
 
 export interface ChunkPlace {
   sessionId: string;
+  /** The chunk's `seq` and `part` as read (ChunkPosition); `part` -1 or absent when `seq` packs both. */
   seq: number;
+  part?: number;
   firstMsgId: string;
   lastMsgId: string;
 }
 
-async function aroundBatch(chunks: lancedb.Table, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
+/** How many message positions on either side of a chunk are read for the messages around it. */
+export const AROUND_POSITIONS = 16;
+
+async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]> {
   if (places.length === 0) return [];
-  // A chunk's seq is its first message's position * 1000 + the part (chunkWriter.ts); the message
-  // after a one-message chunk starts at the next position.
-  const ranges = places.map((p) => `(session_id = ${sqlString(p.sessionId)} AND seq >= ${p.seq - 2000} AND seq < ${Math.floor(p.seq / 1000) * 1000 + 2000})`);
+  const windows = places.map((p) => {
+    // Whole positions: a fraction (a message inserted between two) is within the same bounds.
+    const position = Math.floor(p.part !== undefined && p.part >= 0 ? p.seq : p.seq / 1000);
+    return { from: position - AROUND_POSITIONS, to: position + AROUND_POSITIONS + 1 };
+  });
   const sessions = [...new Set(places.map((p) => p.sessionId))];
-  const rows = (await chunks
+  const ranges = startsWithin(places.map((p, i) => ({ sessionId: p.sessionId, ...windows[i]! })), chunks.hasPart);
+  const rows = (await chunks.table
     .query()
-    // Only the rows that hold a message's start (its full record) are read.
-    .where(`${sqlIn('session_id', sessions)} AND owned_keys != '[]' AND (${ranges.join(' OR ')})`)
+    .where(`${sqlIn('session_id', sessions)} AND ${ranges}`)
     .select(['session_id', 'owned'])
     .toArray()) as Row[];
-  const bySession = new Map<string, OwnedMessage[]>();
+  const bySession = new Map<string, Map<string, OwnedMessage>>();
   for (const row of rows) {
-    const list = bySession.get(String(row.session_id)) ?? [];
-    list.push(...(JSON.parse(String(row.owned)) as OwnedMessage[]));
-    bySession.set(String(row.session_id), list);
+    const sessionId = String(row.session_id);
+    const messages = bySession.get(sessionId) ?? new Map<string, OwnedMessage>();
+    for (const m of JSON.parse(String(row.owned)) as OwnedMessage[]) messages.set(m.msgId, m);
+    bySession.set(sessionId, messages);
   }
-  return places.map((p) => {
-    const messages = bySession.get(p.sessionId) ?? [];
-    const first = messages.find((m) => m.msgId === p.firstMsgId);
-    const last = messages.find((m) => m.msgId === p.lastMsgId);
+  return places.map((p, i) => {
+    const messages = bySession.get(p.sessionId);
+    const { from, to } = windows[i]!;
+    const first = messages?.get(p.firstMsgId);
+    const last = messages?.get(p.lastMsgId);
     let before: OwnedMessage | undefined;
     let after: OwnedMessage | undefined;
-    for (const m of messages) {
+    // Only messages within the place's own positions: one read for another place of the session
+    // further off may not be the nearest.
+    for (const m of messages?.values() ?? []) {
+      if (m.seq < from || m.seq >= to) continue;
       if (first && m.seq < first.seq && (!before || m.seq > before.seq)) before = m;
       if (last && m.seq > last.seq && (!after || m.seq < after.seq)) after = m;
     }
     return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}) };
   });
+}
+
+/**
+ * The filter for rows whose first message's position is in one of these sessions' [from, to): `seq`
+ * itself, or in a row that packs `position * 1000 + part` (part -1, or no part column at all), `seq` / 1000.
+ */
+function startsWithin(spans: ReadonlyArray<{ sessionId: string; from: number; to: number }>, hasPart: boolean): string {
+  const any = (scale: number) => `(${spans.map(({ sessionId, from, to }) => `(session_id = ${sqlString(sessionId)} AND seq >= ${from * scale} AND seq < ${to * scale})`).join(' OR ')})`;
+  return hasPart ? `((${PART_COLUMN} >= 0 AND ${any(1)}) OR (${PART_COLUMN} < 0 AND ${any(1000)}))` : any(1000);
 }
 
 /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */

@@ -70,6 +70,8 @@ export interface VectorHit {
   distance: number;
   /** The chunk's ordering key in its session (see ChunkRecord.seq). */
   seq?: number;
+  /** Which part of its first message the chunk starts with; -1 (or absent) when `seq` packs it (ChunkPosition). */
+  part?: number;
   /** Present when the search read it (vector searches do). */
   vector?: Float32Array;
 }

@@ -5,17 +5,42 @@
 import * as lancedb from '@lancedb/lancedb';
 import { fuseByRank } from '../search/rankFusion.js';
 import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
-import { listOf, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
+import { listOf, PART_COLUMN, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
 
-export async function vectorSearchIn(chunks: lancedb.Table, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
+/** The chunks table at the version a search holds, and whether it has the `part` column there. */
+export interface SearchTable {
+  table: lancedb.Table;
+  hasPart: boolean;
+}
+
+/** What a hit is read with: its place in its session (with `part` where the table has it), its text and its vector. */
+function hitColumns(chunks: SearchTable, score: '_distance' | '_score'): string[] {
+  return ['chunk_id', 'session_id', 'seq', ...(chunks.hasPart ? [PART_COLUMN] : []), 'text', 'text_hash', 'msg_ids', 'vector', score];
+}
+
+function hitOf(r: Row, distance: number): VectorHit {
+  return {
+    chunkId: String(r.chunk_id),
+    sessionId: String(r.session_id),
+    text: String(r.text),
+    textHash: String(r.text_hash),
+    msgIds: listOf(r.msg_ids),
+    distance,
+    seq: Number(r.seq),
+    part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]),
+    vector: vectorOf(r.vector),
+  };
+}
+
+export async function vectorSearchIn(chunks: SearchTable, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
   // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
-  let query = chunks.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(refineFactorFor(limit)).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_distance']);
+  let query = chunks.table.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(refineFactorFor(limit)).limit(limit).select(hitColumns(chunks, '_distance'));
   const filters: string[] = [];
   if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
   if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
   if (filters.length > 0) query = query.where(filters.join(' AND '));
   const rows = (await query.toArray()) as Row[];
-  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: Number(r._distance), seq: Number(r.seq), vector: vectorOf(r.vector) })));
+  return inStableOrder(rows.map((r) => hitOf(r, Number(r._distance))));
 }
 
 /**
@@ -34,7 +59,7 @@ const REFINED_ROWS = 160;
  * Japanese, Korean or Thai, its n-grams through the index on `text_cjk`; the two rankings are
  * interleaved (reciprocal rank), one hit per chunk. `hasIndex` says which indexes the table has.
  */
-export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: string) => Promise<boolean>, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+export async function textSearchIn(chunks: SearchTable, hasIndex: (column: string) => Promise<boolean>, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
   const cjk = cjkText(text);
   const [words, grams] = await Promise.all([
     (await hasIndex('text')) ? ftsQuery(chunks, 'text', text, limit, sessionId) : [],
@@ -54,7 +79,7 @@ export async function textSearchIn(chunks: lancedb.Table, hasIndex: (column: str
  * at 200k chunks, even when no chunk holds a required word), while a plain one stops at the best
  * `limit`.
  */
-export async function textSearchFavouringIn(chunks: lancedb.Table, required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+export async function textSearchFavouringIn(chunks: SearchTable, required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
   const [together, alone] = await Promise.all([
     ftsQuery(chunks, 'text', new lancedb.MatchQuery(`${required} ${text}`, 'text'), limit, sessionId),
     ftsQuery(chunks, 'text', new lancedb.MatchQuery(required, 'text'), limit, sessionId),
@@ -63,13 +88,13 @@ export async function textSearchFavouringIn(chunks: lancedb.Table, required: str
   return [...together, ...alone.filter((hit) => !seen.has(hit.chunkId))];
 }
 
-async function ftsQuery(chunks: lancedb.Table, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
+async function ftsQuery(chunks: SearchTable, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
   // The vectors too: a hit found only by its words needs one to be folded with its copies, and
   // reading it with the rest costs no further round trip to object storage.
-  let query = chunks.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(['chunk_id', 'session_id', 'seq', 'text', 'text_hash', 'msg_ids', 'vector', '_score']);
+  let query = chunks.table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(hitColumns(chunks, '_score'));
   if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
   const rows = (await query.toArray()) as Row[];
-  return inStableOrder(rows.map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), text: String(r.text), textHash: String(r.text_hash), msgIds: listOf(r.msg_ids), distance: -Number(r._score), seq: Number(r.seq), vector: vectorOf(r.vector) })));
+  return inStableOrder(rows.map((r) => hitOf(r, -Number(r._score))));
 }
 
 /**
