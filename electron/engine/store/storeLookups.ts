@@ -141,12 +141,23 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
 }
 
 /**
- * The filter for rows whose first message's position is in one of these sessions' [from, to): `seq`
- * itself, or in a row that packs `position * 1000 + part` (part -1, or no part column at all), `seq` / 1000.
+ * The filter for rows whose first message's position is in one of these spans [from, to) of their
+ * session: `seq` itself, or in a row that packs `position * 1000 + part` (part -1, or no part column
+ * at all), `seq` / 1000. Overlapping spans of a session are merged: the filter is evaluated on every
+ * row of the sessions, and a short one is quicker.
  */
 function startsWithin(spans: ReadonlyArray<{ sessionId: string; from: number; to: number }>, hasPart: boolean): string {
-  const any = (scale: number) => `(${spans.map(({ sessionId, from, to }) => `(session_id = ${sqlString(sessionId)} AND seq >= ${from * scale} AND seq < ${to * scale})`).join(' OR ')})`;
-  return hasPart ? `((${PART_COLUMN} >= 0 AND ${any(1)}) OR (${PART_COLUMN} < 0 AND ${any(1000)}))` : any(1000);
+  const bySession = new Map<string, Array<{ from: number; to: number }>>();
+  for (const { sessionId, from, to } of [...spans].sort((x, y) => x.from - y.from)) {
+    const merged = bySession.get(sessionId) ?? [];
+    const last = merged[merged.length - 1];
+    if (last && from <= last.to) last.to = Math.max(last.to, to);
+    else merged.push({ from, to });
+    bySession.set(sessionId, merged);
+  }
+  const within = (scale: number) =>
+    [...bySession].map(([sessionId, ranges]) => `(session_id = ${sqlString(sessionId)} AND (${ranges.map(({ from, to }) => `(seq >= ${from * scale} AND seq < ${to * scale})`).join(' OR ')}))`).join(' OR ');
+  return hasPart ? `((${PART_COLUMN} >= 0 AND (${within(1)})) OR (${PART_COLUMN} < 0 AND (${within(1000)})))` : `(${within(1000)})`;
 }
 
 /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */
