@@ -19,6 +19,9 @@ const LEASE_ID = 'writer';
 /** How long a lease lasts without renewal: longer than any pause of a live writer, short enough to wait out. */
 export const LEASE_TTL_MS = 30_000;
 const RENEW_MS = 5_000;
+/** How often, and how far apart, the lease table another machine is creating is opened before giving up (about 5 s). */
+const OPEN_ATTEMPTS = 25;
+const OPEN_RETRY_MS = 200;
 
 export interface LeaseHolder {
   /** The machine's name (SESSION_MEMORY_MACHINE, else its host name). */
@@ -141,11 +144,30 @@ export class StoreLease {
       try {
         // Creation is one commit of version 1: of two machines creating it at once, one fails and opens the other's.
         this.table = await this.db.createTable(LEASE_TABLE, [{ id: LEASE_ID, holder: '', token: '', expires_at: 0 }]);
-      } catch {
-        this.table = await this.db.openTable(LEASE_TABLE);
+      } catch (creating) {
+        this.table = await this.openCreatedElsewhere(creating);
       }
     }
     return this.table;
+  }
+
+  /**
+   * The table another machine has just created: its first version can be listed a moment before its
+   * manifest can be read (on `s3+ddb://` the commit table names it before the object is in place), so
+   * the opening is tried again for a few seconds before the error is given.
+   */
+  private async openCreatedElsewhere(creating: unknown): Promise<lancedb.Table> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.openTable(LEASE_TABLE);
+      } catch (opening) {
+        if (attempt >= OPEN_ATTEMPTS) {
+          const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200);
+          throw new EngineError('internal', `${this.where}: the table that says which machine writes (${LEASE_TABLE}) could neither be created (${reason(creating)}) nor opened (${reason(opening)}); try again`, { cause: opening });
+        }
+        await sleep(OPEN_RETRY_MS);
+      }
+    }
   }
 
   close(): void {
