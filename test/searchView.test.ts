@@ -4,6 +4,7 @@
  * by it, and a held version whose files another process has since compacted away is not an error.
  */
 import { describe, expect, it } from 'vitest';
+import { WISH_WORDS } from '../electron/engine/search/standingWishes.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
@@ -33,6 +34,23 @@ describe('searches see the newest version of the store', () => {
     } finally {
       await reader.close();
       await writer.close();
+    }
+  });
+
+  it("reads the chunks holding a wish word once per version, and again once a save adds one", async () => {
+    const dataDir = bed.dataDir();
+    const engine = await bed.open(dataDir);
+    try {
+      const wishes = (topic: string) => engine.store.searching((reads) => reads.textSearchFavouring(WISH_WORDS, topic, 1));
+      await engine.save({ sessionId: 'zebras', messages: [{ role: 'user', content: 'Zebra stripes on the savanna: why does a zebra herd have stripes at all?' }, { role: 'assistant', content: 'Zebra stripes may deter biting flies: fewer flies land on striped coats in a savanna herd.' }] });
+      // The best chunk by the request's words with the wish words (the zebra talk), and none by the wish words alone.
+      expect((await wishes('zebra stripes savanna herd biting flies')).map((h) => h.sessionId)).toEqual(['zebras']);
+      expect((await wishes('zebra stripes savanna herd biting flies')).map((h) => h.sessionId)).toEqual(['zebras']);
+      await engine.save({ sessionId: 'style', messages: [{ role: 'user', content: 'Always answer me in British English, never American.' }, { role: 'assistant', content: 'Understood.' }] });
+      // The store has moved on: the wish just saved is read, though the zebra talk still ranks first by all the words.
+      expect((await wishes('zebra stripes savanna herd biting flies')).map((h) => h.sessionId)).toEqual(['zebras', 'style']);
+    } finally {
+      await engine.close();
     }
   });
 });

@@ -8,8 +8,9 @@
  * searched on their own (full-text queries of the wish words with the request's words, and of the
  * wish words alone) and the best few join the fusion as a third ranked list.
  *
- * The cost is two more full-text queries that stop at WISH_POOL hits each, and the cosine of at most
- * 2 x WISH_POOL vectors: a small constant per search, whatever the size of the store.
+ * The cost is one more full-text query that stops at WISH_POOL hits (the wish words alone are the
+ * same for every request, so their hits are read once per version of the store: searchView.ts), and
+ * the cosine of at most 2 x WISH_POOL vectors: a small constant per search, whatever the size of the store.
  */
 import { cosine } from './collapse.js';
 import type { VectorHit } from '../store/storeRows.js';

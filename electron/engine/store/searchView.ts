@@ -17,7 +17,10 @@ import { connectStore } from './connect.js';
 import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
+import { requiredWordsIn, textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
+
+/** Session filters whose required-word hits a view keeps for its version (past it, it starts again). */
+const REQUIRED_WORDS_KEPT = 16;
 
 /** The reads of a search, all at one version of the chunks table. */
 export interface SearchReads {
@@ -38,6 +41,7 @@ export interface SearchReads {
 export class SearchView {
   private table: Promise<lancedb.Table> | null = null;
   private part: { version: number; has: boolean } | null = null;
+  private requiredWords: { version: number; hits: Map<string, Promise<VectorHit[]>> } | null = null;
   private db: lancedb.Connection | null = null;
   private closed = false;
 
@@ -83,6 +87,7 @@ export class SearchView {
     if (this.closed) throw new Error('the store is closed');
     this.table ??= (async () => {
       this.part = null;
+      this.requiredWords = null;
       // No read consistency interval: the handle stays at the version it holds until moved on (run()).
       this.db = await connectStore(this.uri);
       return this.db.openTable(CHUNKS_TABLE);
@@ -97,12 +102,31 @@ export class SearchView {
     return this.part.has;
   }
 
+  /**
+   * The chunks that hold the required words alone (the standing wishes' second query) at a version:
+   * the same for every request until the store moves on, so read once per version (and session
+   * filter), and given to each search as copies.
+   */
+  private async requiredWordsAt(chunks: SearchTable, version: number, required: string, limit: number, sessionId: string | undefined): Promise<VectorHit[]> {
+    if (this.requiredWords?.version !== version || this.requiredWords.hits.size >= REQUIRED_WORDS_KEPT) this.requiredWords = { version, hits: new Map() };
+    const cache = this.requiredWords.hits;
+    const key = JSON.stringify([required, limit, sessionId ?? null]);
+    let hits = cache.get(key);
+    if (!hits) {
+      hits = requiredWordsIn(chunks, required, limit, sessionId);
+      cache.set(key, hits);
+      hits.catch(() => cache.delete(key));
+    }
+    return (await hits).map((hit) => ({ ...hit }));
+  }
+
   private async readsOf(table: lancedb.Table, version: number): Promise<SearchReads> {
     const chunks: SearchTable = { table, hasPart: await this.hasPartAt(table, version) };
     return {
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
-      textSearchFavouring: async (required, text, limit, sessionId) => ((await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId) : []),
+      textSearchFavouring: async (required, text, limit, sessionId) =>
+        (await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId, this.requiredWordsAt(chunks, version, required, limit, sessionId)) : [],
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
       messagesAround: (places) => messagesAround(chunks, places),
     };

@@ -73,19 +73,24 @@ export async function textSearchIn(chunks: SearchTable, hasIndex: (column: strin
 /**
  * Full-text candidates for chunks that hold one of the `required` words, ranked by the words of
  * `text` too: the best `limit` by all the words together, then the best `limit` by the required words
- * alone that are not among them, with their vectors (the caller checks that the word index exists, and
- * which hits hold a required word). Two plain word queries rather than one that requires a word: in
- * LanceDB 0.31 a query with a required clause scores every chunk holding any of its words (20-100 ms
- * at 200k chunks, even when no chunk holds a required word), while a plain one stops at the best
- * `limit`.
+ * alone (`alone`, read here unless given) that are not among them, with their vectors (the caller
+ * checks that the word index exists, and which hits hold a required word). Two plain word queries
+ * rather than one that requires a word: in LanceDB 0.31 a query with a required clause scores every
+ * chunk holding any of its words (20-100 ms at 200k chunks, even when no chunk holds a required
+ * word), while a plain one stops at the best `limit`.
  */
-export async function textSearchFavouringIn(chunks: SearchTable, required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
-  const [together, alone] = await Promise.all([
+export async function textSearchFavouringIn(chunks: SearchTable, required: string, text: string, limit: number, sessionId?: string, alone?: Promise<VectorHit[]>): Promise<VectorHit[]> {
+  const [together, byRequired] = await Promise.all([
     ftsQuery(chunks, 'text', new lancedb.MatchQuery(`${required} ${text}`, 'text'), limit, sessionId),
-    ftsQuery(chunks, 'text', new lancedb.MatchQuery(required, 'text'), limit, sessionId),
+    alone ?? requiredWordsIn(chunks, required, limit, sessionId),
   ]);
   const seen = new Set(together.map((hit) => hit.chunkId));
-  return [...together, ...alone.filter((hit) => !seen.has(hit.chunkId))];
+  return [...together, ...byRequired.filter((hit) => !seen.has(hit.chunkId))];
+}
+
+/** The best `limit` chunks by the `required` words alone: the same for every question asked of one version of the table. */
+export function requiredWordsIn(chunks: SearchTable, required: string, limit: number, sessionId?: string): Promise<VectorHit[]> {
+  return ftsQuery(chunks, 'text', new lancedb.MatchQuery(required, 'text'), limit, sessionId);
 }
 
 async function ftsQuery(chunks: SearchTable, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
