@@ -72,17 +72,17 @@ export async function textSearchIn(chunks: SearchTable, hasIndex: (column: strin
 
 /**
  * Full-text candidates for chunks that hold one of the `required` words, ranked by the words of
- * `text` too: the best `limit` by all the words together, then the best `limit` by the required words
- * alone (`alone`, read here unless given) that are not among them, with their vectors (the caller
- * checks that the word index exists, and which hits hold a required word). Two plain word queries
- * rather than one that requires a word: in LanceDB 0.31 a query with a required clause scores every
- * chunk holding any of its words (20-100 ms at 200k chunks, even when no chunk holds a required
- * word), while a plain one stops at the best `limit`.
+ * `text` too: the best `limit` by all the words together, then those of `alone` (requiredWordsIn,
+ * which the caller keeps per version) that are not among them, with their vectors (the caller checks
+ * that the word index exists, and which hits hold a required word). Two plain word queries rather
+ * than one that requires a word: in LanceDB 0.31 a query with a required clause scores every chunk
+ * holding any of its words (20-100 ms at 200k chunks, even when no chunk holds a required word),
+ * while a plain one stops at the best `limit`.
  */
-export async function textSearchFavouringIn(chunks: SearchTable, required: string, text: string, limit: number, sessionId?: string, alone?: Promise<VectorHit[]>): Promise<VectorHit[]> {
+export async function textSearchFavouringIn(chunks: SearchTable, required: string, text: string, limit: number, sessionId: string | undefined, alone: Promise<VectorHit[]>): Promise<VectorHit[]> {
   const [together, byRequired] = await Promise.all([
     ftsQuery(chunks, 'text', new lancedb.MatchQuery(`${required} ${text}`, 'text'), limit, sessionId),
-    alone ?? requiredWordsIn(chunks, required, limit, sessionId),
+    alone,
   ]);
   const seen = new Set(together.map((hit) => hit.chunkId));
   return [...together, ...byRequired.filter((hit) => !seen.has(hit.chunkId))];
