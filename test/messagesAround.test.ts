@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageInput } from '../shared/domain.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import type { ChunkPlace, MessagesAround } from '../electron/engine/store/storeLookups.js';
-import { engineTestBed } from './helpers/engine.js';
+import { packChunkPlaces, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
 
@@ -83,11 +83,7 @@ describe('the messages around a result', () => {
       await engine.close();
 
       // Back to the earlier layout: `seq` packs position * 1000 + part, and there is no part column.
-      const db = await lancedb.connect(path.join(dataDir, 'lancedb'));
-      const chunks = await db.openTable('chunks');
-      await chunks.update({ valuesSql: { seq: 'seq * 1000 + part' } });
-      await chunks.dropColumns(['part']);
-      db.close();
+      await packChunkPlaces(dataDir);
       engine = await bed.open(dataDir);
       const packed = await placesOf(dataDir, 'long');
       expect(packed.every((p) => p.part === undefined)).toBe(true);

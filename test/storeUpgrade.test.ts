@@ -6,7 +6,7 @@ import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { CJK_COLUMN, cjkText } from '../electron/engine/store/store.js';
 import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
-import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { openEngine, packChunkPlaces, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 /** The store's full-text search on its own, as a search reads it. */
 const textSearch = (engine: MemoryEngine, text: string, limit: number) => engine.store.searching((reads) => reads.textSearch(text, limit));
@@ -233,11 +233,7 @@ describe('a store written when chunk order was one packed number', () => {
       await engine.close();
 
       // Back to the earlier layout: `seq` packs position * 1000 + part, and there is no part column.
-      const db = await lancedb.connect(path.join(dir, 'lancedb'));
-      const chunks = await db.openTable('chunks');
-      await chunks.update({ valuesSql: { seq: 'seq * 1000 + part' } });
-      await chunks.dropColumns(['part']);
-      db.close();
+      await packChunkPlaces(dir);
 
       engine = await openEngine(dir, embedder);
       expect(await chunkOrder(engine)).toEqual(expected);

@@ -1,3 +1,4 @@
+import * as lancedb from '@lancedb/lancedb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
@@ -80,4 +81,19 @@ export function conversation(count: number, options: { withIds?: boolean; start?
     messages.push({ ...(options.withIds === false ? {} : { msgId: `msg-${i}` }), role, content });
   }
   return { sessionId: options.sessionId ?? 'session-a', title: 'A test conversation', messages };
+}
+
+/**
+ * Turns a closed store's chunks back into the layout of stores written before `part` had a column of
+ * its own: `seq` packs position * 1000 + part, and there is no part column.
+ */
+export async function packChunkPlaces(dataDir: string): Promise<void> {
+  const db = await lancedb.connect(path.join(dataDir, 'lancedb'));
+  try {
+    const chunks = await db.openTable('chunks');
+    await chunks.update({ valuesSql: { seq: 'seq * 1000 + part' } });
+    await chunks.dropColumns(['part']);
+  } finally {
+    db.close();
+  }
 }
