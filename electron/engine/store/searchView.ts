@@ -15,12 +15,16 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
 import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
+import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
 import { requiredWordsIn, textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
 
 /** Session filters whose required-word hits a view keeps for its version (past it, it starts again). */
 const REQUIRED_WORDS_KEPT = 16;
+
+/** How long the copy of an earlier version's rows outside the indexes is kept for searches still reading it. */
+const RECENT_RETIRED_MS = 30_000;
 
 /** The reads of a search, all at one version of the chunks table. */
 export interface SearchReads {
@@ -36,12 +40,17 @@ export interface SearchReads {
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
   /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
+  /** How many rows outside the indexes the searches read from a copy in memory (recentRows.ts); 0 when none or when they read them in the table. */
+  recentRows: number;
 }
 
 export class SearchView {
   private table: Promise<lancedb.Table> | null = null;
   private part: { version: number; has: boolean } | null = null;
   private requiredWords: { version: number; hits: Map<string, Promise<VectorHit[]>> } | null = null;
+  private recent: { version: number; rows: Promise<RecentRows | null> } | null = null;
+  /** The rows outside the indexes at the last version that had any: the next version reads only what changed since. */
+  private recentBefore: RecentRows | null = null;
   private db: lancedb.Connection | null = null;
   private closed = false;
 
@@ -75,8 +84,24 @@ export class SearchView {
     return result.value;
   }
 
+  /**
+   * Moves to the newest version and reads its rows outside the indexes, ahead of the next search (a
+   * save calls it). Nothing when no search has opened the view yet, or the view holds the newest.
+   */
+  async prepare(): Promise<void> {
+    if (this.closed || !this.table) return;
+    const table = await this.table;
+    if ((await this.newestVersion()) <= (await table.version())) return;
+    await table.checkoutLatest();
+    const version = await table.version();
+    await this.recentAt(table, version, await this.hasPartAt(table, version));
+  }
+
   close(): void {
     this.closed = true;
+    this.recentBefore?.close();
+    this.recentBefore = null;
+    this.recent = null;
     void this.table?.then((t) => t.close(), () => {});
     this.table = null;
     this.db?.close();
@@ -88,6 +113,9 @@ export class SearchView {
     this.table ??= (async () => {
       this.part = null;
       this.requiredWords = null;
+      this.recent = null;
+      this.recentBefore?.close();
+      this.recentBefore = null;
       // No read consistency interval: the handle stays at the version it holds until moved on (run()).
       this.db = await connectStore(this.uri);
       return this.db.openTable(CHUNKS_TABLE);
@@ -120,9 +148,35 @@ export class SearchView {
     return (await hits).map((hit) => ({ ...hit }));
   }
 
+  /**
+   * The rows outside the indexes at a version (recentRows.ts), read once per version; null when the
+   * searches read them in the table. When reading them fails, or the handle moved on to a newer
+   * version meanwhile (another search's), the searches at that version read the table.
+   */
+  private recentAt(table: lancedb.Table, version: number, hasPart: boolean): Promise<RecentRows | null> {
+    if (this.recent?.version === version) return this.recent.rows;
+    const entry = { version, rows: Promise.resolve<RecentRows | null>(null) };
+    entry.rows = (async () => {
+      const rows = await recentRowsOf(table, hasPart, await this.hasWordIndex(), this.recentBefore);
+      const before = this.recentBefore;
+      if (rows !== null || before !== null) {
+        this.recentBefore = rows;
+        // The in-memory table of an earlier version's rows, once no later version shares it, goes
+        // when the searches still reading it are done.
+        if (before && !(rows?.sharesTextsWith(before) ?? false)) setTimeout(() => before.close(), RECENT_RETIRED_MS).unref();
+      }
+      if ((await table.version()) !== version) throw new Error('the search handle moved on while the rows outside the indexes were read');
+      return rows;
+    })().catch(() => null);
+    this.recent = entry;
+    return entry.rows;
+  }
+
   private async readsOf(table: lancedb.Table, version: number): Promise<SearchReads> {
-    const chunks: SearchTable = { table, hasPart: await this.hasPartAt(table, version) };
+    const hasPart = await this.hasPartAt(table, version);
+    const chunks: SearchTable = { table, hasPart, recent: await this.recentAt(table, version, hasPart) };
     return {
+      recentRows: chunks.recent?.rows ?? 0,
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
       textSearchFavouring: async (required, text, limit, sessionId) =>

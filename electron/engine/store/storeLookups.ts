@@ -109,12 +109,16 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
     return { from: position - AROUND_POSITIONS, to: position + AROUND_POSITIONS + 1 };
   });
   const sessions = [...new Set(places.map((p) => p.sessionId))];
-  const ranges = startsWithin(places.map((p, i) => ({ sessionId: p.sessionId, ...windows[i]! })), chunks.hasPart);
-  const rows = (await chunks.table
-    .query()
-    .where(`${sqlIn('session_id', sessions)} AND ${ranges}`)
-    .select(['session_id', 'owned'])
-    .toArray()) as Row[];
+  const spans = places.map((p, i) => ({ sessionId: p.sessionId, ...windows[i]! }));
+  const ranges = startsWithin(spans, chunks.hasPart);
+  // Rows outside the indexes that the search holds (recentRows.ts) are taken from there, and the
+  // table is asked for indexed rows only: through the session index, the rows outside it would
+  // otherwise be scanned at every read (19 against 7 ms with 2,244 of them at 200k chunks).
+  const recent = chunks.recent;
+  let query = chunks.table.query().where(`${sqlIn('session_id', sessions)} AND ${ranges}`).select(['session_id', 'owned']);
+  if (recent) query = query.fastSearch();
+  const rows = (await query.toArray()) as Row[];
+  if (recent) for (const row of recent.ofSessions(new Set(sessions))) if (spans.some((span) => span.sessionId === row.sessionId && startsIn(row, span, chunks.hasPart))) rows.push({ session_id: row.sessionId, owned: row.owned });
   const bySession = new Map<string, Map<string, OwnedMessage>>();
   for (const row of rows) {
     const sessionId = String(row.session_id);
@@ -158,6 +162,12 @@ function startsWithin(spans: ReadonlyArray<{ sessionId: string; from: number; to
   const within = (scale: number) =>
     [...bySession].map(([sessionId, ranges]) => `(session_id = ${sqlString(sessionId)} AND (${ranges.map(({ from, to }) => `(seq >= ${from * scale} AND seq < ${to * scale})`).join(' OR ')}))`).join(' OR ');
   return hasPart ? `((${PART_COLUMN} >= 0 AND (${within(1)})) OR (${PART_COLUMN} < 0 AND (${within(1000)})))` : `(${within(1000)})`;
+}
+
+/** What startsWithin's filter says of one row and one span. */
+function startsIn(row: { seq: number; part: number }, span: { from: number; to: number }, hasPart: boolean): boolean {
+  const scale = hasPart && row.part >= 0 ? 1 : 1000;
+  return row.seq >= span.from * scale && row.seq < span.to * scale;
 }
 
 /** The full messages kept in these chunks of a session (for rebuilding chunks around an edit). */

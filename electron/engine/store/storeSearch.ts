@@ -5,20 +5,26 @@
 import * as lancedb from '@lancedb/lancedb';
 import { fuseByRank } from '../search/rankFusion.js';
 import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
+import type { RecentRows } from './recentRows.js';
 import { listOf, PART_COLUMN, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
 
-/** The chunks table at the version a search holds, and whether it has the `part` column there. */
+/**
+ * The chunks table at the version a search holds, whether it has the `part` column there, and the
+ * copy of its rows outside the indexes (recentRows.ts), when the search reads them there: then the
+ * table is asked for its indexed rows only and the copy for the rest.
+ */
 export interface SearchTable {
   table: lancedb.Table;
   hasPart: boolean;
+  recent: RecentRows | null;
 }
 
 /** What a hit is read with: its place in its session (with `part` where the table has it), its text and its vector. */
-function hitColumns(chunks: SearchTable, score: '_distance' | '_score'): string[] {
-  return ['chunk_id', 'session_id', 'seq', ...(chunks.hasPart ? [PART_COLUMN] : []), 'text', 'text_hash', 'msg_ids', 'vector', score];
+export function hitColumns(hasPart: boolean): string[] {
+  return ['chunk_id', 'session_id', 'seq', ...(hasPart ? [PART_COLUMN] : []), 'text', 'text_hash', 'msg_ids', 'vector'];
 }
 
-function hitOf(r: Row, distance: number): VectorHit {
+export function hitOf(r: Row, distance: number): VectorHit {
   return {
     chunkId: String(r.chunk_id),
     sessionId: String(r.session_id),
@@ -33,14 +39,27 @@ function hitOf(r: Row, distance: number): VectorHit {
 }
 
 export async function vectorSearchIn(chunks: SearchTable, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
-  // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
-  let query = chunks.table.vectorSearch(Array.from(vector)).distanceType('cosine').nprobes(24).refineFactor(refineFactorFor(limit)).limit(limit).select(hitColumns(chunks, '_distance'));
   const filters: string[] = [];
   if (sessionId) filters.push(`session_id = ${sqlString(sessionId)}`);
   if (excludeChunkId) filters.push(`chunk_id != ${sqlString(excludeChunkId)}`);
-  if (filters.length > 0) query = query.where(filters.join(' AND '));
-  const rows = (await query.toArray()) as Row[];
-  return inStableOrder(rows.map((r) => hitOf(r, Number(r._distance))));
+  const nearest = async (query: lancedb.VectorQuery) => {
+    query = query.distanceType('cosine').limit(limit).select([...hitColumns(chunks.hasPart), '_distance']);
+    if (filters.length > 0) query = query.where(filters.join(' AND '));
+    return ((await query.toArray()) as Row[]).map((r) => hitOf(r, Number(r._distance)));
+  };
+  // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
+  const indexed = chunks.table.vectorSearch(Array.from(vector)).nprobes(24).refineFactor(refineFactorFor(limit));
+  if (!chunks.recent) return inStableOrder(await nearest(indexed));
+  return mergedHits(await nearest(indexed.fastSearch()), chunks.recent.nearest(vector, limit, sessionId, excludeChunkId), limit);
+}
+
+/**
+ * The best `limit` of the hits of the indexed rows and of the copy of the others, best first. A row
+ * an index covers after all (indexes built at different versions) is in both: its stored hit is kept.
+ */
+function mergedHits(stored: readonly VectorHit[], recent: readonly VectorHit[], limit: number): VectorHit[] {
+  const seen = new Set(stored.map((hit) => hit.chunkId));
+  return inStableOrder([...stored, ...recent.filter((hit) => !seen.has(hit.chunkId))]).slice(0, limit);
 }
 
 /**
@@ -94,12 +113,18 @@ export function requiredWordsIn(chunks: SearchTable, required: string, limit: nu
 }
 
 async function ftsQuery(chunks: SearchTable, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
-  // The vectors too: a hit found only by its words needs one to be folded with its copies, and
-  // reading it with the rest costs no further round trip to object storage.
-  let query = chunks.table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select(hitColumns(chunks, '_score'));
-  if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
-  const rows = (await query.toArray()) as Row[];
-  return inStableOrder(rows.map((r) => hitOf(r, -Number(r._score))));
+  const matching = async (table: lancedb.Table, indexedOnly: boolean) => {
+    // The vectors too: a hit found only by its words needs one to be folded with its copies, and
+    // reading it with the rest costs no further round trip to object storage.
+    let query = table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select([...hitColumns(chunks.hasPart), '_score']);
+    if (indexedOnly) query = query.fastSearch();
+    if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
+    return ((await query.toArray()) as Row[]).map((r) => hitOf(r, -Number(r._score)));
+  };
+  const recent = chunks.recent;
+  if (!recent || (column === CJK_COLUMN && !recent.cjk)) return inStableOrder(await matching(chunks.table, false));
+  const [stored, held] = await Promise.all([matching(chunks.table, true), recent.matching(column, text, limit, sessionId)]);
+  return mergedHits(stored, held, limit);
 }
 
 /**
