@@ -187,7 +187,11 @@ export class MemoryEngine {
   save(input: SessionInput, options: SaveCallOptions = {}): Promise<SaveReport> {
     return this.enqueue(async () => {
       if (this.closed) throw new EngineError('cancelled', 'the store is closed');
-      return saveSession(this.ctx, input, options);
+      const report = await saveSession(this.ctx, input, options);
+      // The rows it added are outside the indexes until the next compaction: read for searches now
+      // rather than by the next search (a no-op in a process that has not searched).
+      if (report.chunksWritten > 0 || report.chunksDeleted > 0) this.ctx.store.prepareSearch();
+      return report;
     });
   }
 

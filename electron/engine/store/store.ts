@@ -240,6 +240,11 @@ export class ChunkStore {
 
   private view: SearchView | null = null;
 
+  /** After a write: the searches' view reads the rows outside the indexes at the newest version in the background (searchView.ts). */
+  prepareSearch(): void {
+    void this.view?.prepare().catch(() => {});
+  }
+
   /** The vectors of these chunks. */
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
     return vectorsByChunkId(this.chunks, chunkIds);
