@@ -420,6 +420,8 @@ interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'me
   resaveBeforeWorstMs: number;
   worstSearchP50Ms: number;
   worstSearchP95Ms: number;
+  /** Searches each right after a small save (the first at its version), between the probe and the periodic compaction. */
+  searchAfterSaveMs: number[];
   /** 1-minute load average when the checkpoint finished: on a shared machine, other work skews the timings. */
   loadAvg1: number;
 }
@@ -537,8 +539,12 @@ async function main(): Promise<void> {
         const grown = probeSession(`probe-${target}`, PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, source);
         const resavesBefore: number[] = [];
         for (let i = 0; i < RESAVES; i++) resavesBefore.push((await timed(() => engine.save(grown)))[1]);
+        // Every tenth of them is followed by a search: the first at a new version, which reads the rows
+        // saved since the last compaction that it has not read yet (recentRows.ts).
+        const searchAfterSave: number[] = [];
         for (let i = 0; i < fillers; i++) {
           await engine.save({ sessionId: `small-${target}-${i}`, messages: [{ role: 'user', content: `note ${i}: ${drawQueries(i + 1)[i]}` }, { role: 'assistant', content: 'Noted.' }] });
+          if (i % 10 === 9) searchAfterSave.push((await timed(() => engine.search(queries[i % queries.length]!, { limit: 10 })))[1]);
         }
         const worst = await engine.store.stats();
         const worstResaves: number[] = [];
@@ -546,7 +552,8 @@ async function main(): Promise<void> {
         const worstSearch = await measureSearch(engine, embedder, queries, queryVectors);
         log(`  just before the periodic compaction (${fillers} more small saves: ${worst.fragments} fragments, compaction every ${interval} commits at this size): ` +
           `re-save of the ${grown.messages.length}-message probe ${fmt(median(worstResaves))} ms (${fmt(median(resavesBefore))} ms before those saves), ` +
-          `search p50/p95 ${fmt(worstSearch.searchP50Ms)}/${fmt(worstSearch.searchP95Ms)} ms`);
+          `search p50/p95 ${fmt(worstSearch.searchP50Ms)}/${fmt(worstSearch.searchP95Ms)} ms; ` +
+          `first search after a save, median/max of ${searchAfterSave.length}: ${fmt(median(searchAfterSave))}/${fmt(Math.max(...searchAfterSave))} ms`);
 
         const end = await engine.store.stats();
         const sizeAfterMeasure = await dirBytes(storeDir);
@@ -622,6 +629,7 @@ async function main(): Promise<void> {
           resaveBeforeWorstMs: round1(median(resavesBefore)),
           worstSearchP50Ms: round1(worstSearch.searchP50Ms),
           worstSearchP95Ms: round1(worstSearch.searchP95Ms),
+          searchAfterSaveMs: searchAfterSave.map(round1),
           loadAvg1: loadAvg(),
           ...(forget ? { forgetMs: Math.round(forget.forgetMs), searchAfterForgetP95Ms: round1(forget.searchAfterForgetP95Ms) } : {}),
         });
