@@ -33,8 +33,12 @@ import { hitColumns, hitOf, inStableOrder } from './storeSearch.js';
 /** Rows added to the in-memory texts table before it indexes them (HeldTexts.adding). */
 const UNINDEXED_TEXTS_MAX = 256;
 
-/** Past this many rows outside the indexes, holding them costs more than reading them in the table. */
-export const RECENT_ROWS_MAX = 20_000;
+/**
+ * Past this many rows outside the indexes the view reads them in the table: each held row keeps its
+ * vector, its text and its messages in memory, about 8 KB, so this bounds the memory at about 80 MB
+ * (a 200k-chunk store compacts about every 100 commits, and holds a few thousand such rows at most).
+ */
+export const RECENT_ROWS_MAX = 10_000;
 
 /** The rows outside the indexes at one version of the chunks table, held for searches. */
 export interface RecentRows {
