@@ -62,7 +62,6 @@ export interface RecentRows {
 
 interface Held {
   hit: VectorHit;
-  fragment: number;
   norm: number;
   owned: string;
 }
@@ -95,8 +94,7 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
   const earlier = previous instanceof HeldRows && previous.fromFragment === fromFragment && previous.texts.fits(cjk, words) ? previous : null;
   const held = (earlier && (await heldSince(earlier))) ?? (await heldSince(null));
   if (!held || held.rows.size !== outside) return null;
-  const texts = earlier && held.texts === earlier.texts ? earlier.texts : held.texts;
-  return new HeldRows(held.rows, fromFragment, held.toFragment, texts);
+  return new HeldRows(held.rows, fromFragment, held.toFragment, held.texts);
 
   /** The rows from `fromFragment` on, those of `before` still there taken from it; null when they do not add up. */
   async function heldSince(before: HeldRows | null): Promise<{ rows: Map<string, Held>; toFragment: number; texts: HeldTexts } | null> {
@@ -113,7 +111,7 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
         for (const [chunkId, kept] of before.held) rows.set(chunkId, kept);
       } else {
         // Which of them are still there.
-        const ids = (await table.query().where(`${fromFragmentOn(fromFragment)}`).select(['chunk_id']).withRowId().toArray()) as Row[];
+        const ids = (await table.query().where(fromFragmentOn(fromFragment)).select(['chunk_id']).withRowId().toArray()) as Row[];
         for (const row of ids) {
           if (fragmentOf(row) > before.toFragment) continue;
           const kept = before.held.get(String(row.chunk_id));
@@ -125,9 +123,8 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
     let toFragment = before?.toFragment ?? fromFragment;
     for (const row of added.toArray() as Row[]) {
       const hit = hitOf(row, 0);
-      const fragment = fragmentOf(row);
-      toFragment = Math.max(toFragment, fragment);
-      rows.set(hit.chunkId, { hit, fragment, norm: normOf(hit.vector!), owned: String(row.owned) });
+      toFragment = Math.max(toFragment, fragmentOf(row));
+      rows.set(hit.chunkId, { hit, norm: normOf(hit.vector!), owned: String(row.owned) });
     }
     const textColumns = added.select(['chunk_id', 'session_id', 'text', ...(cjk ? [CJK_COLUMN] : [])]);
     const texts = before ? await before.texts.adding(textColumns) : await HeldTexts.of(textColumns, cjk, words);
