@@ -42,10 +42,6 @@ export const RECENT_ROWS_MAX = 10_000;
 
 /** The rows outside the indexes at one version of the chunks table, held for searches. */
 export interface RecentRows {
-  /** The first fragment none of whose rows the indexes cover; every later fragment is outside them too. */
-  readonly fromFragment: number;
-  /** The last fragment read. */
-  readonly toFragment: number;
   readonly rows: number;
   /** Whether the texts are indexed for n-grams on `text_cjk` too (the store has that index). */
   readonly cjk: boolean;
@@ -198,7 +194,9 @@ class HeldTexts {
 class HeldRows implements RecentRows {
   constructor(
     readonly held: Map<string, Held>,
+    /** The first fragment none of whose rows the indexes cover; every later fragment is outside them too. */
     readonly fromFragment: number,
+    /** The last fragment read. */
     readonly toFragment: number,
     readonly texts: HeldTexts,
   ) {}

@@ -23,7 +23,7 @@ import { requiredWordsIn, textSearchFavouringIn, textSearchIn, vectorSearchIn, t
 /** Session filters whose required-word hits a view keeps for its version (past it, it starts again). */
 const REQUIRED_WORDS_KEPT = 16;
 
-/** How long the copy of an earlier version's rows outside the indexes is kept for searches still reading it. */
+/** How long the in-memory texts of an earlier version's rows outside the indexes are kept for searches still reading them. */
 const RECENT_RETIRED_MS = 30_000;
 
 /** The reads of a search, all at one version of the chunks table. */
@@ -40,7 +40,7 @@ export interface SearchReads {
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
   /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
-  /** How many rows outside the indexes the searches read from a copy in memory (recentRows.ts); 0 when none or when they read them in the table. */
+  /** How many rows outside the indexes the searches read from memory (recentRows.ts); 0 when none or when they read them in the table. */
   recentRows: number;
 }
 

@@ -9,9 +9,9 @@ import type { RecentRows } from './recentRows.js';
 import { listOf, PART_COLUMN, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
 
 /**
- * The chunks table at the version a search holds, whether it has the `part` column there, and the
- * copy of its rows outside the indexes (recentRows.ts), when the search reads them there: then the
- * table is asked for its indexed rows only and the copy for the rest.
+ * The chunks table at the version a search holds, whether it has the `part` column there, and its
+ * rows outside the indexes held in memory (recentRows.ts), when the search reads them there: then the
+ * table is asked for its indexed rows only and the held rows for the rest.
  */
 export interface SearchTable {
   table: lancedb.Table;
@@ -54,7 +54,7 @@ export async function vectorSearchIn(chunks: SearchTable, vector: Float32Array, 
 }
 
 /**
- * The best `limit` of the hits of the indexed rows and of the copy of the others, best first. A row
+ * The best `limit` of the hits of the indexed rows and of the held rows, best first. A row
  * an index covers after all (indexes built at different versions) is in both: its stored hit is kept.
  */
 function mergedHits(stored: readonly VectorHit[], recent: readonly VectorHit[], limit: number): VectorHit[] {
@@ -113,17 +113,17 @@ export function requiredWordsIn(chunks: SearchTable, required: string, limit: nu
 }
 
 async function ftsQuery(chunks: SearchTable, column: string, text: string | lancedb.FullTextQuery, limit: number, sessionId?: string): Promise<VectorHit[]> {
-  const matching = async (table: lancedb.Table, indexedOnly: boolean) => {
+  const matching = async (indexedOnly: boolean) => {
     // The vectors too: a hit found only by its words needs one to be folded with its copies, and
     // reading it with the rest costs no further round trip to object storage.
-    let query = table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select([...hitColumns(chunks.hasPart), '_score']);
+    let query = chunks.table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select([...hitColumns(chunks.hasPart), '_score']);
     if (indexedOnly) query = query.fastSearch();
     if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
     return ((await query.toArray()) as Row[]).map((r) => hitOf(r, -Number(r._score)));
   };
   const recent = chunks.recent;
-  if (!recent || (column === CJK_COLUMN && !recent.cjk)) return inStableOrder(await matching(chunks.table, false));
-  const [stored, held] = await Promise.all([matching(chunks.table, true), recent.matching(column, text, limit, sessionId)]);
+  if (!recent || (column === CJK_COLUMN && !recent.cjk)) return inStableOrder(await matching(false));
+  const [stored, held] = await Promise.all([matching(true), recent.matching(column, text, limit, sessionId)]);
   return mergedHits(stored, held, limit);
 }
 
