@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MemoryEngine } from '../electron/engine/engine.js';
+import { cosine } from '../electron/engine/search/collapse.js';
 import type { SearchReads } from '../electron/engine/store/searchView.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
@@ -35,18 +36,6 @@ const harbour = (last: string) => ({
 
 const reading = <T>(engine: MemoryEngine, read: (reads: SearchReads) => Promise<T> | T) => engine.store.searching(async (reads) => read(reads));
 const sessionsOf = (hits: ReadonlyArray<{ sessionId: string }>) => [...new Set(hits.map((h) => h.sessionId))];
-
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return 1 - dot / Math.sqrt(na * nb);
-}
 
 describe('searching rows saved since the last compaction', () => {
   it('finds them by words, by vector and with their neighbours, from memory, until a compaction indexes them', async () => {
@@ -85,7 +74,7 @@ describe('searching rows saved since the last compaction', () => {
       const heldIds = (await reading(engine, (reads) => reads.textSearch('Skerryvore Tiree keepers tower boat lighthouse', 50, 'lighthouse'))).map((h) => h.chunkId);
       const heldVectors = await engine.store.vectorsByChunkId(heldIds);
       const cutoff = nearest[nearest.length - 1]!.distance;
-      for (const [chunkId, v] of heldVectors) if (cosineDistance(vector, v) < cutoff - 1e-6) expect(nearest.map((h) => h.chunkId)).toContain(chunkId);
+      for (const [chunkId, v] of heldVectors) if (1 - cosine(vector, v) < cutoff - 1e-6) expect(nearest.map((h) => h.chunkId)).toContain(chunkId);
 
       // The messages around a held chunk and around an indexed one.
       const places = (await reading(engine, (reads) => reads.textSearch('Tiree machair clear evenings gallery', 1, 'lighthouse'))).concat(
