@@ -1,11 +1,14 @@
 /**
- * The write lease of a shared store when two machines create its table at once: the one whose
- * creation fails opens the other's, which on object storage can be listed a moment before its first
- * manifest can be read. The machine waits for it instead of calling the store damaged.
+ * The write lease of a shared store when machines race: the one whose creation of its table fails
+ * opens the other's, which on object storage can be listed a moment before its first manifest can be
+ * read; a version another machine is committing is waited for, never created over; an update that
+ * a concurrent commit failed, or whose answer was lost after it committed, is tried again or
+ * recognised. The machine waits instead of calling the store damaged or refusing to save.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreLease } from '../electron/engine/store/storeLease.js';
+import { isTransientStoreError } from '../electron/engine/store/transient.js';
 
 /** A connection on which another machine has just created `writer_lease`: readable after `unreadable` failed opens. */
 function racingConnection(unreadable: number): { db: lancedb.Connection; opens: () => number } {
@@ -48,8 +51,121 @@ describe('the write lease of a shared store', () => {
     const { db } = racingConnection(Infinity);
     const lease = new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
     const acquiring = lease.acquire(0, () => {});
-    const failed = expect(acquiring).rejects.toThrow(/^s3\+ddb:\/\/bucket\/memory: the table that says which machine writes \(writer_lease\) could neither be created \(Table writer_lease already exists\) nor opened \(.*manifest not found\); try again$/);
+    const failed = expect(acquiring).rejects.toThrow(/^s3\+ddb:\/\/bucket\/memory: the table that says which machine writes \(writer_lease\) could not be opened \(.*manifest not found\); try again$/);
     await vi.advanceTimersByTimeAsync(10_000);
     await failed;
   });
+
+  it('never creates the table over one whose newest version another machine is committing', async () => {
+    const { db, opens } = racingConnection(2);
+    let creations = 0;
+    db.createTable = (async () => {
+      creations++;
+      return {} as lancedb.Table;
+    }) as unknown as lancedb.Connection['createTable'];
+    const lease = new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const held = await lease.acquire(0, () => {});
+    expect(creations).toBe(0);
+    expect(opens()).toBe(3);
+    await held.release();
+  });
+
+  it('tries an update again that a concurrent commit made incompatible, and takes the lease', async () => {
+    const row = leaseRow();
+    const failures = ['lance error: Incompatible transaction: This Update transaction is incompatible with concurrent transaction Overwrite at version 2.'];
+    const lease = new StoreLease(connectionTo(row, { failBefore: failures }), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const held = await lease.acquire(5_000, () => {});
+    expect(row.holder).toBe(`laptop (process ${process.pid})`);
+    await held.release();
+    expect(row.holder).toBe('');
+  });
+
+  it('holds the lease when its update committed but the answer was lost, instead of waiting for itself', async () => {
+    const row = leaseRow();
+    const failures = ['lance error: LanceError(IO): Object at location memory/writer_lease.lance/_versions/18446744073709551612.manifest not found: Error performing HEAD'];
+    const lease = new StoreLease(connectionTo(row, { failAfter: failures }), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const held = await lease.acquire(0, () => {});
+    expect(row.holder).toBe(`laptop (process ${process.pid})`);
+    await held.release();
+    expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
+  });
+
+  it('releases the lease when the first release meets a version being committed', async () => {
+    const row = leaseRow();
+    const connection = connectionTo(row, {});
+    const lease = new StoreLease(connection, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const held = await lease.acquire(0, () => {});
+    failNextUpdate(connection, 'lance error: Generic S3 error: Wanted range starting at 0, but object was only 0 bytes long');
+    await held.release();
+    expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
+  });
+
+  it('does not take a lease another machine holds, and says who holds it', async () => {
+    const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() + 20_000 };
+    const lease = new StoreLease(connectionTo(row, {}), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    await expect(lease.acquire(0, () => {})).rejects.toThrow(/another machine is saving to s3\+ddb:\/\/bucket\/memory \(desktop \(process 7\), for up to 20 s more\)/);
+    expect(row.token).toBe('theirs');
+  });
+
+  it('tells transient failures from a missing table or damage', () => {
+    expect(isTransientStoreError(new Error('lance error: Too many concurrent writers. Attempted 6 times'))).toBe(true);
+    expect(isTransientStoreError(new Error("Table 'writer_lease' was not found"))).toBe(false);
+    expect(isTransientStoreError(new Error('lance error: Not found: memory/chunks.lance/data/0a1b.lance'))).toBe(false);
+    expect(isTransientStoreError(new Error('Invalid lance file: bad magic'))).toBe(false);
+  });
 });
+
+interface LeaseRow {
+  id: string;
+  holder: string;
+  token: string;
+  expires_at: number;
+}
+
+function leaseRow(): LeaseRow {
+  return { id: 'writer', holder: '', token: '', expires_at: 0 };
+}
+
+type TestConnection = lancedb.Connection & { failNext: string[] };
+
+/**
+ * A connection to a `writer_lease` table of one row whose conditional updates are evaluated as
+ * LanceDB would (the three conditions the lease uses). `failBefore`: messages of updates that fail
+ * without committing; `failAfter`: of updates that commit and then fail to answer.
+ */
+function connectionTo(row: LeaseRow, options: { failBefore?: string[]; failAfter?: string[] }): TestConnection {
+  const failBefore = [...(options.failBefore ?? [])];
+  const failAfter = [...(options.failAfter ?? [])];
+  const matches = (where: string): boolean => {
+    const token = /token = '([^']*)'/.exec(where);
+    if (token) return row.token === token[1];
+    const before = /expires_at < (\d+)/.exec(where);
+    return before !== null && row.expires_at < Number(before[1]);
+  };
+  const connection = { failNext: [] as string[] } as unknown as TestConnection;
+  const table = {
+    update: async ({ where, values }: { where: string; values: Partial<LeaseRow> }) => {
+      const early = connection.failNext.shift() ?? failBefore.shift();
+      if (early) throw new Error(early);
+      const hit = matches(where);
+      if (hit) Object.assign(row, values);
+      const late = failAfter.shift();
+      if (late) throw new Error(late);
+      return { rowsUpdated: hit ? 1 : 0 };
+    },
+    checkoutLatest: async () => {},
+    query: () => ({ where: () => ({ toArray: async () => [{ ...row }] }) }),
+    close: () => {},
+  };
+  Object.assign(connection, {
+    openTable: async () => table,
+    createTable: async () => {
+      throw new Error('Table writer_lease already exists');
+    },
+  });
+  return connection;
+}
+
+function failNextUpdate(connection: TestConnection, message: string): void {
+  connection.failNext.push(message);
+}

@@ -23,6 +23,7 @@ import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 import { chunksWithTextHashes, chunkTexts, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
 import { SearchView, type SearchReads } from './searchView.js';
+import { retryTransient } from './transient.js';
 
 export { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 export { inChunkOrder, sqlString } from './storeRows.js';
@@ -74,26 +75,29 @@ export class ChunkStore {
    */
   static async open(uri: string, wanted: StoreModelInfo | ((stored: StoreModelInfo | null) => Promise<StoreModelInfo>), options: StoreOpenOptions = {}): Promise<ChunkStore> {
     ensureLanceThreads();
-    const t = await openStoreTables(uri, wanted, options.lockForCreation);
+    // Another machine committing to a shared store at this moment can fail the opening once; it is tried again.
+    const t = await retryTransient(() => openStoreTables(uri, wanted, options.lockForCreation));
     return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
   }
 
   /** The model recorded in a store, without opening it for writing. */
   static async readModel(uri: string): Promise<StoreModelInfo | null> {
     ensureLanceThreads();
-    const db = await connectStore(uri);
-    try {
-      // An unfinished creation has no model yet: the next open finishes it.
-      if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
-      const meta = await db.openTable(META_TABLE);
+    return retryTransient(async () => {
+      const db = await connectStore(uri);
       try {
-        return readModelInfo((await meta.query().toArray()) as Row[]);
+        // An unfinished creation has no model yet: the next open finishes it.
+        if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
+        const meta = await db.openTable(META_TABLE);
+        try {
+          return readModelInfo((await meta.query().toArray()) as Row[]);
+        } finally {
+          meta.close();
+        }
       } finally {
-        meta.close();
+        db.close();
       }
-    } finally {
-      db.close();
-    }
+    });
   }
 
   close(): void {

@@ -14,6 +14,7 @@ import { EngineError } from '../errors.js';
 import { FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
 import type { Row, StoreModelInfo } from './storeRows.js';
 import { connectStore, isRemoteStore } from './connect.js';
+import { isTransientStoreError } from './transient.js';
 import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
 
 const STORE_TABLES = [META_TABLE, CHUNKS_TABLE, SESSIONS_TABLE];
@@ -37,7 +38,9 @@ async function tableOpens(uri: string, name: string, given?: lancedb.Connection)
   try {
     (await db.openTable(name)).close();
     return true;
-  } catch {
+  } catch (error) {
+    // A version that cannot be read yet is a commit of another machine in progress, not a missing table.
+    if (isTransientStoreError(error)) throw error;
     return false;
   } finally {
     if (!given) db.close();

@@ -6,12 +6,15 @@
  * that commits second re-checks the condition and finds the lease taken. A holder renews it every
  * few seconds; a machine killed mid-save stops renewing and its lease runs out after `LEASE_TTL_MS`,
  * after which the next writer takes over (and finds whatever the killed save committed whole, or not
- * at all). Saves take turns; each holds the lease for the seconds of its own commits.
+ * at all). Saves take turns; each holds the lease for the seconds of its own commits. A commit of
+ * another machine in progress can fail a read or an update for a moment (transient.ts): such work is
+ * tried again, and an update whose answer was lost is recognised by the token it wrote.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import { sqlString } from './storeRows.js';
+import { isTransientStoreError, retryTransient } from './transient.js';
 
 import { LEASE_TABLE } from '../files/layout.js';
 export { LEASE_TABLE };
@@ -51,13 +54,13 @@ export class StoreLease {
     const token = randomUUID();
     const deadline = Date.now() + waitMs;
     for (let attempt = 0; ; attempt++) {
-      const now = Date.now();
-      const taken = await table.update({
-        where: `id = ${sqlString(LEASE_ID)} AND expires_at < ${now}`,
-        values: { holder: this.describe(), token, expires_at: now + LEASE_TTL_MS },
-      });
-      if (taken.rowsUpdated === 1) return this.hold(table, token, onLost);
-      if (await this.takeOverFromDeadProcess(table, token)) return this.hold(table, token, onLost);
+      try {
+        if (await this.take(table, token)) return this.hold(table, token, onLost);
+      } catch (error) {
+        if (!isTransientStoreError(error)) throw error;
+        // The update may have been committed before its answer failed: then the lease carries this token.
+        if ((await this.current())?.token === token) return this.hold(table, token, onLost);
+      }
       if (Date.now() >= deadline) {
         const current = await this.current();
         const who = current ? ` (${current.holder}, for up to ${Math.max(0, Math.round((current.expires_at - Date.now()) / 1000))} s more)` : '';
@@ -68,11 +71,23 @@ export class StoreLease {
     }
   }
 
+  /** One try: takes the lease if it has run out or its holder on this machine is dead. */
+  private async take(table: lancedb.Table, token: string): Promise<boolean> {
+    const now = Date.now();
+    const taken = await table.update({
+      where: `id = ${sqlString(LEASE_ID)} AND expires_at < ${now}`,
+      values: { holder: this.describe(), token, expires_at: now + LEASE_TTL_MS },
+    });
+    return taken.rowsUpdated === 1 || (await this.takeOverFromDeadProcess(table, token));
+  }
+
   /** The lease as it stands (who holds it and until when), or null when nobody does. */
   async current(): Promise<{ holder: string; token: string; expires_at: number } | null> {
     const table = await this.open();
-    await table.checkoutLatest();
-    const rows = (await table.query().where(`id = ${sqlString(LEASE_ID)}`).toArray()) as Array<{ holder: string; token: string; expires_at: number }>;
+    const rows = await retryTransient(async () => {
+      await table.checkoutLatest();
+      return (await table.query().where(`id = ${sqlString(LEASE_ID)}`).toArray()) as Array<{ holder: string; token: string; expires_at: number }>;
+    });
     const row = rows[0];
     return row && row.expires_at > Date.now() ? { holder: row.holder, token: row.token, expires_at: Number(row.expires_at) } : null;
   }
@@ -127,7 +142,8 @@ export class StoreLease {
         clearInterval(timer);
         await renewing;
         if (lost) return;
-        await table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } });
+        // Conditional on the token: tried again after a commit that went through, it changes nothing.
+        await retryTransient(() => table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } }));
       },
     };
   }
@@ -140,21 +156,27 @@ export class StoreLease {
     if (this.table) return this.table;
     try {
       this.table = await this.db.openTable(LEASE_TABLE);
-    } catch {
-      try {
-        // Creation is one commit of version 1: of two machines creating it at once, one fails and opens the other's.
-        this.table = await this.db.createTable(LEASE_TABLE, [{ id: LEASE_ID, holder: '', token: '', expires_at: 0 }]);
-      } catch (creating) {
-        this.table = await this.openCreatedElsewhere(creating);
+    } catch (opening) {
+      // A table whose version cannot be read yet exists: creating it again would overwrite the lease it holds.
+      if (isTransientStoreError(opening)) this.table = await this.openCreatedElsewhere(null);
+      else {
+        try {
+          // Of two machines creating it at once, one fails and opens the other's, or LanceDB commits its
+          // creation as an overwrite (the same free lease row): a lease taken in between is erased, and
+          // its holder finds out at its next renewal, as it would after a pause past the lease's end.
+          this.table = await this.db.createTable(LEASE_TABLE, [{ id: LEASE_ID, holder: '', token: '', expires_at: 0 }]);
+        } catch (creating) {
+          this.table = await this.openCreatedElsewhere(creating);
+        }
       }
     }
     return this.table;
   }
 
   /**
-   * The table another machine has just created: its first version can be listed a moment before its
-   * manifest can be read (on `s3+ddb://` the commit table names it before the object is in place), so
-   * the opening is tried again for a few seconds before the error is given.
+   * The table another machine has just created or committed to: its newest version can be listed a
+   * moment before its manifest can be read (on `s3+ddb://` the commit table names it before the
+   * object is in place), so the opening is tried again for a few seconds before the error is given.
    */
   private async openCreatedElsewhere(creating: unknown): Promise<lancedb.Table> {
     for (let attempt = 1; ; attempt++) {
@@ -163,7 +185,8 @@ export class StoreLease {
       } catch (opening) {
         if (attempt >= OPEN_ATTEMPTS) {
           const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200);
-          throw new EngineError('internal', `${this.where}: the table that says which machine writes (${LEASE_TABLE}) could neither be created (${reason(creating)}) nor opened (${reason(opening)}); try again`, { cause: opening });
+          const failed = creating === null ? `could not be opened (${reason(opening)})` : `could neither be created (${reason(creating)}) nor opened (${reason(opening)})`;
+          throw new EngineError('internal', `${this.where}: the table that says which machine writes (${LEASE_TABLE}) ${failed}; try again`, { cause: opening });
         }
         await sleep(OPEN_RETRY_MS);
       }
