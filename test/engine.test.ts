@@ -297,18 +297,24 @@ describe('readers and compaction in another process', () => {
     await engine.close();
   });
 
-  it('a read that fails on missing files is tried once more on the newest version; only a second failure is damage', async () => {
+  it('a read that fails on missing files is tried once more on the newest version (a version being committed, a few times); only a second failure is damage', async () => {
     const { engine } = await freshEngine();
     await engine.save(conversation(6));
     const store = engine.store as unknown as { sessionChunks: (id: string) => Promise<unknown> };
     const real = store.sessionChunks.bind(store);
     let failures = 1;
+    let message = 'lance error: Not found: /data/lancedb/chunks.lance/data/0101.lance';
     store.sessionChunks = async (id) => {
-      if (failures-- > 0) throw new Error('lance error: Not found: /data/lancedb/chunks.lance/data/0101.lance');
+      if (failures-- > 0) throw new Error(message);
       return real(id);
     };
     expect((await engine.showSession('session-a')).messages).toHaveLength(6);
+    // A version another machine is committing to a shared store, not readable for a moment, is waited for.
+    failures = 3;
+    message = 'lance error: LanceError(IO): Object at location memory/chunks.lance/_versions/18446744073709551610.manifest not found: Error performing HEAD';
+    expect((await engine.showSession('session-a')).messages).toHaveLength(6);
     failures = 2;
+    message = 'lance error: Not found: /data/lancedb/chunks.lance/data/0101.lance';
     await expect(engine.showSession('session-a')).rejects.toMatchObject({ code: 'store_damaged', message: expect.stringMatching(/^reading session session-a: the store's files are damaged or missing/) });
     await engine.close();
   });

@@ -32,6 +32,7 @@ import { inspectChunk, searchChunks, type SearchOptions } from './search/search.
 import { listSessions, sessionHistory, showSession } from './record/sessions.js';
 import { ChunkStore } from './store/store.js';
 import { verifyStore } from './store/verify.js';
+import { retryTransient } from './store/transient.js';
 import { letWaitingWritersIn } from './files/writeLock.js';
 import { WriteGuard } from './store/writeGuard.js';
 
@@ -254,7 +255,8 @@ export class MemoryEngine {
   /**
    * A read that fails on missing or unreadable files is tried once more on the newest version: a
    * writer in another process may have compacted away the version this one was reading. Only a
-   * second failure is reported (as damage, with what to do).
+   * second failure is reported (as damage, with what to do). On a shared store, a version another
+   * machine is committing at that moment may not be readable yet: that read is tried a few times.
    */
   private async read<T>(what: string, job: () => Promise<T>): Promise<T> {
     try {
@@ -263,7 +265,7 @@ export class MemoryEngine {
       if (error instanceof EngineError || describeIoError(error, what).code !== 'store_damaged') throw error;
       await this.store.refresh();
       try {
-        return await job();
+        return await retryTransient(job);
       } catch (second) {
         throw describeIoError(second, what);
       }
