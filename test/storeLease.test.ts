@@ -3,12 +3,15 @@
  * opens the other's, which on object storage can be listed a moment before its first manifest can be
  * read; a version another machine is committing is waited for, never created over; an update that
  * a concurrent commit failed, or whose answer was lost after it committed, is tried again or
- * recognised. The machine waits instead of calling the store damaged or refusing to save.
+ * recognised. The store's small tables (save history, state) wait for such a version the same way.
+ * The machine waits instead of calling the store damaged or refusing to save.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreLease } from '../electron/engine/store/storeLease.js';
 import { isTransientStoreError } from '../electron/engine/store/transient.js';
+import { SmallTable } from '../electron/engine/store/smallTable.js';
+import * as arrow from 'apache-arrow';
 
 /** A connection on which another machine has just created `writer_lease`: readable after `unreadable` failed opens. */
 function racingConnection(unreadable: number): { db: lancedb.Connection; opens: () => number } {
@@ -112,6 +115,27 @@ describe('the write lease of a shared store', () => {
     expect(isTransientStoreError(new Error("Table 'writer_lease' was not found"))).toBe(false);
     expect(isTransientStoreError(new Error('lance error: Not found: memory/chunks.lance/data/0a1b.lance'))).toBe(false);
     expect(isTransientStoreError(new Error('Invalid lance file: bad magic'))).toBe(false);
+  });
+});
+
+describe('the small tables of a shared store', () => {
+  it('open one whose newest version another machine is committing once it can be read, never creating it over', async () => {
+    let opens = 0;
+    let creations = 0;
+    const table = { close: () => {} } as unknown as lancedb.Table;
+    const db = {
+      openTable: async () => {
+        if (++opens <= 2) throw new Error('lance error: LanceError(IO): Object at location memory/save_history.lance/_versions/18446744073709551600.manifest not found');
+        return table;
+      },
+      createEmptyTable: async () => {
+        creations++;
+        return table;
+      },
+    } as unknown as lancedb.Connection;
+    const small = new SmallTable({ db, uri: 's3+ddb://bucket/memory?ddbTableName=commits' }, 'save_history', new arrow.Schema([new arrow.Field('id', new arrow.Utf8())]));
+    expect(await small.open(true)).toBe(table);
+    expect(creations).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { isRemoteStore } from './connect.js';
 import type { ChunkStore } from './store.js';
 import { isTableCommitted } from './storeCreation.js';
 import { sweepUnreferencedFiles } from './storeSweep.js';
+import { retryTransient } from './transient.js';
 
 export class SmallTable {
   private table: lancedb.Table | null = null;
@@ -24,8 +25,11 @@ export class SmallTable {
   async open(create: boolean): Promise<lancedb.Table | null> {
     if (this.table) return this.table;
     const { db, uri } = this.store;
-    if (await isTableCommitted(uri, this.name, db)) this.table = await db.openTable(this.name);
-    else if (create) this.table = await db.createEmptyTable(this.name, this.schema, { existOk: true });
+    // A version another machine is committing may not be readable for a moment: tried again, never created over.
+    this.table = await retryTransient(async () => {
+      if (await isTableCommitted(uri, this.name, db)) return db.openTable(this.name);
+      return create ? db.createEmptyTable(this.name, this.schema, { existOk: true }) : null;
+    });
     return this.table;
   }
 
