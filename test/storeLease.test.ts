@@ -112,6 +112,8 @@ describe('the write lease of a shared store', () => {
 
   it('tells transient failures from a missing table or damage', () => {
     expect(isTransientStoreError(new Error('lance error: Too many concurrent writers. Attempted 6 times'))).toBe(true);
+    expect(isTransientStoreError(new Error('lance error: Generic S3 error: Error performing list request: after 3 retries - Server returned non-2xx status code: 500 Internal Server Error'))).toBe(true);
+    expect(isTransientStoreError(new Error('lance error: Generic S3 error: Server returned non-2xx status code: 403 Forbidden'))).toBe(false);
     expect(isTransientStoreError(new Error("Table 'writer_lease' was not found"))).toBe(false);
     expect(isTransientStoreError(new Error('lance error: Not found: memory/chunks.lance/data/0a1b.lance'))).toBe(false);
     expect(isTransientStoreError(new Error('Invalid lance file: bad magic'))).toBe(false);

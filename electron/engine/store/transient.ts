@@ -6,7 +6,9 @@
  * - an update based on a version that a concurrent commit made incompatible (two machines creating
  *   the same table at once: LanceDB commits the second creation as an overwrite on top of the first);
  * - a commit that lost to other writers' commits for LanceDB's own retry time (many machines
- *   taking turns on one small table).
+ *   taking turns on one small table);
+ * - a server error (5xx: "internal error, please try again", "slow down") that outlasted the
+ *   object store client's own three quick retries.
  * Everything else is given at once: a missing table, a damaged file, a refused permission.
  */
 const TRANSIENT = [
@@ -15,6 +17,7 @@ const TRANSIENT = [
   /Incompatible transaction/i,
   /Retryable commit conflict/i,
   /Too many concurrent writers/i,
+  /non-2xx status code: 5\d\d/i,
 ];
 
 export function isTransientStoreError(error: unknown): boolean {
