@@ -103,6 +103,19 @@ describe('the write lease of a shared store', () => {
     expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
   });
 
+  it('lets a lease it cannot give back lapse rather than fail the work done under it', async () => {
+    vi.useFakeTimers();
+    const row = leaseRow();
+    const connection = connectionTo(row, {});
+    const lease = new StoreLease(connection, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const held = await lease.acquire(0, () => {});
+    for (let i = 0; i < 10; i++) failNextUpdate(connection, 'lance error: Too many concurrent writers. Attempted 6 times');
+    const releasing = held.release();
+    await vi.advanceTimersByTimeAsync(10_000);
+    await expect(releasing).resolves.toBeUndefined();
+    expect(row.expires_at).toBeGreaterThan(0);
+  });
+
   it('does not take a lease another machine holds, and says who holds it', async () => {
     const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() + 20_000 };
     const lease = new StoreLease(connectionTo(row, {}), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });

@@ -142,8 +142,14 @@ export class StoreLease {
         clearInterval(timer);
         await renewing;
         if (lost) return;
-        // Conditional on the token: tried again after a commit that went through, it changes nothing.
-        await retryTransient(() => table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } }));
+        try {
+          // Conditional on the token: tried again after a commit that went through, it changes nothing.
+          await retryTransient(() => table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } }));
+        } catch (error) {
+          // The work done under the lease is committed: a lease that could not be given back lapses
+          // after LEASE_TTL_MS instead of failing that work.
+          if (!isTransientStoreError(error)) throw error;
+        }
       },
     };
   }
