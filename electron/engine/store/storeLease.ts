@@ -14,7 +14,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import { sqlString } from './storeRows.js';
-import { isTransientStoreError, retryTransient } from './transient.js';
+import { isTransientStoreError, pause, retryTransient } from './transient.js';
 
 import { LEASE_TABLE } from '../files/layout.js';
 export { LEASE_TABLE };
@@ -67,7 +67,7 @@ export class StoreLease {
         throw new EngineError('locked', `another machine is saving to ${this.where}${who}; try again when it has finished`);
       }
       // Jittered back-off: writers of several machines do not retry in step.
-      await sleep(Math.min(1_000, 50 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random()));
+      await pause(Math.min(1_000, 50 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random()));
     }
   }
 
@@ -194,7 +194,7 @@ export class StoreLease {
           const failed = creating === null ? `could not be opened (${reason(opening)})` : `could neither be created (${reason(creating)}) nor opened (${reason(opening)})`;
           throw new EngineError('internal', `${this.where}: the table that says which machine writes (${LEASE_TABLE}) ${failed}; try again`, { cause: opening });
         }
-        await sleep(OPEN_RETRY_MS);
+        await pause(OPEN_RETRY_MS);
       }
     }
   }
@@ -213,8 +213,4 @@ function isRunning(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -26,7 +26,7 @@ export function isTransientStoreError(error: unknown): boolean {
 }
 
 /** How often work that fails transiently is tried in all, and the longest pause between tries. */
-export const TRANSIENT_ATTEMPTS = 6;
+const TRANSIENT_ATTEMPTS = 6;
 const MAX_PAUSE_MS = 800;
 
 /**
@@ -45,6 +45,6 @@ export async function retryTransient<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function pause(ms: number): Promise<void> {
+export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
