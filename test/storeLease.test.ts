@@ -35,6 +35,10 @@ function racingConnection(unreadable: number): { db: lancedb.Connection; opens: 
   return { db: db as unknown as lancedb.Connection, opens: () => opens };
 }
 
+/** The lease as this machine, "laptop", asks for it on a shared store. */
+const laptopLease = (db: lancedb.Connection) => new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+const LAPTOP = `laptop (process ${process.pid})`;
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -42,7 +46,7 @@ afterEach(() => {
 describe('the write lease of a shared store', () => {
   it('is taken when another machine created its table a moment before its first version could be read', async () => {
     const { db, opens } = racingConnection(3);
-    const lease = new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(db);
     const held = await lease.acquire(0, () => {});
     expect(opens()).toBe(4);
     await held.release();
@@ -52,7 +56,7 @@ describe('the write lease of a shared store', () => {
   it('gives a clear error naming the store and the table when that table never becomes readable', async () => {
     vi.useFakeTimers();
     const { db } = racingConnection(Infinity);
-    const lease = new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(db);
     const acquiring = lease.acquire(0, () => {});
     const failed = expect(acquiring).rejects.toThrow(/^s3\+ddb:\/\/bucket\/memory: the table that says which machine writes \(writer_lease\) could not be opened \(.*manifest not found\); try again$/);
     await vi.advanceTimersByTimeAsync(10_000);
@@ -66,7 +70,7 @@ describe('the write lease of a shared store', () => {
       creations++;
       return {} as lancedb.Table;
     }) as unknown as lancedb.Connection['createTable'];
-    const lease = new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(db);
     const held = await lease.acquire(0, () => {});
     expect(creations).toBe(0);
     expect(opens()).toBe(3);
@@ -76,9 +80,9 @@ describe('the write lease of a shared store', () => {
   it('tries an update again that a concurrent commit made incompatible, and takes the lease', async () => {
     const row = leaseRow();
     const failures = ['lance error: Incompatible transaction: This Update transaction is incompatible with concurrent transaction Overwrite at version 2.'];
-    const lease = new StoreLease(connectionTo(row, { failBefore: failures }), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(connectionTo(row, { failBefore: failures }));
     const held = await lease.acquire(5_000, () => {});
-    expect(row.holder).toBe(`laptop (process ${process.pid})`);
+    expect(row.holder).toBe(LAPTOP);
     await held.release();
     expect(row.holder).toBe('');
   });
@@ -86,9 +90,9 @@ describe('the write lease of a shared store', () => {
   it('holds the lease when its update committed but the answer was lost, instead of waiting for itself', async () => {
     const row = leaseRow();
     const failures = ['lance error: LanceError(IO): Object at location memory/writer_lease.lance/_versions/18446744073709551612.manifest not found: Error performing HEAD'];
-    const lease = new StoreLease(connectionTo(row, { failAfter: failures }), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(connectionTo(row, { failAfter: failures }));
     const held = await lease.acquire(0, () => {});
-    expect(row.holder).toBe(`laptop (process ${process.pid})`);
+    expect(row.holder).toBe(LAPTOP);
     await held.release();
     expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
   });
@@ -96,7 +100,7 @@ describe('the write lease of a shared store', () => {
   it('releases the lease when the first release meets a version being committed', async () => {
     const row = leaseRow();
     const connection = connectionTo(row, {});
-    const lease = new StoreLease(connection, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(connection);
     const held = await lease.acquire(0, () => {});
     failNextUpdate(connection, 'lance error: Generic S3 error: Wanted range starting at 0, but object was only 0 bytes long');
     await held.release();
@@ -107,7 +111,7 @@ describe('the write lease of a shared store', () => {
     vi.useFakeTimers();
     const row = leaseRow();
     const connection = connectionTo(row, {});
-    const lease = new StoreLease(connection, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(connection);
     const held = await lease.acquire(0, () => {});
     for (let i = 0; i < 10; i++) failNextUpdate(connection, 'lance error: Too many concurrent writers. Attempted 6 times');
     const releasing = held.release();
@@ -118,7 +122,7 @@ describe('the write lease of a shared store', () => {
 
   it('does not take a lease another machine holds, and says who holds it', async () => {
     const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() + 20_000 };
-    const lease = new StoreLease(connectionTo(row, {}), 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+    const lease = laptopLease(connectionTo(row, {}));
     await expect(lease.acquire(0, () => {})).rejects.toThrow(/another machine is saving to s3\+ddb:\/\/bucket\/memory \(desktop \(process 7\), for up to 20 s more\)/);
     expect(row.token).toBe('theirs');
   });
