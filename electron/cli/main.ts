@@ -9,6 +9,7 @@ import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, SAVE_MODES } from '../../sha
 import { describeIoError, EngineError } from '../engine/errors.js';
 import type { MemoryEngine } from '../engine/engine.js';
 import { registerCopyCommand } from './copyCommand.js';
+import { registerConnectCommands } from './connectCommands.js';
 import { registerSourceCommands } from './sourceCommands.js';
 import {
   parseInclude,
@@ -370,6 +371,7 @@ export function buildProgram(io: Io = defaultIo): Command {
 
   registerSourceCommands(program, io, globals);
   registerCopyCommand(program, io, globals);
+  registerConnectCommands(program, io, globals);
 
   return program;
 }

@@ -1,0 +1,209 @@
+/**
+ * The assistants `connect` knows: where each keeps its configuration, and the entries that start
+ * this memory's MCP server and save each turn. The places follow each tool's own documentation:
+ * - Claude Code: `claude mcp add --scope user` writes `mcpServers` at the top of `~/.claude.json`;
+ *   hooks live in `~/.claude/settings.json` (`CLAUDE_CONFIG_DIR` moves both). A hook's `timeout`
+ *   is in seconds; a SessionEnd hook without one gets 1.5 s.
+ * - Codex CLI: `[mcp_servers.<name>]` in `~/.codex/config.toml`, hooks in `~/.codex/hooks.json`
+ *   (`CODEX_HOME` moves both). Codex runs a new hook only once the person trusted it in `/hooks`.
+ * - Gemini CLI: `mcpServers` and `hooks` in `~/.gemini/settings.json`; a hook's `timeout` is in ms.
+ * - Cursor: `~/.cursor/mcp.json` and `~/.cursor/hooks.json` (`{version: 1, hooks: {stop: [...]}}`).
+ * - Claude Desktop: `claude_desktop_config.json` in the app's folder; MCP only.
+ * - OpenClaw: `mcp.servers` in `openclaw.json` (JSON5), and an internal hook (a folder with
+ *   HOOK.md and handler.js under `<state>/hooks/`) on `message:sent`, turned on in
+ *   `hooks.internal.entries`.
+ */
+import type { McpLaunch } from '../../shared/ipc.js';
+import { configHome, joinFor, type PlaceContext } from '../sources/catalogue.js';
+import { planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
+import { cliCommand, mcpEntry, shellCommandLine } from './launch.js';
+import { openclawHandler, openclawHookDoc, OPENCLAW_HOOK_NAME } from './openclawHook.js';
+
+export const ASSISTANT_IDS = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'cursor', 'claude-desktop'] as const;
+export type AssistantId = (typeof ASSISTANT_IDS)[number];
+
+/** The name of our MCP server in every client's configuration. */
+export const SERVER_NAME = 'session-memory';
+/** Seconds a hook may run (Claude Code, Codex); the save hands off or gives up well before. */
+export const HOOK_TIMEOUT_S = 60;
+
+export interface ConnectContext extends PlaceContext {
+  /** The CLI as the assistant should start it, with the global options (`--data ...`) after it. */
+  launcher: McpLaunch;
+}
+
+export interface Assistant {
+  id: AssistantId;
+  name: string;
+  /** The folder whose existence says the tool is on this computer. */
+  folder: (context: PlaceContext) => string;
+  /** What connecting (or with `remove`, disconnecting) changes, file by file. */
+  plan: (context: ConnectContext, remove: boolean) => Promise<FilePlan[]>;
+  /** What the person should know about the per-turn save (null: the hook saves every turn). */
+  perTurn: string;
+}
+
+const join = (context: PlaceContext, ...parts: string[]) => joinFor(context.platform, ...parts);
+
+/** A hook of ours, whatever install wrote it: it runs this CLI's `hook` (a checkout, the app, or an earlier README's line). */
+export function isOurHookCommand(command: unknown): boolean {
+  return typeof command === 'string' && /session[- ]memory|dist-electron[\\/]cli\.cjs/i.test(command) && /(^|\s)hook(\s|$)/.test(command);
+}
+
+const ourHook = (hook: unknown) => isObject(hook) && isOurHookCommand(hook.command);
+
+function launches(context: ConnectContext, hookArgs: string[] = []): { mcp: McpLaunch; hook: string } {
+  return { mcp: cliCommand(context.launcher, [], ['mcp']), hook: shellCommandLine(cliCommand(context.launcher, [], ['hook', ...hookArgs])) };
+}
+
+function claudeFolder(context: PlaceContext): string {
+  return context.env.CLAUDE_CONFIG_DIR || join(context, context.home, '.claude');
+}
+
+function codexFolder(context: PlaceContext): string {
+  return context.env.CODEX_HOME || join(context, context.home, '.codex');
+}
+
+function geminiFolder(context: PlaceContext): string {
+  return join(context, context.env.GEMINI_CLI_HOME || context.home, '.gemini');
+}
+
+function openclawFolder(context: PlaceContext): string {
+  return context.env.OPENCLAW_STATE_DIR || join(context, context.home, '.openclaw');
+}
+
+function cursorDatabase(context: PlaceContext): string {
+  return join(context, configHome(context), 'Cursor', 'User', 'globalStorage', 'state.vscdb');
+}
+
+export const ASSISTANTS: readonly Assistant[] = [
+  {
+    id: 'claude-code',
+    name: 'Claude Code',
+    folder: claudeFolder,
+    perTurn: 'saves after every reply (Stop) and at the end of each session (SessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const folder = claudeFolder(context);
+      // Claude Code keeps its user-scope servers in `.claude.json`: in the home folder, or inside CLAUDE_CONFIG_DIR when that is set.
+      const mcpFile = context.env.CLAUDE_CONFIG_DIR ? join(context, folder, '.claude.json') : join(context, context.home, '.claude.json');
+      const group = { hooks: [{ type: 'command', command: hook, timeout: HOOK_TIMEOUT_S }] };
+      return [
+        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { type: 'stdio', ...mcpEntry(mcp) })]),
+        await planJsonFile(join(context, folder, 'settings.json'), 'json', (doc) =>
+          ['Stop', 'SessionEnd'].map((event) => setHookInList(join(context, folder, 'settings.json'), doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups')),
+        ),
+      ];
+    },
+  },
+  {
+    id: 'codex',
+    name: 'Codex CLI',
+    folder: codexFolder,
+    perTurn: 'saves after every turn (Stop hook); Codex runs a new hook once you trust it: open /hooks in Codex',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const folder = codexFolder(context);
+      const hooksFile = join(context, folder, 'hooks.json');
+      const group = { hooks: [{ type: 'command', command: hook, timeout: HOOK_TIMEOUT_S }] };
+      return [
+        await planTomlTable(join(context, folder, 'config.toml'), ['mcp_servers', SERVER_NAME], remove ? undefined : mcpEntry(mcp)),
+        await planJsonFile(hooksFile, 'json', (doc) => [setHookInList(hooksFile, doc, ['hooks'], 'Stop', remove ? undefined : group, ourHook, 'groups')]),
+      ];
+    },
+  },
+  {
+    id: 'gemini-cli',
+    name: 'Gemini CLI',
+    folder: geminiFolder,
+    perTurn: 'saves after every turn (AfterAgent) and at the end of each session (SessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const file = join(context, geminiFolder(context), 'settings.json');
+      const group = { hooks: [{ name: SERVER_NAME, type: 'command', command: hook, timeout: HOOK_TIMEOUT_S * 1000 }] };
+      return [
+        await planJsonFile(file, 'json', (doc) => [
+          setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
+          ...['AfterAgent', 'SessionEnd'].map((event) => setHookInList(file, doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups')),
+        ]),
+      ];
+    },
+  },
+  {
+    id: 'openclaw',
+    name: 'OpenClaw',
+    folder: openclawFolder,
+    perTurn: 'saves after every reply it sends (an internal hook on message:sent, run by the Gateway)',
+    plan: async (context, remove) => {
+      const { mcp } = launches(context);
+      const state = openclawFolder(context);
+      const configFile = context.env.OPENCLAW_CONFIG_PATH || join(context, state, 'openclaw.json');
+      const hookDir = join(context, state, 'hooks', OPENCLAW_HOOK_NAME);
+      return [
+        await planJsonFile(
+          configFile,
+          'json5',
+          (doc) => {
+            const changes = [setEntry(configFile, doc, ['mcp', 'servers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp))];
+            // Broad discovery (the master switch on, no names) already loads a managed hook; naming ours would narrow it to ours alone.
+            if (remove || !broadHookDiscovery(doc)) changes.push(setEntry(configFile, doc, ['hooks', 'internal', 'entries'], OPENCLAW_HOOK_NAME, remove ? undefined : { enabled: true }));
+            return changes;
+          },
+          (doc) => (!remove && internalHooksOff(doc) ? [`${configFile} turns internal hooks off (hooks.internal.enabled: false): turn them on for a save after every reply, or run \`session-memory service install\``] : []),
+        ),
+        await planOwnFile(join(context, hookDir, 'HOOK.md'), remove ? null : openclawHookDoc(), `${OPENCLAW_HOOK_NAME}/HOOK.md`, true),
+        await planOwnFile(join(context, hookDir, 'handler.js'), remove ? null : openclawHandler(cliCommand(context.launcher, [], []), state), `${OPENCLAW_HOOK_NAME}/handler.js`, true),
+      ];
+    },
+  },
+  {
+    id: 'cursor',
+    name: 'Cursor',
+    folder: (context) => join(context, context.home, '.cursor'),
+    perTurn: 'saves after every agent turn (stop hook), from Cursor\'s chat database',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context, ['--file', cursorDatabase(context)]);
+      const folder = join(context, context.home, '.cursor');
+      const mcpFile = join(context, folder, 'mcp.json');
+      const hooksFile = join(context, folder, 'hooks.json');
+      return [
+        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp))]),
+        await planJsonFile(hooksFile, 'json', (doc) => {
+          if (!remove && doc.version === undefined) doc.version = 1;
+          return [setHookInList(hooksFile, doc, ['hooks'], 'stop', remove ? undefined : { command: hook }, ourHook, 'flat')];
+        }),
+      ];
+    },
+  },
+  {
+    id: 'claude-desktop',
+    name: 'Claude Desktop',
+    folder: (context) => join(context, configHome(context), 'Claude'),
+    perTurn: 'has no hooks: its conversations are not saved as they happen; it searches and saves through the MCP tools',
+    plan: async (context, remove) => {
+      const { mcp } = launches(context);
+      const file = join(context, configHome(context), 'Claude', 'claude_desktop_config.json');
+      return [await planJsonFile(file, 'json', (doc) => [setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp))])];
+    },
+  },
+];
+
+function internalHooks(doc: JsonObject): JsonObject | null {
+  const hooks = doc.hooks;
+  return isObject(hooks) && isObject(hooks.internal) ? hooks.internal : null;
+}
+
+function internalHooksOff(doc: JsonObject): boolean {
+  return internalHooks(doc)?.enabled === false;
+}
+
+function broadHookDiscovery(doc: JsonObject): boolean {
+  const internal = internalHooks(doc);
+  if (!internal || internal.enabled !== true) return false;
+  const entries = internal.entries;
+  return !isObject(entries) || Object.keys(entries).length === 0;
+}
+
+export function assistantById(id: string): Assistant | undefined {
+  return ASSISTANTS.find((a) => a.id === id);
+}
