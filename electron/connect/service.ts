@@ -30,6 +30,8 @@ export interface ServiceResult {
   dryRun: boolean;
   /** The service file (the unit, the agent's plist, the task's script). */
   file: string;
+  /** What the file holds once installed (null on remove). */
+  content: string | null;
   changed: boolean;
   /** The system commands, as run (or to run, when the system has none of them or on a dry run). */
   commands: Array<{ command: string; args: string[]; status: number | null; output?: string; mayFail?: boolean }>;
@@ -187,13 +189,16 @@ export async function installService(options: ServiceOptions): Promise<ServiceRe
     runAll(after);
     if (missing) notes.push(`${wanted[0]!.command} is not on this computer: run the commands below yourself${remove ? '' : ', or start `session-memory sync --watch` another way'}`);
   }
-  return { platform: options.platform, action: remove ? 'remove' : 'install', dryRun: Boolean(options.dryRun), file: place.file, changed, commands, notes };
+  return { platform: options.platform, action: remove ? 'remove' : 'install', dryRun: Boolean(options.dryRun), file: place.file, content: plan.after, changed, commands, notes };
 }
 
 export function describeService(result: ServiceResult): string[] {
   const lines: string[] = [];
   const what = result.action === 'remove' ? 'removed' : 'installed';
-  if (result.dryRun) lines.push(`${result.file}: would be ${what} (dry run: nothing written or run)`);
+  if (result.dryRun) {
+    lines.push(`${result.file}: would be ${what} (dry run: nothing written or run)`);
+    if (result.content !== null) lines.push(...result.content.trimEnd().split(/\r?\n/).map((line) => `  | ${line}`));
+  }
   else lines.push(`${result.file}: ${result.changed ? what : `already ${what}; file unchanged`}`);
   for (const note of result.notes) lines.push(note);
   for (const c of result.commands) {

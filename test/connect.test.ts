@@ -1,0 +1,383 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import JSON5 from 'json5';
+import * as TOML from 'smol-toml';
+import { ASSISTANT_IDS, ConfigFileError, connectAssistant, describeConnect, listAssistants, type AssistantId } from '../electron/connect/connect.js';
+import { launcherFor } from '../electron/cli/connectCommands.js';
+import { describeService, installService, LAUNCHD_LABEL } from '../electron/connect/service.js';
+import { BIN, runCli } from './helpers/cli.js';
+import { scratchDirs } from './helpers/engine.js';
+
+const scratch = scratchDirs('sm-connect-');
+
+/** A configuration file as the tool would read it, walked by key in the assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- its shape is what the assertions check
+type Parsed = Record<string, any>;
+
+const LAUNCHER = { command: '/opt/node/bin/node', args: ['/home/ana/session memory/bin/session-memory.mjs', '--data', '/home/ana/memory'], env: {} };
+const OTHER_SERVER = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] };
+const OTHER_HOOK = { type: 'command', command: 'notify-send "turn done"' };
+
+/** Each tool's configuration as a person might already have it: other servers, other hooks, other settings. */
+const SEEDS: Record<AssistantId, Record<string, string>> = {
+  'claude-code': {
+    '.claude.json': JSON.stringify({ numStartups: 41, mcpServers: { filesystem: OTHER_SERVER }, projects: { '/work': { mcpServers: {} } } }, null, 2),
+    '.claude/settings.json': JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [OTHER_HOOK] }], PreToolUse: [{ matcher: 'Bash', hooks: [OTHER_HOOK] }] } }, null, 2),
+  },
+  codex: {
+    '.codex/config.toml': '# my Codex settings\nmodel = "o3"\n\n[mcp_servers.filesystem]\ncommand = "npx"   # the usual one\nargs = ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n\n# profiles below\n[profiles.fast]\nmodel = "o4-mini"\n',
+    '.codex/hooks.json': JSON.stringify({ hooks: { Stop: [{ hooks: [OTHER_HOOK] }] } }, null, 2),
+  },
+  'gemini-cli': {
+    '.gemini/settings.json': JSON.stringify({ theme: 'GitHub', mcpServers: { filesystem: OTHER_SERVER }, hooks: { AfterAgent: [{ matcher: '*', hooks: [{ name: 'ping', ...OTHER_HOOK }] }] } }, null, 2),
+  },
+  openclaw: {
+    '.openclaw/openclaw.json': '// my gateway\n{\n  agents: { defaults: { workspace: "~/claw" } },\n  mcp: { servers: { filesystem: { command: "npx", args: ["-y", "x"] } } },\n  hooks: { internal: { entries: { "command-logger": { enabled: true } } } },\n}\n',
+  },
+  cursor: {
+    '.cursor/mcp.json': JSON.stringify({ mcpServers: { filesystem: OTHER_SERVER } }, null, 2),
+    '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { stop: [{ command: './audit.sh' }], afterFileEdit: [{ command: './format.sh' }] } }, null, 2),
+  },
+  'claude-desktop': {
+    '.config/Claude/claude_desktop_config.json': JSON.stringify({ globalShortcut: 'Ctrl+Space', mcpServers: { filesystem: OTHER_SERVER } }, null, 2),
+  },
+};
+
+async function seed(id: AssistantId): Promise<string> {
+  const home = scratch();
+  for (const [name, text] of Object.entries(SEEDS[id])) {
+    await fs.mkdir(path.dirname(path.join(home, name)), { recursive: true });
+    await fs.writeFile(path.join(home, name), text);
+  }
+  return home;
+}
+
+/** Every file under the fake home, with its text. */
+async function snapshot(home: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else files[path.relative(home, full)] = await fs.readFile(full, 'utf8');
+    }
+  };
+  await walk(home);
+  return files;
+}
+
+const options = (home: string, extra: { remove?: boolean; dryRun?: boolean } = {}) => ({ home, env: {}, platform: 'linux' as const, launcher: LAUNCHER, ...extra });
+const json = async (home: string, name: string) => JSON.parse(await fs.readFile(path.join(home, name), 'utf8')) as Parsed;
+const HOOK_LINE = "/opt/node/bin/node '/home/ana/session memory/bin/session-memory.mjs' --data /home/ana/memory hook";
+const MCP_ARGS = ['/home/ana/session memory/bin/session-memory.mjs', '--data', '/home/ana/memory', 'mcp'];
+
+/** What each client reads, checked after connecting: our server and hook are there, and the seeded ones still are. */
+const CONNECTED: Record<AssistantId, (home: string) => Promise<void>> = {
+  'claude-code': async (home) => {
+    const servers = (await json(home, '.claude.json')).mcpServers;
+    expect(servers['session-memory']).toEqual({ type: 'stdio', command: LAUNCHER.command, args: MCP_ARGS });
+    expect(servers.filesystem).toEqual(OTHER_SERVER);
+    const hooks = (await json(home, '.claude/settings.json')).hooks;
+    // A SessionEnd hook without a timeout gets 1.5 s from Claude Code: ours names one.
+    for (const event of ['Stop', 'SessionEnd']) expect(hooks[event]).toContainEqual({ hooks: [{ type: 'command', command: HOOK_LINE, timeout: 60 }] });
+    expect(hooks.Stop).toContainEqual({ hooks: [OTHER_HOOK] });
+    expect(hooks.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [OTHER_HOOK] }]);
+  },
+  codex: async (home) => {
+    const config = TOML.parse(await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8')) as Parsed;
+    expect({ ...config.mcp_servers['session-memory'] }).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    expect(config.model).toBe('o3');
+    expect(config.profiles.fast.model).toBe('o4-mini');
+    const stop = (await json(home, '.codex/hooks.json')).hooks.Stop;
+    expect(stop).toEqual([{ hooks: [OTHER_HOOK] }, { hooks: [{ type: 'command', command: HOOK_LINE, timeout: 60 }] }]);
+  },
+  'gemini-cli': async (home) => {
+    const settings = await json(home, '.gemini/settings.json');
+    expect(settings.mcpServers['session-memory']).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    // Gemini's timeout is in milliseconds.
+    for (const event of ['AfterAgent', 'SessionEnd']) expect(settings.hooks[event]).toContainEqual({ hooks: [{ name: 'session-memory', type: 'command', command: HOOK_LINE, timeout: 60000 }] });
+    expect(settings.hooks.AfterAgent[0].hooks[0].name).toBe('ping');
+    expect(settings.theme).toBe('GitHub');
+  },
+  openclaw: async (home) => {
+    const config = JSON5.parse(await fs.readFile(path.join(home, '.openclaw/openclaw.json'), 'utf8')) as Parsed;
+    expect(config.mcp.servers['session-memory']).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    expect(config.hooks.internal.entries).toEqual({ 'command-logger': { enabled: true }, 'session-memory-save': { enabled: true } });
+    expect(config.agents.defaults.workspace).toBe('~/claw');
+    const doc = await fs.readFile(path.join(home, '.openclaw/hooks/session-memory-save/HOOK.md'), 'utf8');
+    expect(doc).toMatch(/^name: session-memory-save$/m);
+    expect(doc).toContain('"events": ["message:sent","command:new","command:reset"]');
+    expect(existsSync(path.join(home, '.openclaw/hooks/session-memory-save/handler.js'))).toBe(true);
+  },
+  cursor: async (home) => {
+    expect((await json(home, '.cursor/mcp.json')).mcpServers['session-memory']).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    const hooks = await json(home, '.cursor/hooks.json');
+    expect(hooks.version).toBe(1);
+    expect(hooks.hooks.stop).toEqual([{ command: './audit.sh' }, { command: `${HOOK_LINE} --file ${path.join(home, '.config/Cursor/User/globalStorage/state.vscdb')}` }]);
+    expect(hooks.hooks.afterFileEdit).toEqual([{ command: './format.sh' }]);
+  },
+  'claude-desktop': async (home) => {
+    const config = await json(home, '.config/Claude/claude_desktop_config.json');
+    expect(config.mcpServers).toEqual({ filesystem: OTHER_SERVER, 'session-memory': { command: LAUNCHER.command, args: MCP_ARGS } });
+    expect(config.globalShortcut).toBe('Ctrl+Space');
+  },
+};
+
+const backups = (files: Record<string, string>) => Object.keys(files).filter((f) => f.endsWith('.bak'));
+
+describe.each(ASSISTANT_IDS.map((id) => [id]))('connect %s', (id) => {
+  it('merges its entries with what the configuration holds, keeping a backup of each file it changes', async () => {
+    const home = await seed(id);
+    const result = await connectAssistant(id, options(home));
+    expect(result.changed).toBe(true);
+    await CONNECTED[id](home);
+    const after = await snapshot(home);
+    // The backups are the files as they were.
+    for (const [name, text] of Object.entries(SEEDS[id])) {
+      const backup = backups(after).find((b) => b.startsWith(`${name}.`));
+      expect(backup, name).toBeDefined();
+      expect(after[backup!]).toBe(text);
+    }
+  });
+
+  it('changes nothing and keeps no new backup when run again', async () => {
+    const home = await seed(id);
+    await connectAssistant(id, options(home));
+    const first = await snapshot(home);
+    const again = await connectAssistant(id, options(home));
+    expect(again.changed).toBe(false);
+    expect(again.files.every((f) => !f.changed && f.backup === undefined)).toBe(true);
+    expect(await snapshot(home)).toEqual(first);
+    expect(describeConnect(again)[0]).toMatch(/already connected; nothing changed/);
+  });
+
+  it('--remove takes out its entries and leaves every other one as it was', async () => {
+    const home = await seed(id);
+    await connectAssistant(id, options(home));
+    const removed = await connectAssistant(id, options(home, { remove: true }));
+    expect(removed.changed).toBe(true);
+    const after = await snapshot(home);
+    for (const [name, text] of Object.entries(SEEDS[id])) {
+      if (name.endsWith('.toml')) expect(after[name]).toBe(text); // Comments and layout kept.
+      else if (name.endsWith('openclaw.json')) expect(JSON5.parse(after[name]!)).toEqual(JSON5.parse(text));
+      else expect(JSON.parse(after[name]!)).toEqual(JSON.parse(text));
+    }
+    expect(Object.keys(after).filter((f) => !f.endsWith('.bak')).sort()).toEqual(Object.keys(SEEDS[id]).sort());
+    expect((await connectAssistant(id, options(home, { remove: true }))).changed).toBe(false);
+  });
+
+  it('--dry-run writes nothing and shows each entry before and after', async () => {
+    const home = await seed(id);
+    const before = await snapshot(home);
+    const result = await connectAssistant(id, options(home, { dryRun: true }));
+    expect(await snapshot(home)).toEqual(before);
+    expect(result.changed).toBe(true);
+    const server = result.files.flatMap((f) => f.entries).find((e) => /servers\.session-memory$|mcpServers\.session-memory$/i.test(e.entry));
+    expect(server).toMatchObject({ before: null, after: expect.objectContaining({ command: LAUNCHER.command, args: MCP_ARGS }) });
+    const printed = describeConnect(result).join('\n');
+    expect(printed).toContain('dry run: nothing written');
+    expect(printed).toMatch(/before: \(none\)\n\s+after:\s+\{.*session-memory\.mjs/);
+  });
+
+  it('refuses a malformed configuration with one line naming the file and the problem, and writes none of its files', async () => {
+    const home = await seed(id);
+    const [name] = Object.keys(SEEDS[id]);
+    const broken = name!.endsWith('.toml') ? 'model = "o3"\n[mcp_servers.filesystem\ncommand = "npx"\n' : '{ "mcpServers": { "filesystem": ';
+    await fs.writeFile(path.join(home, name!), broken);
+    const before = await snapshot(home);
+    const error = await connectAssistant(id, options(home)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigFileError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(new RegExp(`^${path.join(home, name!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid (JSON|JSON5|TOML) \\(.+\\); fix or move it, then run this again$`));
+    expect(await snapshot(home)).toEqual(before);
+  });
+});
+
+describe('connect, per tool', () => {
+  it('Claude Code: an earlier hook of ours without a timeout is replaced, not added to (a SessionEnd hook without one is cancelled after 1.5 s)', async () => {
+    const home = scratch();
+    const old = { hooks: [{ type: 'command', command: 'session-memory hook' }] };
+    await fs.mkdir(path.join(home, '.claude'));
+    await fs.writeFile(path.join(home, '.claude/settings.json'), JSON.stringify({ hooks: { Stop: [old, { hooks: [OTHER_HOOK] }], SessionEnd: [old] } }));
+    await connectAssistant('claude-code', options(home));
+    const hooks = (await json(home, '.claude/settings.json')).hooks;
+    expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: HOOK_LINE, timeout: 60 }] }]);
+    expect(hooks.Stop).toEqual([{ hooks: [OTHER_HOOK] }, { hooks: [{ type: 'command', command: HOOK_LINE, timeout: 60 }] }]);
+  });
+
+  it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {
+    const home = scratch();
+    const claudeDir = path.join(home, 'claude-config');
+    const codexDir = path.join(home, 'codex-home');
+    await connectAssistant('claude-code', { ...options(home), env: { CLAUDE_CONFIG_DIR: claudeDir } });
+    await connectAssistant('codex', { ...options(home), env: { CODEX_HOME: codexDir } });
+    expect((await json(home, 'claude-config/.claude.json')).mcpServers['session-memory'].args).toEqual(MCP_ARGS);
+    expect((await json(home, 'claude-config/settings.json')).hooks.Stop).toHaveLength(1);
+    expect(existsSync(path.join(codexDir, 'config.toml')) && existsSync(path.join(codexDir, 'hooks.json'))).toBe(true);
+    expect(existsSync(path.join(home, '.claude.json')) || existsSync(path.join(home, '.codex'))).toBe(false);
+  });
+
+  it('Claude Desktop: the config folder of each platform', async () => {
+    for (const [platform, env, expected] of [
+      ['darwin', {}, 'Library/Application Support/Claude/claude_desktop_config.json'],
+      ['linux', { XDG_CONFIG_HOME: '' }, '.config/Claude/claude_desktop_config.json'],
+    ] as const) {
+      const home = scratch();
+      const result = await connectAssistant('claude-desktop', { home, env, platform, launcher: LAUNCHER });
+      expect(result.files.map((f) => f.file)).toEqual([path.join(home, expected)]);
+      expect(existsSync(path.join(home, expected))).toBe(true);
+    }
+    const windows = await connectAssistant('claude-desktop', { home: 'C:\\Users\\ana', env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', launcher: LAUNCHER, dryRun: true });
+    expect(windows.files[0]!.file).toBe('C:\\Users\\ana\\AppData\\Roaming\\Claude\\claude_desktop_config.json');
+  });
+
+  it('OpenClaw: with open-ended hook discovery no entry is named (naming one would narrow the selection to it); with hooks off, the person is told', async () => {
+    const broad = scratch();
+    await fs.mkdir(path.join(broad, '.openclaw'));
+    await fs.writeFile(path.join(broad, '.openclaw/openclaw.json'), '{ hooks: { internal: { enabled: true } } }');
+    const result = await connectAssistant('openclaw', options(broad));
+    expect(JSON5.parse(await fs.readFile(path.join(broad, '.openclaw/openclaw.json'), 'utf8')).hooks).toEqual({ internal: { enabled: true } });
+    expect(result.notes.join('\n')).not.toMatch(/turns internal hooks off/);
+
+    const off = scratch();
+    await fs.mkdir(path.join(off, '.openclaw'));
+    await fs.writeFile(path.join(off, '.openclaw/openclaw.json'), '{ hooks: { internal: { enabled: false } } }');
+    const told = await connectAssistant('openclaw', options(off));
+    expect(told.notes.join('\n')).toMatch(/openclaw\.json turns internal hooks off \(hooks\.internal\.enabled: false\).*service install/);
+  });
+
+  it('OpenClaw: the handler saves the agent\'s database after a reply is sent, one run at a time, and the sessions of an unknown agent by a sync', async () => {
+    const home = scratch();
+    const record = path.join(home, 'runs.jsonl');
+    const recorder = path.join(home, 'recorder.mjs');
+    await fs.writeFile(recorder, `import { appendFileSync } from 'node:fs';\nawait new Promise((r) => setTimeout(r, 100));\nappendFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), env: process.env.SM_TEST }) + '\\n');\n`);
+    const launcher = { command: process.execPath, args: [recorder, '--data', '/mem'], env: { SM_TEST: 'passed' } };
+    await connectAssistant('openclaw', { home, env: {}, platform: process.platform, launcher });
+    const database = path.join(home, '.openclaw/agents/main/agent/openclaw-agent.sqlite');
+    await fs.mkdir(path.dirname(database), { recursive: true });
+    await fs.writeFile(database, '');
+    const handler = (await import(path.join(home, '.openclaw/hooks/session-memory-save/handler.js'))) as { default: (event: unknown) => Promise<void> };
+    const sent = { type: 'message', action: 'sent', sessionKey: 'agent:main:telegram:direct:42', context: { success: true } };
+    // Three replies in a row: one run, then one more for those sent meanwhile.
+    await Promise.all([handler.default(sent), handler.default(sent), handler.default(sent)]);
+    await handler.default({ type: 'message', action: 'received', sessionKey: 'agent:main:main' });
+    await handler.default({ type: 'command', action: 'new', sessionKey: 'agent:elsewhere:main' });
+    const runs = (await fs.readFile(record, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; env: string });
+    expect(runs).toEqual([
+      { args: ['--data', '/mem', 'hook', '--file', database], env: 'passed' },
+      { args: ['--data', '/mem', 'hook', '--file', database], env: 'passed' },
+      { args: ['--data', '/mem', 'sync', '--source', 'openclaw'], env: 'passed' },
+    ]);
+  });
+
+  it('lists each tool, whether its folder is on this computer and whether it is connected', async () => {
+    const home = await seed('codex');
+    await fs.mkdir(path.join(home, '.cursor'));
+    await connectAssistant('cursor', options(home));
+    const listed = await listAssistants({ home, env: {}, platform: 'linux', launcher: LAUNCHER });
+    expect(listed.map((a) => a.id)).toEqual([...ASSISTANT_IDS]);
+    expect(listed.filter((a) => a.found).map((a) => a.id)).toEqual(['codex', 'cursor']);
+    expect(listed.filter((a) => a.connected).map((a) => a.id)).toEqual(['cursor']);
+    expect(existsSync(path.join(home, '.claude.json'))).toBe(false); // Listing writes nothing.
+  });
+
+  it('writes the store a command names, or SESSION_MEMORY_HOME, as an absolute --data (the assistant does not see this shell\'s variables)', () => {
+    const base = { command: '/usr/bin/node', args: ['/repo/bin/session-memory.mjs'], env: {} };
+    expect(launcherFor({ data: 'rel/mem' }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', path.resolve('rel/mem')]);
+    expect(launcherFor({}, { SESSION_MEMORY_HOME: '/srv/mem' }, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', '/srv/mem']);
+    expect(launcherFor({ data: 's3+ddb://bucket/p?ddbTableName=T', singleWriter: true }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', 's3+ddb://bucket/p?ddbTableName=T', '--single-writer']);
+    expect(launcherFor({}, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
+  });
+});
+
+describe('service', () => {
+  const sync = { command: '/opt/node/bin/node', args: ['/home/ana/session memory/bin/session-memory.mjs', 'sync', '--watch'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+
+  it('Linux: a systemd user unit, then daemon-reload and enable --now; remove disables it and deletes the unit', async () => {
+    const home = scratch();
+    const ran: string[] = [];
+    const run = (command: string, args: string[]) => (ran.push([command, ...args].join(' ')), { status: 0, output: '' });
+    const result = await installService({ home, env: {}, platform: 'linux', sync, run });
+    const unit = path.join(home, '.config/systemd/user/session-memory.service');
+    expect(result.file).toBe(unit);
+    const text = await fs.readFile(unit, 'utf8');
+    expect(text).toContain('ExecStart=/opt/node/bin/node "/home/ana/session memory/bin/session-memory.mjs" sync --watch\n');
+    expect(text).toContain('Environment=ELECTRON_RUN_AS_NODE=1\n');
+    expect(text).toContain('WantedBy=default.target');
+    expect(ran).toEqual(['systemctl --user daemon-reload', 'systemctl --user enable --now session-memory.service', 'systemctl --user restart session-memory.service']);
+    expect((await installService({ home, env: {}, platform: 'linux', sync, run })).changed).toBe(false);
+    ran.length = 0;
+    await installService({ home, env: {}, platform: 'linux', sync, run, remove: true });
+    expect(existsSync(unit)).toBe(false);
+    expect(ran).toEqual(['systemctl --user disable --now session-memory.service', 'systemctl --user daemon-reload']);
+  });
+
+  it('macOS: a launchd agent in ~/Library/LaunchAgents, booted into the user\'s domain', async () => {
+    const home = scratch();
+    const ran: string[] = [];
+    const result = await installService({ home, env: {}, platform: 'darwin', sync, uid: 501, run: (c, a) => (ran.push([c, ...a].join(' ')), { status: 0, output: '' }) });
+    const plist = path.join(home, 'Library/LaunchAgents', `${LAUNCHD_LABEL}.plist`);
+    expect(result.file).toBe(plist);
+    const text = await fs.readFile(plist, 'utf8');
+    expect(text).toContain('<string>/home/ana/session memory/bin/session-memory.mjs</string>\n    <string>sync</string>\n    <string>--watch</string>');
+    expect(text).toContain('<key>ELECTRON_RUN_AS_NODE</key><string>1</string>');
+    expect(text).toContain('<key>RunAtLoad</key><true/>');
+    expect(ran).toEqual([`launchctl bootout gui/501/${LAUNCHD_LABEL}`, `launchctl bootstrap gui/501 ${plist}`]);
+  });
+
+  it('Windows: a script started by a logon task', async () => {
+    const result = await installService({ home: 'C:\\Users\\ana', env: { LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local' }, platform: 'win32', sync, dryRun: true });
+    expect(result.file).toBe('C:\\Users\\ana\\AppData\\Local\\Session Memory\\sync-watch.cmd');
+    expect(result.content).toBe('@echo off\r\nset "ELECTRON_RUN_AS_NODE=1"\r\n/opt/node/bin/node "/home/ana/session memory/bin/session-memory.mjs" sync --watch\r\n');
+    expect(result.commands.map((c) => [c.command, ...c.args].join(' '))).toEqual([`schtasks /Create /TN Session Memory sync /SC ONLOGON /RL LIMITED /F /TR "${result.file}"`, 'schtasks /Run /TN Session Memory sync']);
+  });
+
+  it('without the system\'s command the file is written and the commands are printed to run', async () => {
+    const home = scratch();
+    const result = await installService({ home, env: {}, platform: 'linux', sync, run: () => null });
+    expect(existsSync(result.file)).toBe(true);
+    expect(result.commands.every((c) => c.status === null)).toBe(true);
+    expect(result.notes[0]).toMatch(/systemctl is not on this computer: run the commands below yourself/);
+  });
+
+  it('--dry-run writes and runs nothing', async () => {
+    const home = scratch();
+    const result = await installService({ home, env: {}, platform: 'linux', sync, dryRun: true, run: () => expect.unreachable() as never });
+    expect(readdirSync(home)).toEqual([]);
+    expect(result.commands.map((c) => c.status)).toEqual([null, null, null]);
+    expect(describeService(result)).toContain('  | ExecStart=/opt/node/bin/node "/home/ana/session memory/bin/session-memory.mjs" sync --watch');
+  });
+});
+
+describe('session-memory connect (CLI)', () => {
+  it('writes entries that run this checkout\'s CLI, prints JSON, and refuses a malformed file with one line and exit status 1', async () => {
+    const home = scratch();
+    const env = { HOME: home, USERPROFILE: home, SESSION_MEMORY_HOME: path.join(home, 'memory') };
+    const dry = await runCli(['connect', 'claude-code', '--dry-run'], env);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toMatch(/^Claude Code: would be connected \(dry run: nothing written\)$/m);
+    expect(readdirSync(home)).toEqual([]);
+
+    const done = await runCli(['connect', 'claude-code', '--json'], env);
+    expect(done.status).toBe(0);
+    const result = JSON.parse(done.stdout) as { changed: boolean; files: Array<{ file: string }> };
+    expect(result.changed).toBe(true);
+    expect(result.files.map((f) => f.file)).toEqual([path.join(home, '.claude.json'), path.join(home, '.claude/settings.json')]);
+    const server = (await json(home, '.claude.json')).mcpServers['session-memory'];
+    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), 'mcp'] });
+    // The hook's command line runs through a shell as Claude Code runs it.
+    const line = (await json(home, '.claude/settings.json')).hooks.Stop[0].hooks[0].command as string;
+    const help = spawnSync('sh', ['-c', `${line} --help`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/Usage: session-memory hook/);
+
+    await fs.writeFile(path.join(home, '.claude.json'), '{"mcpServers": {"a": }');
+    const refused = await runCli(['connect', 'claude-code'], env);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: ${path.join(home, '.claude.json')}: not valid JSON \\(`))]);
+    expect(await fs.readFile(path.join(home, '.claude.json'), 'utf8')).toBe('{"mcpServers": {"a": }');
+  }, 60_000);
+});
