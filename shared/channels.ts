@@ -25,6 +25,8 @@ export const CHANNEL_NAMES = [
   'sources:sync',
   'store:writers',
   'store:change',
+  'assistants:list',
+  'assistants:connect',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 

@@ -31,6 +31,10 @@ const include = z.array(z.enum(['tools', 'thinking'])).max(2).optional();
 
 const similarityThreshold = z.number().min(NEAR_DUPLICATE_FLOOR).max(1);
 
+/** The assistants `session-memory connect` (and Settings › Connect an assistant) can set up. */
+export const ASSISTANT_IDS = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'cursor', 'claude-desktop'] as const;
+export type AssistantId = (typeof ASSISTANT_IDS)[number];
+
 export const requestSchemas = {
   'sessions:list': z.object({}).strict(),
   'sessions:show': z.object({ sessionId: id }).strict(),
@@ -94,6 +98,10 @@ export const requestSchemas = {
    * copied there first (the place must hold no memory yet).
    */
   'store:change': z.object({ to: z.string().min(1).max(4096), copy: z.boolean().optional() }).strict(),
+  /** The assistants this computer has (their configuration folder exists) and whether each is connected to this memory. */
+  'assistants:list': z.object({}).strict(),
+  /** Writes this memory's MCP server and per-turn hook into the assistant's own configuration, or with `remove` takes them out. */
+  'assistants:connect': z.object({ id: z.enum(ASSISTANT_IDS), remove: z.boolean().optional() }).strict(),
 } as const satisfies Record<ChannelName, z.ZodType>;
 
 export type Channel = keyof typeof requestSchemas;
@@ -192,6 +200,16 @@ export interface McpLaunch {
   env: Record<string, string>;
 }
 
+/** An assistant as Settings › Connect an assistant shows it. */
+export interface AssistantView {
+  id: AssistantId;
+  name: string;
+  /** Its configuration folder exists on this computer. */
+  found: boolean;
+  /** Its configuration holds this memory's MCP server and hook, as this install writes them. */
+  connected: boolean;
+}
+
 export interface ResponseMap {
   'sessions:list': SessionSummary[];
   'sessions:show': SessionDetail;
@@ -215,6 +233,8 @@ export interface ResponseMap {
   'sources:sync': SourceView[];
   'store:writers': RecentWriter[];
   'store:change': Settings;
+  'assistants:list': AssistantView[];
+  'assistants:connect': AssistantView[];
 }
 
 export type RequestMap = { [C in Channel]: z.infer<(typeof requestSchemas)[C]> };

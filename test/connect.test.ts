@@ -7,6 +7,8 @@ import * as TOML from 'smol-toml';
 import { ASSISTANT_IDS, ConfigFileError, connectAssistant, describeConnect, listAssistants, type AssistantId } from '../electron/connect/connect.js';
 import { launcherFor } from '../electron/cli/connectCommands.js';
 import { describeService, installService, LAUNCHD_LABEL } from '../electron/connect/service.js';
+import { dispatch } from '../electron/host/dispatch.js';
+import { MemoryHost } from '../electron/host/memoryHost.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 
@@ -290,6 +292,41 @@ describe('connect, per tool', () => {
     expect(launcherFor({}, { SESSION_MEMORY_HOME: '/srv/mem' }, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', '/srv/mem']);
     expect(launcherFor({ data: 's3+ddb://bucket/p?ddbTableName=T', singleWriter: true }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', 's3+ddb://bucket/p?ddbTableName=T', '--single-writer']);
     expect(launcherFor({}, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
+  });
+});
+
+describe('Settings › Connect an assistant (host)', () => {
+  it('lists the assistants found, connects one with the app\'s own launch of this store, and answers a malformed file with its one line', async () => {
+    const home = await seed('gemini-cli');
+    const data = scratch();
+    const host = new MemoryHost({
+      dataDir: data,
+      modelsDir: '/opt/models',
+      cliLauncher: { command: '/Applications/Session Memory.app/Contents/MacOS/Session Memory', args: ['/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs'], env: { ELECTRON_RUN_AS_NODE: '1' } },
+      assistants: { home, env: {}, platform: 'linux' },
+    });
+    try {
+      const listed = await dispatch(host.handlers, 'assistants:list', {});
+      expect(listed).toEqual({ ok: true, value: expect.arrayContaining([{ id: 'gemini-cli', name: 'Gemini CLI', found: true, connected: false }, { id: 'cursor', name: 'Cursor', found: false, connected: false }]) });
+      const connected = await dispatch(host.handlers, 'assistants:connect', { id: 'gemini-cli' });
+      expect(connected.ok && (connected.value as Array<{ id: string; connected: boolean }>).find((a) => a.id === 'gemini-cli')?.connected).toBe(true);
+      const settings = await json(home, '.gemini/settings.json');
+      expect(settings.mcpServers['session-memory']).toEqual({
+        command: '/Applications/Session Memory.app/Contents/MacOS/Session Memory',
+        args: ['/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs', '--data', data, 'mcp'],
+        env: { ELECTRON_RUN_AS_NODE: '1', SESSION_MEMORY_MODELS_DIR: '/opt/models' },
+      });
+      expect(settings.hooks.AfterAgent[1].hooks[0].command).toBe(
+        `ELECTRON_RUN_AS_NODE=1 SESSION_MEMORY_MODELS_DIR=/opt/models '/Applications/Session Memory.app/Contents/MacOS/Session Memory' '/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs' --data ${data} hook`,
+      );
+
+      await fs.writeFile(path.join(home, '.gemini/settings.json'), '{"theme": ');
+      const refused = await dispatch(host.handlers, 'assistants:connect', { id: 'gemini-cli', remove: true });
+      expect(refused).toEqual({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/settings\.json: not valid JSON \(.*\); fix or move it, then run this again$/) } });
+      expect(await dispatch(host.handlers, 'assistants:connect', { id: 'vscode' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    } finally {
+      await host.close();
+    }
   });
 });
 

@@ -62,6 +62,7 @@ export interface AssistantPresence {
   /** Our MCP entry and hook are in its configuration as this install would write them. */
   connected: boolean;
   folder: string;
+  perTurn: string;
 }
 
 /** Each tool, whether it is on this computer and whether it is connected (a dry run of `connect`: nothing written). */
@@ -77,7 +78,7 @@ export async function listAssistants(options: Omit<ConnectOptions, 'remove' | 'd
       } catch {
         connected = false;
       }
-      return { id: assistant.id, name: assistant.name, found: existsSync(folder), connected, folder };
+      return { id: assistant.id, name: assistant.name, found: existsSync(folder), connected, folder, perTurn: assistant.perTurn };
     }),
   );
 }

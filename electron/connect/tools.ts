@@ -13,14 +13,13 @@
  *   HOOK.md and handler.js under `<state>/hooks/`) on `message:sent`, turned on in
  *   `hooks.internal.entries`.
  */
-import type { McpLaunch } from '../../shared/ipc.js';
+import type { AssistantId, McpLaunch } from '../../shared/ipc.js';
 import { configHome, joinFor, type PlaceContext } from '../sources/catalogue.js';
 import { planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
 import { cliCommand, mcpEntry, shellCommandLine } from './launch.js';
 import { openclawHandler, openclawHookDoc, OPENCLAW_HOOK_NAME } from './openclawHook.js';
 
-export const ASSISTANT_IDS = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'cursor', 'claude-desktop'] as const;
-export type AssistantId = (typeof ASSISTANT_IDS)[number];
+export { ASSISTANT_IDS, type AssistantId } from '../../shared/ipc.js';
 
 /** The name of our MCP server in every client's configuration. */
 export const SERVER_NAME = 'session-memory';

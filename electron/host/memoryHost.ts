@@ -21,6 +21,7 @@ import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
 import { importFiles, previewFiles } from './stagedImport.js';
 import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
+import { AssistantsHost, type AssistantsHostOptions } from './assistantsHost.js';
 
 export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
 
@@ -55,6 +56,8 @@ export interface MemoryHostOptions {
   cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
   /** Sources: background sync of those a person turned on, and hooks' saves handed over (the app and web mode). Off when absent. */
   sources?: Pick<SourcesHostOptions, 'intervalMs' | 'serveHooks' | 'discover'>;
+  /** Whose assistants Settings › Connect an assistant sets up (default: this user's). */
+  assistants?: Omit<AssistantsHostOptions, 'launcher'>;
 }
 
 export { toErrorInfo } from './appReports.js';
@@ -72,6 +75,7 @@ export class MemoryHost {
   /** A store on object storage found once is not looked for again at every request. */
   private storeFound = false;
   private sources: SourcesHost;
+  private readonly assistants: AssistantsHost;
   private closed = false;
   private appLog: AppLog | null = null;
 
@@ -97,6 +101,14 @@ export class MemoryHost {
       this.logger.warn(`staged uploads left by an earlier run could not be deleted: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.sources = this.startSources();
+    // The CLI without its subcommand: the MCP server's launch minus `mcp`.
+    this.assistants = new AssistantsHost({
+      ...options.assistants,
+      launcher: () => {
+        const server = this.mcpServer();
+        return server ? { ...server, args: server.args.slice(0, -1) } : null;
+      },
+    });
   }
 
   private startSources(): SourcesHost {
@@ -216,6 +228,8 @@ export class MemoryHost {
     'sources:list': async () => this.sources.list(),
     'sources:set': async ({ id, enabled }) => this.sources.setEnabled(id, enabled),
     'sources:sync': async ({ id }) => this.sources.sync(id),
+    'assistants:list': async () => this.assistants.list(),
+    'assistants:connect': async ({ id, remove }) => this.assistants.connect(id, Boolean(remove)),
     'settings:get': async () => this.currentSettings(),
     'settings:set': async (changes) => this.changeSettings(changes),
     'store:writers': async ({ days }) => ((await this.storeExists()) ? (await this.engine()).recentWriters(days ?? 30) : []),

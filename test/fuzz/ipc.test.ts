@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../shared/errors.js';
-import { CHANNELS, MAX_STAGED_BYTES, type Channel, type Result } from '../../shared/ipc.js';
+import { ASSISTANT_IDS, CHANNELS, MAX_STAGED_BYTES, type Channel, type Result } from '../../shared/ipc.js';
 import { dispatch } from '../../electron/host/dispatch.js';
 import { MemoryHost } from '../../electron/host/memoryHost.js';
 import { tempDir } from '../helpers/engine.js';
@@ -249,6 +249,14 @@ function channelSpecs(dataRoot: string, stagedIds: () => string[]): Record<Chann
         copy: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) },
       },
     },
+    'assistants:list': { fields: {} },
+    // A valid one is written: the host's assistants live in the test's own home folder.
+    'assistants:connect': {
+      fields: {
+        id: { kind: { type: 'enum', values: ASSISTANT_IDS }, required: true, valid: (rng) => rng.pick(ASSISTANT_IDS) },
+        remove: { kind: { type: 'bool' }, required: false, valid: (rng) => rng.chance(0.5) },
+      },
+    },
   };
 }
 
@@ -388,7 +396,14 @@ describe('IPC: hostile requests', () => {
   let specs: Record<Channel, ChannelSpec>;
   beforeAll(() => {
     scratch = tempDir('sm-fuzz-ipc-');
-    host = new MemoryHost({ dataDir: path.join(scratch.dir, 'data'), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, stagingDir: scratch.dir });
+    host = new MemoryHost({
+      dataDir: path.join(scratch.dir, 'data'),
+      model: 'use-lite-en',
+      modelsDir: TEST_MODELS_DIR,
+      stagingDir: scratch.dir,
+      cliLauncher: { command: process.execPath, args: [path.join(scratch.dir, 'cli.mjs')] },
+      assistants: { home: path.join(scratch.dir, 'home'), env: {} },
+    });
     specs = channelSpecs(scratch.dir, () => stagedIds);
   });
   afterAll(async () => {

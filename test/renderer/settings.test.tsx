@@ -31,6 +31,45 @@ describe('settings: connect an assistant', () => {
   });
 });
 
+describe('settings: connect an assistant in one click', () => {
+  const card = async () => within((await screen.findByRole('heading', { name: 'Connect an assistant' })).closest('section') as HTMLElement);
+
+  it('lists the assistants found on this computer and connects or disconnects each, saying what it then saves', async () => {
+    const mock = createMockMemory();
+    renderApp(mock, '#/settings');
+    const list = await (await card()).findByRole('list', { name: 'Assistants on this computer' });
+    // Only the tools whose folders exist: the demo has Claude Code, Codex CLI and OpenClaw.
+    expect(within(list).getAllByRole('listitem').map((item) => item.querySelector('strong')?.textContent)).toEqual(['Claude Code', 'Codex CLI', 'OpenClaw']);
+    expect(within(list).getByRole('button', { name: 'Disconnect OpenClaw' })).toBeTruthy();
+    expect(within(list).getByText(/Saves after every reply the Gateway sends/)).toBeTruthy();
+
+    fireEvent.click(within(list).getByRole('button', { name: 'Connect Claude Code' }));
+    expect(await within(list).findByRole('button', { name: 'Disconnect Claude Code' })).toBeTruthy();
+    expect(mock.requestsOn('assistants:connect')).toEqual([{ id: 'claude-code', remove: false }]);
+    expect(within(list).getByText(/Saves after every reply and when a session ends \(Stop and SessionEnd hooks\)/)).toBeTruthy();
+
+    fireEvent.click(within(list).getByRole('button', { name: 'Disconnect OpenClaw' }));
+    expect(await within(list).findByRole('button', { name: 'Connect OpenClaw' })).toBeTruthy();
+    expect(mock.requestsOn('assistants:connect')).toEqual([{ id: 'claude-code', remove: false }, { id: 'openclaw', remove: true }]);
+    expect(within(list).queryByText(/the Gateway sends/)).toBeNull();
+  });
+
+  it('shows why a configuration was refused, and leaves the assistant as it was', async () => {
+    const mock = createMockMemory();
+    mock.failNext('assistants:connect', 'invalid_input', '/home/demo/.codex/config.toml: not valid TOML (Invalid TOML document: illegal character in key); fix or move it, then run this again');
+    renderApp(mock, '#/settings');
+    const list = await (await card()).findByRole('list', { name: 'Assistants on this computer' });
+    fireEvent.click(within(list).getByRole('button', { name: 'Connect Codex CLI' }));
+    expect(await within(screen.getByRole('alert')).findByText(/config\.toml: not valid TOML/)).toBeTruthy();
+    expect(within(list).getByRole('button', { name: 'Connect Codex CLI' })).toBeTruthy();
+  });
+
+  it('says so when none is found', async () => {
+    renderApp(createMockMemory({ host: { assistants: [{ id: 'cursor', name: 'Cursor', found: false, connected: false }] } }), '#/settings');
+    expect(await (await card()).findByText(/No assistant that connects in one click/)).toBeTruthy();
+  });
+});
+
 describe('settings: the log', () => {
   it('shows where the log is, and the desktop app opens its folder', async () => {
     const mock = createMockMemory({ host: { settings: { nativeDialogs: true, logDir: '/Users/ana/memory/logs' } } });

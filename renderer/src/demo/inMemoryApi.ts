@@ -7,6 +7,7 @@
 import type { Chunk, SaveMode, SaveReport, SearchHit, SessionInput, StoredMessage } from '../../../shared/domain.js';
 import { emptySaveReport, type ForkOf } from '../../../shared/domain.js';
 import { DEMO_SOURCES, ToySources } from './toySources.js';
+import { DEMO_ASSISTANTS, ToyAssistants } from './toyAssistants.js';
 import { bytesFromBase64, chunkMessages, cosine, forkAmong, HostError, parseTranscriptFile, stableHash, toyEmbedding } from './toyEngine.js';
 import { ToyDuplicates } from './toyDuplicates.js';
 import { DEMO_MACHINE, storageViewOf, toyStorageHandlers } from './toyStorage.js';
@@ -192,11 +193,14 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
   );
 
   const sources = new ToySources(options.sources ?? DEMO_SOURCES, now);
+  const assistants = new ToyAssistants(options.assistants ?? DEMO_ASSISTANTS);
 
   const handlers: Handlers = {
     'sources:list': async () => sources.list(),
     'sources:set': async ({ id, enabled }) => sources.setEnabled(id, enabled),
     'sources:sync': async ({ id }) => sources.sync(id),
+    'assistants:list': async () => assistants.list(),
+    'assistants:connect': async ({ id, remove }) => assistants.connect(id, Boolean(remove)),
     'sessions:list': async () =>
       [...sessions.values()].map((session) => ({
         sessionId: session.sessionId,

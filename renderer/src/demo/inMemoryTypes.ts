@@ -1,6 +1,6 @@
 /** The demo host's options and what it keeps of each session (see inMemoryApi.ts). */
 import type { Chunk, SaveEvent, SaveMode, SaveReport, SessionInput, StoredMessage } from '../../../shared/domain.js';
-import type { EventMap, EventName, MemoryApi, Settings, SourceView } from '../../../shared/ipc.js';
+import type { AssistantView, EventMap, EventName, MemoryApi, Settings, SourceView } from '../../../shared/ipc.js';
 
 export interface InMemoryOptions {
   settings?: Partial<Settings>;
@@ -13,6 +13,8 @@ export interface InMemoryOptions {
   downloadedModels?: string[];
   /** The assistants' folders "found" on the machine (default: a few demo ones). */
   sources?: SourceView[];
+  /** The assistants Settings › Connect an assistant lists (default: a few demo ones). */
+  assistants?: AssistantView[];
 }
 
 export interface SaveOptionsInMemory {

@@ -1,10 +1,12 @@
 /**
- * Settings, "Connect an assistant": ready-to-copy configuration that starts this store's MCP server
- * (`session-memory mcp`) for Claude Desktop, Claude Code and any other stdio MCP client.
+ * Settings, "Connect an assistant": a Connect button for each assistant found on this computer, and
+ * ready-to-copy configuration that starts this store's MCP server (`session-memory mcp`) for Claude
+ * Desktop, Claude Code and any other stdio MCP client.
  */
 import { useState, type ReactNode } from 'react';
 import type { McpLaunch } from '../../../shared/ipc.js';
 import { useT } from '../i18n.js';
+import { AssistantConnections } from './AssistantConnections.js';
 
 export const MCP_SERVER_NAME = 'session-memory';
 
@@ -59,6 +61,7 @@ export function ConnectAssistantCard({ launch }: { launch: McpLaunch | null }): 
         {t('settings.mcp')}
       </h2>
       <p className="card__subtitle">{t('settings.mcpHint')}</p>
+      {launch && <AssistantConnections />}
       {launch ? (
         <>
           <CopyBlock label={t('settings.mcp.claudeDesktop')} text={claudeDesktopConfig(launch)} />
