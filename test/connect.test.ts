@@ -79,7 +79,8 @@ const MCP_ARGS = ['/home/ana/session memory/bin/session-memory.mjs', '--data', '
 const CONNECTED: Record<AssistantId, (home: string) => Promise<void>> = {
   'claude-code': async (home) => {
     const servers = (await json(home, '.claude.json')).mcpServers;
-    expect(servers['session-memory']).toEqual({ type: 'stdio', command: LAUNCHER.command, args: MCP_ARGS });
+    // The shape `claude mcp add --scope user` writes (Claude Code 2.1.332).
+    expect(servers['session-memory']).toEqual({ type: 'stdio', command: LAUNCHER.command, args: MCP_ARGS, env: {} });
     expect(servers.filesystem).toEqual(OTHER_SERVER);
     const hooks = (await json(home, '.claude/settings.json')).hooks;
     // A SessionEnd hook without a timeout gets 1.5 s from Claude Code: ours names one.
@@ -404,7 +405,7 @@ describe('session-memory connect (CLI)', () => {
     expect(result.changed).toBe(true);
     expect(result.files.map((f) => f.file)).toEqual([path.join(home, '.claude.json'), path.join(home, '.claude/settings.json')]);
     const server = (await json(home, '.claude.json')).mcpServers['session-memory'];
-    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), 'mcp'] });
+    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), 'mcp'], env: {} });
     // The hook's command line runs through a shell as Claude Code runs it.
     const line = (await json(home, '.claude/settings.json')).hooks.Stop[0].hooks[0].command as string;
     const help = spawnSync('sh', ['-c', `${line} --help`], { encoding: 'utf8', env: { PATH: process.env.PATH } });

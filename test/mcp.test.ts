@@ -161,7 +161,7 @@ describe('connecting an assistant', () => {
       expect(mcpServer).not.toBeNull();
       const entry = (JSON.parse(claudeDesktopConfig(mcpServer!)) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> }).mcpServers['session-memory']!;
       expect(entry.args.slice(-3)).toEqual(['--data', dataDir, 'mcp']);
-      expect(claudeCodeCommand(mcpServer!)).toMatch(/^claude mcp add --scope user -e SESSION_MEMORY_MODELS_DIR=\S+ session-memory -- /);
+      expect(claudeCodeCommand(mcpServer!)).toMatch(/^claude mcp add --scope user session-memory -e SESSION_MEMORY_MODELS_DIR=\S+ -- /);
       // As Claude Desktop would: the command, its args and env, nothing else from this process.
       const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', ...entry.env, SESSION_MEMORY_MODEL: 'use-lite-en' }, stderr: 'pipe' });
       const assistant = new Client({ name: 'claude-desktop-like', version: '1.0.0' });

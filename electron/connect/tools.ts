@@ -1,7 +1,8 @@
 /**
  * The assistants `connect` knows: where each keeps its configuration, and the entries that start
  * this memory's MCP server and save each turn. The places follow each tool's own documentation:
- * - Claude Code: `claude mcp add --scope user` writes `mcpServers` at the top of `~/.claude.json`;
+ * - Claude Code: `claude mcp add --scope user` writes `mcpServers` at the top of `~/.claude.json`
+ *   (`{type: "stdio", command, args, env}`, env `{}` when none: checked with Claude Code 2.1.332);
  *   hooks live in `~/.claude/settings.json` (`CLAUDE_CONFIG_DIR` moves both). A hook's `timeout`
  *   is in seconds; a SessionEnd hook without one gets 1.5 s.
  * - Codex CLI: `[mcp_servers.<name>]` in `~/.codex/config.toml`, hooks in `~/.codex/hooks.json`
@@ -88,7 +89,7 @@ export const ASSISTANTS: readonly Assistant[] = [
       const mcpFile = context.env.CLAUDE_CONFIG_DIR ? join(context, folder, '.claude.json') : join(context, context.home, '.claude.json');
       const group = { hooks: [{ type: 'command', command: hook, timeout: HOOK_TIMEOUT_S }] };
       return [
-        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { type: 'stdio', ...mcpEntry(mcp) })]),
+        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { type: 'stdio', env: {}, ...mcpEntry(mcp) })]),
         await planJsonFile(join(context, folder, 'settings.json'), 'json', (doc) =>
           ['Stop', 'SessionEnd'].map((event) => setHookInList(join(context, folder, 'settings.json'), doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups')),
         ),

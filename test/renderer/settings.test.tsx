@@ -16,7 +16,7 @@ describe('settings: connect an assistant', () => {
     expect(desktop.mcpServers['session-memory']).toEqual({ command: launch.command, args: launch.args, env: launch.env });
     // Paths with spaces are quoted for the shell.
     expect(within(card).getByLabelText('Claude Code (terminal)').textContent).toBe(
-      "claude mcp add --scope user -e ELECTRON_RUN_AS_NODE=1 session-memory -- '/Applications/Session Memory.app/Contents/MacOS/Session Memory' '/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs' --data /Users/ana/memory mcp",
+      "claude mcp add --scope user session-memory -e ELECTRON_RUN_AS_NODE=1 -- '/Applications/Session Memory.app/Contents/MacOS/Session Memory' '/Applications/Session Memory.app/Contents/Resources/app.asar/dist-electron/cli.cjs' --data /Users/ana/memory mcp",
     );
     expect(JSON.parse(within(card).getByLabelText('Any stdio MCP client').textContent ?? '')).toMatchObject({ transport: 'stdio', command: launch.command, args: launch.args });
 

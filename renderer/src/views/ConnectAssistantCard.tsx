@@ -23,7 +23,8 @@ export function shellWord(word: string): string {
 
 export function claudeCodeCommand(launch: McpLaunch): string {
   const env = Object.entries(launch.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
-  return ['claude', 'mcp', 'add', '--scope', 'user', ...env, MCP_SERVER_NAME, '--', launch.command, ...launch.args].map(shellWord).join(' ');
+  // The name before `-e`: Claude Code reads every word after `-e` up to `--` as a variable.
+  return ['claude', 'mcp', 'add', '--scope', 'user', MCP_SERVER_NAME, ...env, '--', launch.command, ...launch.args].map(shellWord).join(' ');
 }
 
 export function genericConfig(launch: McpLaunch): string {
