@@ -211,6 +211,20 @@ describe('connect, per tool', () => {
     expect(hooks.Stop).toEqual([{ hooks: [OTHER_HOOK] }, { hooks: [{ type: 'command', command: HOOK_LINE, timeout: 60 }] }]);
   });
 
+  it('Codex: a server entry of ours written inline is replaced, the file written again from its parse (the backup keeps it as it was)', async () => {
+    const home = scratch();
+    await fs.mkdir(path.join(home, '.codex'));
+    const text = '# mine\nmodel = "o3"\n\n[mcp_servers]\nsession-memory = { command = "old", args = ["x"] }\nother = { command = "npx" }\n';
+    await fs.writeFile(path.join(home, '.codex/config.toml'), text);
+    const result = await connectAssistant('codex', options(home));
+    const config = TOML.parse(await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8')) as Parsed;
+    expect({ ...config.mcp_servers['session-memory'] }).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    expect({ ...config.mcp_servers.other }).toEqual({ command: 'npx' });
+    expect(config.model).toBe('o3');
+    expect(await fs.readFile(result.files[0]!.backup!, 'utf8')).toBe(text);
+    expect((await connectAssistant('codex', options(home))).changed).toBe(false);
+  });
+
   it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {
     const home = scratch();
     const claudeDir = path.join(home, 'claude-config');

@@ -227,20 +227,30 @@ export async function planTomlTable(file: string, keys: readonly string[], value
   const block = nested ? TOML.stringify(nested).trimEnd() : '';
   let after = [...kept, ...(block ? [...(kept.length > 0 ? [''] : []), block] : [])].join('\n') + '\n';
   // The cut must leave the rest of the file as it was and our table as asked; otherwise rewrite from the parse.
-  const check = parseConfig(file, after, 'toml');
-  let written: unknown = check;
-  for (const key of keys) written = isObject(written) ? written[key] : undefined;
-  const rest = structuredClone(check);
-  const expected = structuredClone(doc);
-  removeAt(rest, keys);
-  removeAt(expected, keys);
-  if (!sameData(written, value) || !sameData(rest, expected)) {
+  if (!tableCutWorked(file, after, doc, keys, value)) {
     const whole = structuredClone(doc);
     removeAt(whole, keys);
     if (value !== undefined) containerAt(file, whole, keys.slice(0, -1), true)![keys[keys.length - 1]!] = value;
     after = TOML.stringify(whole);
   }
   return { file, format: 'toml', before, after, entries: [entry] };
+}
+
+/** Whether `after` parses to `doc` with only the table at `keys` changed to `value` (our table written some other way leaves a duplicate or a stale copy). */
+function tableCutWorked(file: string, after: string, doc: JsonObject, keys: readonly string[], value: JsonObject | undefined): boolean {
+  let check: JsonObject;
+  try {
+    check = parseConfig(file, after, 'toml');
+  } catch {
+    return false;
+  }
+  let written: unknown = check;
+  for (const key of keys) written = isObject(written) ? written[key] : undefined;
+  const rest = structuredClone(check);
+  const expected = structuredClone(doc);
+  removeAt(rest, keys);
+  removeAt(expected, keys);
+  return sameData(written, value) && sameData(rest, expected);
 }
 
 /** Equal as data: TOML tables come with no prototype, which a strict comparison would call different. */
