@@ -6,6 +6,7 @@ import JSON5 from 'json5';
 import * as TOML from 'smol-toml';
 import { ASSISTANT_IDS, ConfigFileError, connectAssistant, describeConnect, listAssistants, type AssistantId } from '../electron/connect/connect.js';
 import { launcherFor } from '../electron/cli/connectCommands.js';
+import { runningCliLauncher } from '../electron/connect/launch.js';
 import { describeService, installService, LAUNCHD_LABEL } from '../electron/connect/service.js';
 import { dispatch } from '../electron/host/dispatch.js';
 import { MemoryHost } from '../electron/host/memoryHost.js';
@@ -299,6 +300,13 @@ describe('connect, per tool', () => {
     expect(listed.filter((a) => a.found).map((a) => a.id)).toEqual(['codex', 'cursor']);
     expect(listed.filter((a) => a.connected).map((a) => a.id)).toEqual(['cursor']);
     expect(existsSync(path.join(home, '.claude.json'))).toBe(false); // Listing writes nothing.
+  });
+
+  it('names this install\'s CLI: the checkout\'s bin script run by this node, or the installed app\'s binary running its bundled CLI as Node', () => {
+    expect(runningCliLauncher(['/usr/bin/node', '/repo/bin/session-memory.mjs', 'connect'], { node: '20.20.2' } as NodeJS.ProcessVersions, '/usr/bin/node')).toEqual({ command: '/usr/bin/node', args: ['/repo/bin/session-memory.mjs'], env: {} });
+    const app = '/opt/Session Memory/session-memory';
+    const cli = '/opt/Session Memory/resources/app.asar/dist-electron/cli.cjs';
+    expect(runningCliLauncher([app, cli, 'connect'], { node: '22.0.0', electron: '41.0.0' } as NodeJS.ProcessVersions, app)).toEqual({ command: app, args: [cli], env: { ELECTRON_RUN_AS_NODE: '1' } });
   });
 
   it('writes the store a command names, or SESSION_MEMORY_HOME, as an absolute --data (the assistant does not see this shell\'s variables)', () => {
