@@ -16,7 +16,7 @@ interface Fixture {
 }
 
 const load = (name: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/recall/${name}.json`, import.meta.url), 'utf8')) as Fixture;
-const FIXTURES = { friends: load('friends'), project: load('project') };
+const FIXTURES = { friends: load('friends'), project: load('project'), quoted: load('quoted') };
 
 const bed = engineTestBed();
 
@@ -64,6 +64,20 @@ describe('recall on labelled conversations', () => {
       const ids = hits.flatMap((h) => h.msgIds);
       expect(ids).toContain('f7');
       expect(ids).toContain('f17');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('puts the passage a question quotes first, before near-identical ones that differ in a number or a name', async () => {
+    const engine = await saved(FIXTURES.quoted);
+    try {
+      const wrong: string[] = [];
+      for (const q of FIXTURES.quoted.questions) {
+        const hits = await engine.search(q.question, { limit: 10 });
+        if (!hits[0]?.msgIds.includes(q.evidence[0]!)) wrong.push(`${q.question} -> ${hits[0]?.text.replace(/\n/g, ' / ')}`);
+      }
+      expect(wrong).toEqual([]);
     } finally {
       await engine.close();
     }

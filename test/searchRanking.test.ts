@@ -1,8 +1,9 @@
-/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
+/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names, the passage a question quotes. */
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { topicOf } from '../electron/engine/search/questionTopic.js';
+import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
@@ -143,5 +144,45 @@ describe('what a question is about', () => {
   it('keeps a question whose topic is the sessions themselves', () => {
     expect(topicOf('How long were the sessions with the physio?')).toBe('How long were the sessions with the physio?');
     expect(topicOf('In our sessions')).toBe('In our sessions');
+  });
+});
+
+describe('the passage a question quotes', () => {
+  const candidate = (id: string, text: string, score: number) => ({ hit: { chunkId: id, text }, score });
+
+  it('puts the passage quoted word for word before one that differs in a number, and keeps scores falling', () => {
+    const ranked = [
+      candidate('t19', 'user: Which LanceDB index should I use for a million vectors? (turn 19)', 0.9),
+      candidate('other', 'user: How long does building an index take?', 0.8),
+      candidate('t5', 'user: Is a full-text index worth it?\nassistant: Yes.\nuser: Which LanceDB index should I use for a million vectors? (turn 5)', 0.7),
+    ];
+    const order = quotedFirst('Which LanceDB index should I use for a million vectors? (turn 5)', ranked);
+    expect(order.map((c) => c.hit.chunkId)).toEqual(['t5', 't19', 'other']);
+    expect(order.map((c) => c.score)).toEqual([0.9, 0.9, 0.8]);
+  });
+
+  it('reads a quote of most of a sentence, and a slip of one word in it, but not a common opening', () => {
+    const reader = quoteReader('Marco rotates the API keys of the billing service on Monday')!;
+    expect(reader.shareOf('Change of plan: Marco rotates the API keys of the billing service on Monday, and Priya updates the page.')).toBe(1);
+    expect(reader.shareOf('Priya rotates the API keys of the billing service on Monday.')).toBeCloseTo(10 / 11, 10);
+    expect(reader.shareOf('Marco rotates the API tokens of the billing service on Monday.')).toBeCloseTo(10 / 11, 10);
+    expect(reader.shareOf('The billing service keys: Marco on Monday rotates them.')).toBeLessThan(0.5);
+    const question = quoteReader('What did I say about Rust?')!;
+    expect(question.shareOf('user: What did I say about the deadline?')).toBeLessThan(0.85);
+    expect(quotedFirst('What did I say about Rust?', [candidate('rust', 'Rust lifetimes tie a borrow to its owner.', 0.9), candidate('deadline', 'user: What did I say about the deadline?', 0.5)]).map((c) => c.hit.chunkId)).toEqual(['rust', 'deadline']);
+  });
+
+  it('reads no quote in a question of a few words, whatever it matches', () => {
+    expect(quoteReader('LanceDB index turn 5')).toBeNull();
+    const ranked = [candidate('a', 'LanceDB index turn 5', 0.4), candidate('b', 'something else', 0.9)];
+    expect(quotedFirst('LanceDB index', ranked)).toEqual(ranked);
+  });
+
+  it('reads words in any script: a character at a time where words have no spaces, case and accents aside', () => {
+    expect(passageWords('以后回答请用中文, Café OK')).toEqual(['以', '后', '回', '答', '请', '用', '中', '文', 'cafe', 'ok']);
+    const reader = quoteReader('请记住我不吃香菜')!;
+    expect(reader.shareOf('user: 请记住我不吃香菜，谢谢。')).toBe(1);
+    expect(reader.shareOf('user: 请记住我不吃辣椒。')).toBeLessThan(0.85);
+    expect(quoteReader('Ça coûte combien à Montréal')!.shareOf('ca coute COMBIEN a montreal?')).toBe(1);
   });
 });
