@@ -6,6 +6,7 @@ import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import { languageOf } from '../electron/engine/search/textLanguage.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -184,5 +185,46 @@ describe('the passage a question quotes', () => {
     expect(reader.shareOf('user: 请记住我不吃香菜，谢谢。')).toBe(1);
     expect(reader.shareOf('user: 请记住我不吃辣椒。')).toBeLessThan(0.85);
     expect(quoteReader('Ça coûte combien à Montréal')!.shareOf('ca coute COMBIEN a montreal?')).toBe(1);
+  });
+});
+
+describe('rules that read words, in the language of the text', () => {
+  const now = new Date('2024-06-20T12:00:00Z');
+  const span = (question: string) => {
+    const s = timeSpanOf(question, now);
+    return s && [new Date(s.from).toISOString().slice(0, 10), new Date(s.to).toISOString().slice(0, 10)];
+  };
+
+  it('tells the language of a text by the script of most of its words', () => {
+    expect(languageOf('How do I deploy the recipe app?')).toBe('latin');
+    expect(languageOf('¿Qué me dijiste el 5 de mayo?')).toBe('latin');
+    expect(languageOf('以后回答请用中文')).toBe('zh');
+    expect(languageOf('他的代码注释里写着 never store passwords，这句话怎么翻译？')).toBe('zh');
+    expect(languageOf('3月に何を注文しましたか')).toBe('ja');
+    expect(languageOf('데이터베이스를 백업하는 방법')).toBe('ko');
+    expect(languageOf('Что я заказал в марте?')).toBe('ru');
+    expect(languageOf('Що я замовив у березні?')).toBe('uk');
+    expect(languageOf('2024-03-05 12:00')).toBe('none');
+  });
+
+  it('reads the time a Chinese, Japanese or Russian question names with the parser of its language', () => {
+    expect(span('我三月在罗莎餐厅点了什么？')).toEqual(['2024-03-01', '2024-03-31']);
+    expect(span('我在2024年3月15日说了什么？')).toEqual(['2024-03-15', '2024-03-15']);
+    expect(span('2024年4月到5月我做了什么？')).toEqual(['2024-04-01', '2024-05-31']);
+    expect(span('昨天我说了什么？')).toEqual(['2024-06-19', '2024-06-19']);
+    expect(span('昨日何と言いましたか')).toEqual(['2024-06-19', '2024-06-19']);
+    expect(span('Что я заказал в марте?')).toEqual(['2024-03-01', '2024-03-31']);
+  });
+
+  it('does not read a Chinese question for English dates, nor for requests or words about the conversations', () => {
+    expect(span('我在 10/12 提交的报告里写了什么？')).toBeNull();
+    expect(asksForHelp('you 能帮我看看这个 bug 吗？我的代码总是报错')).toBe(false);
+    expect(topicOf('在我们之前的对话中 across our sessions 讨论了什么？')).toBe('在我们之前的对话中 across our sessions 讨论了什么？');
+  });
+
+  it('takes no Chinese message for a wish because it quotes an English "never", and keeps the English wishes', () => {
+    expect(holdsUserWish('user: 他的代码注释里写着 never store passwords in plain text，这句话怎么翻译？')).toBe(false);
+    expect(holdsUserWish('user: 以后回答请用中文')).toBe(false);
+    expect(holdsUserWish('user: 你好\nassistant: 你好\nuser: Never use tabs in my code.')).toBe(true);
   });
 });
