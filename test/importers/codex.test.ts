@@ -231,4 +231,28 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     expect(sessions[1]!.messages.slice(0, 2)).toEqual(sessions[0]!.messages);
     expect(triples(sessions[1]).map(([, role, content]) => `${role}: ${content}`)).toEqual(['user: Name three harbours on Naxos.', 'assistant: Naxos town, Apollonas and Agia Anna.', 'user: Which one has the ferry?', 'assistant: Naxos town.']);
   });
+  // open-codex, the TypeScript CLI's fork for other providers, saved Chat Completions messages (our own text, its layout).
+  it("reads the first CLI's conversations saved as Chat Completions messages, the person's carriage returns as line breaks", async () => {
+    const folder = fixture('codex', 'open-codex', 'sessions');
+    const results = await readAll([folder], { include: ['tools'] });
+    const sessions = results.flatMap((result) => ('sessions' in result ? result.sessions : []));
+    expect(results.map((result) => ('format' in result ? result.format : result.error.message))).toEqual(['codex', 'codex']);
+    // Two saves of one conversation: one session, the later save adding what is new.
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(1);
+    expect(sessions[0]!.sessionId).toMatch(/^codex-[0-9a-f]{24}$/);
+    const later = sessions.find((s) => s.messages.length > 4)!;
+    expect(later.messages.map((m) => `${m.role}: ${m.content}`)).toEqual([
+      'user: Plan a day on Naxos:\nmorning at the Portara,\nafternoon at a beach.',
+      'tool: [tool call: shell] {"command":["cat","beaches.txt"]}',
+      'tool: [tool result: shell] {"output":"Agios Prokopios\\nPlaka\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}',
+      'assistant: Start at the Portara at sunrise,\nthen take the bus to Agios Prokopios for the afternoon.',
+      'user: And dinner?',
+      'assistant: Dinner in Chora, by the harbour.',
+    ]);
+    expect(later.messages[2]!.msgId).toBe('call_naxos1:output');
+    const [earlier] = await sessionsOf(path.join(folder, 'rollout-2025-05-02-3f0c9a52-7d1e-4c44-9a61-2b8f5d0e6a17.json'));
+    expect(earlier!.sessionId).toBe(sessions[0]!.sessionId);
+    expect(earlier!.title).toBe('Plan a day on Naxos:');
+    expect(earlier!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
 });
