@@ -5,7 +5,8 @@
  *
  * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
  * in the file, so we take the path from the last message up to the root, as for the other
- * tree-shaped formats (a file in which no line names a parent is read in file order); after `/compact` the chain restarts at a boundary line whose
+ * tree-shaped formats (a file in which most lines name no parent is read in file order: there the
+ * chain does not link the conversation); after `/compact` the chain restarts at a boundary line whose
  * `logicalParentUuid` leads back to the messages before it, which stay part of the conversation.
  *
  * A subagent's conversation is its own session: its file (`<session>/subagents/agent-<id>.jsonl`)
@@ -65,10 +66,13 @@ function conversationPath(records: readonly JsonlRecord[], isConversationLine: (
   for (const record of records) {
     if (typeof record.value.uuid === 'string') byUuid.set(record.value.uuid, record);
   }
-  // A file in which no line names a parent (hand-written logs leave every parentUuid null) has no
-  // chain to follow: its order is the conversation's.
+  // A file whose lines mostly name no parent has no chain to follow: its order is the conversation's.
+  // Hand-written logs leave every parentUuid null; logs that other tools wrote or converted carry one
+  // link, or lines without a uuid. Claude Code's own logs name a parent on every line but the first
+  // (and a line where the person rewound to the very start).
   const conversation = records.filter((record) => isConversationLine(record.value));
-  if (!conversation.some((record) => parentOf(record) !== undefined)) return conversation;
+  const linked = conversation.filter((record) => parentOf(record) !== undefined).length;
+  if (conversation.length - linked > linked) return conversation;
   const leaf = conversation.at(-1);
   const path: JsonlRecord[] = [];
   const seen = new Set<string>();
@@ -100,12 +104,13 @@ function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRe
 
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
   const where = lineWhere(record.lineNo);
-  const id = requireNonEmptyString(record.value.uuid, at(where, 'uuid'));
+  // A line without a uuid (written by another tool) gets an id from its content, as id-less formats do.
+  const id = record.value.uuid === undefined ? undefined : requireNonEmptyString(record.value.uuid, at(where, 'uuid'));
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
   const parts = contentParts(message.content, toolNames);
-  return messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
 }
 
 function contentParts(content: unknown, toolNames: Map<string, string>): MessagePart[] {
