@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import type { SaveReport, SessionInput } from '../../shared/domain.js';
 import type { SaveCallOptions } from '../engine/engine.js';
 import { EngineError } from '../../shared/errors.js';
-import { ImportError, readTranscripts, type SkippedPart } from '../importers/index.js';
+import { ImportError, isZstd, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 /** What saving needs of the engine (the engine itself, or a test's double). */
 export interface SavingEngine {
@@ -32,8 +32,9 @@ export interface SaveFileOptions {
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. `stopped`: part of it, stopped through `signal`. Throws the file's ImportError. */
 export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<SavingEngine>), file: string, options: SaveFileOptions): Promise<'saved' | 'waiting' | 'stopped'> {
   const stats = await fs.stat(file);
-  // A folder read as a whole (opencode's storage) has no last line being written.
-  const stillWriting = stats.isFile() && !(await endsWithNewline(file, stats.size));
+  // A folder read as a whole (opencode's storage) has no last line being written, nor has a compressed
+  // file (Codex's `.jsonl.zst`): a cut or damaged one is damage to report, not a write to wait for.
+  const stillWriting = stats.isFile() && !(await endsWithNewline(file, stats.size)) && !(await isCompressed(file));
   try {
     let waiting = false;
     for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
@@ -55,6 +56,16 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
     // A file caught mid-write (even mid-character) is tried again at its next change.
     if (stillWriting && error instanceof ImportError && error.code === 'truncated') return 'waiting';
     throw error;
+  }
+}
+
+async function isCompressed(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4), 0, 4, 0);
+    return isZstd(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
   }
 }
 

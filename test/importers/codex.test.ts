@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
@@ -254,5 +254,40 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     expect(earlier!.sessionId).toBe(sessions[0]!.sessionId);
     expect(earlier!.title).toBe('Plan a day on Naxos:');
     expect(earlier!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+  // Codex compresses rollouts with zstd (`rollout-<time>-<thread id>.jsonl.zst`): the home/ rollout compressed by `zstd -19`.
+  it('reads zstd-compressed rollouts, titled from the index like the others, and finds them as a source', async () => {
+    const home = fixture('codex', 'zstd');
+    const compressed = path.join(home, 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst');
+    const [session] = await sessionsOf(compressed);
+    const [plain] = await sessionsOf(RESUMED);
+    expect(session).toEqual(plain);
+    expect(session!.title).toBe('Ferry to Naxos');
+    // Found in a folder too, and recognised by its bytes whatever its name.
+    const results = await readAll([home]);
+    expect(results.map((result) => ('format' in result ? [path.basename(result.file), result.format] : result.error.message))).toEqual([[path.basename(compressed), 'codex']]);
+    const renamed = path.join(tempDir(), 'rollout-copy.jsonl');
+    copyFileSync(compressed, renamed);
+    expect((await sessionsOf(renamed))[0]!.messages).toEqual(plain!.messages);
+
+    const { discoverSources } = await import('../../electron/sources/discover.js');
+    const machine = tempDir();
+    mkdirSync(path.join(machine, '.codex'));
+    cpSync(home, path.join(machine, '.codex'), { recursive: true });
+    const found = await discoverSources({ env: {}, home: machine, platform: 'linux' });
+    expect(found.find((s) => s.id === 'codex')?.picks.flatMap((p) => p.files.map((f) => path.basename(f.path)))).toEqual([path.basename(compressed)]);
+  });
+  it('reports a damaged compressed rollout when syncing it, rather than waiting for it to be finished', async () => {
+    const compressed = readFileSync(fixture('codex', 'zstd', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst'));
+    const file = path.join(tempDir(), 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst');
+    writeFileSync(file, compressed.subarray(0, compressed.length - 200));
+    const { SourceCursors } = await import('../../electron/sources/cursors.js');
+    const { syncFile } = await import('../../electron/sources/sync.js');
+    const errors: string[] = [];
+    const saved: string[] = [];
+    const engine = async () => ({ save: async (session: { sessionId: string }) => (saved.push(session.sessionId), { sessionId: session.sessionId }) as never });
+    await syncFile('codex', file, 'files', { cursors: await SourceCursors.load(tempDir()), engine, onReport: () => {}, onError: (_s, _f, message) => errors.push(message) });
+    expect(saved).toEqual([]);
+    expect(errors).toEqual([expect.stringMatching(/rollout-.*\.jsonl\.zst: damaged zstd data/)]);
   });
 });
