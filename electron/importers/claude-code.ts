@@ -57,6 +57,57 @@ export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbac
   return { sessionId: namedSession ?? fallbackSessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
 }
 
+/**
+ * The ids of the messages on branches the person left: where a prompt of the conversation has
+ * siblings (the person rewound to the message before it and typed again, or edited it), those
+ * siblings and everything after them. A branch the chain makes for any other reason (a tool's result
+ * written beside another's) is not a rewind and gives nothing. Ids are those of every part (thinking,
+ * tool calls and results included), so whatever a save included can be matched; lines without a uuid
+ * are left out (their ids are derived from their content when saved).
+ */
+export function claudeCodeRewound(records: readonly JsonlRecord[]): Set<string> {
+  const subagent = !records.some(({ value }) => isMessageLine(value) && value.isSidechain !== true) && records.some(({ value }) => isMessageLine(value) && value.isSidechain === true);
+  const isConversationLine = (value: JsonObject) => isMessageLine(value) && (value.isSidechain === true) === subagent;
+  const path = conversationPath(records, isConversationLine);
+  const onPath = new Set(path);
+  const children = new Map<string | undefined, JsonlRecord[]>();
+  for (const record of records) {
+    const parent = parentOf(record);
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(record);
+    else children.set(parent, [record]);
+  }
+  const left = new Set<JsonlRecord>();
+  const leave = (record: JsonlRecord) => {
+    if (left.has(record) || onPath.has(record)) return;
+    left.add(record);
+    const uuid = optionalText(record.value.uuid);
+    if (uuid !== undefined) for (const child of children.get(uuid) ?? []) leave(child);
+  };
+  for (const record of path) {
+    if (!isPrompt(record.value)) continue;
+    for (const sibling of children.get(parentOf(record)) ?? []) if (sibling !== record) leave(sibling);
+  }
+  const everything = { include: new Set(['tools', 'thinking'] as const) };
+  const ids = new Set<string>();
+  for (const record of left) {
+    if (!isConversationLine(record.value) || typeof record.value.uuid !== 'string') continue;
+    try {
+      for (const message of mapLine(record, new Map(), everything)) if (message.msgId !== undefined) ids.add(message.msgId);
+    } catch {
+      // A line that cannot be read was never saved.
+    }
+  }
+  return ids;
+}
+
+/** A line where the person typed: a user line that is not a tool's result, a meta line or a compaction summary. */
+function isPrompt(value: JsonObject): boolean {
+  if (value.type !== 'user' || value.isMeta === true || value.isCompactSummary === true || !isObject(value.message)) return false;
+  const content = value.message.content;
+  return typeof content === 'string' || (Array.isArray(content) && !content.some((block) => isObject(block) && block.type === 'tool_result'));
+}
+
 function isMessageLine(value: JsonObject): boolean {
   return MESSAGE_TYPES.has(value.type as string);
 }
