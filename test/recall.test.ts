@@ -16,7 +16,7 @@ interface Fixture {
 }
 
 const load = (name: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/recall/${name}.json`, import.meta.url), 'utf8')) as Fixture;
-const FIXTURES = { friends: load('friends'), project: load('project') };
+const FIXTURES = { friends: load('friends'), project: load('project'), quoted: load('quoted') };
 
 const bed = engineTestBed();
 
@@ -64,6 +64,20 @@ describe('recall on labelled conversations', () => {
       const ids = hits.flatMap((h) => h.msgIds);
       expect(ids).toContain('f7');
       expect(ids).toContain('f17');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('puts the passage a question quotes first, before near-identical ones that differ in a number or a name', async () => {
+    const engine = await saved(FIXTURES.quoted);
+    try {
+      const wrong: string[] = [];
+      for (const q of FIXTURES.quoted.questions) {
+        const hits = await engine.search(q.question, { limit: 10 });
+        if (!hits[0]?.msgIds.includes(q.evidence[0]!)) wrong.push(`${q.question} -> ${hits[0]?.text.replace(/\n/g, ' / ')}`);
+      }
+      expect(wrong).toEqual([]);
     } finally {
       await engine.close();
     }
@@ -173,6 +187,57 @@ describe('recall on labelled conversations', () => {
       expect(inApril[0]!.msgIds, JSON.stringify(inApril.map((h) => h.text))).toContain('dinner-2-0');
       const lastWeek = await engine.search("What did I order at Rosa's trattoria last week?", { limit: 2, now: asked });
       expect(lastWeek[0]!.msgIds, JSON.stringify(lastWeek.map((h) => h.text))).toContain('dinner-3-0');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('finds what was said in Chinese, by its characters and by the time a Chinese question names', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const day = async (sessionId: string, date: string, said: string[]) =>
+        engine.save({ sessionId, messages: said.map((content, i) => ({ msgId: `${sessionId}-${i}`, role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content, timestamp: date })) });
+      await day('wishes', '2024-02-26T09:00:00Z', ['以后回答请用中文，技术名词可以保留英文。', '好的，以后我都用中文回答。', '请记住我不吃香菜，推荐菜的时候避开它。', '记住了，推荐时会避开香菜。']);
+      await day('dinner-1', '2024-03-08T19:00:00Z', ['周五我们在罗莎餐厅吃了晚饭，我点了蘑菇烩饭，每次去罗莎餐厅我都点这个，配一杯白葡萄酒，最后还吃了提拉米苏。', '那里的烩饭很有名。']);
+      await day('dinner-2', '2024-04-12T19:00:00Z', ['昨晚又去了罗莎餐厅，这次我点了炖羊肉。', '换个口味也不错。']);
+      await day('dinner-3', '2024-06-14T19:00:00Z', ['和普丽娅又去了罗莎餐厅，我点了海鲜意面。', '意面是稳妥的选择。']);
+      const asked = Date.parse('2024-06-20T12:00:00Z');
+      const texts = (hits: SearchHit[]) => JSON.stringify(hits.map((h) => h.text));
+      const coriander = await engine.search('我不吃什么？', { limit: 3, now: asked });
+      expect(coriander.flatMap((h) => h.msgIds), texts(coriander)).toContain('wishes-2');
+      const language = await engine.search('回答用什么语言？', { limit: 3, now: asked });
+      expect(language.flatMap((h) => h.msgIds), texts(language)).toContain('wishes-0');
+      // 三月 is March: the same order said in April and June comes after.
+      const inMarch = await engine.search('我三月在罗莎餐厅点了什么？', { limit: 2, now: asked });
+      expect(inMarch[0]!.msgIds, texts(inMarch)).toContain('dinner-1-0');
+      const inApril = await engine.search('我四月在罗莎餐厅点了什么？', { limit: 2, now: asked });
+      expect(inApril[0]!.msgIds, texts(inApril)).toContain('dinner-2-0');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('takes no Chinese message for a standing wish because it quotes an English "never", and still brings the English wish', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const talk: Array<[string, string]> = [
+        ['How do I implement a login feature with sessions in Flask?', 'Use Flask-Login: a User model with UserMixin, a login_manager.user_loader, and login_user() after checking the password hash.'],
+        ['他的登录代码注释里写着 never store passwords in plain text，这句话怎么翻译成中文？', '意思是：永远不要以明文保存密码。'],
+        ['Always format all code snippets with syntax highlighting when I ask about implementation details.', 'Noted: code blocks will carry their language from now on.'],
+        ['How do I protect the dashboard so that only logged-in users can open it?', 'Decorate the view with @login_required and set login_manager.login_view to your login page.'],
+        ['How should I implement password reset emails?', 'Generate a signed, expiring token with itsdangerous, email a link holding it, and let the user choose a new password on that page.'],
+      ];
+      await engine.save({
+        sessionId: 'mixed',
+        messages: talk.flatMap(([ask, reply], i) => [
+          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2024-03-04T10:00:00Z' },
+          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2024-03-04T10:01:00Z' },
+        ]),
+      });
+      const hits = await engine.search('Could you show me how to implement a login feature?', { limit: 3 });
+      const ids = hits.flatMap((h) => h.msgIds);
+      expect(ids, JSON.stringify(hits.map((h) => h.text))).toContain('ask2');
+      expect(ids, JSON.stringify(hits.map((h) => h.text))).not.toContain('ask1');
     } finally {
       await engine.close();
     }

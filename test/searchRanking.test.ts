@@ -1,10 +1,12 @@
-/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names. */
+/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names, the passage a question quotes. */
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { topicOf } from '../electron/engine/search/questionTopic.js';
+import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import { languageOf } from '../electron/engine/search/textLanguage.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -143,5 +145,86 @@ describe('what a question is about', () => {
   it('keeps a question whose topic is the sessions themselves', () => {
     expect(topicOf('How long were the sessions with the physio?')).toBe('How long were the sessions with the physio?');
     expect(topicOf('In our sessions')).toBe('In our sessions');
+  });
+});
+
+describe('the passage a question quotes', () => {
+  const candidate = (id: string, text: string, score: number) => ({ hit: { chunkId: id, text }, score });
+
+  it('puts the passage quoted word for word before one that differs in a number, and keeps scores falling', () => {
+    const ranked = [
+      candidate('t19', 'user: Which LanceDB index should I use for a million vectors? (turn 19)', 0.9),
+      candidate('other', 'user: How long does building an index take?', 0.8),
+      candidate('t5', 'user: Is a full-text index worth it?\nassistant: Yes.\nuser: Which LanceDB index should I use for a million vectors? (turn 5)', 0.7),
+    ];
+    const order = quotedFirst('Which LanceDB index should I use for a million vectors? (turn 5)', ranked);
+    expect(order.map((c) => c.hit.chunkId)).toEqual(['t5', 't19', 'other']);
+    expect(order.map((c) => c.score)).toEqual([0.9, 0.9, 0.8]);
+  });
+
+  it('reads a quote of most of a sentence, and a slip of one word in it, but not a common opening', () => {
+    const reader = quoteReader('Marco rotates the API keys of the billing service on Monday')!;
+    expect(reader.shareOf('Change of plan: Marco rotates the API keys of the billing service on Monday, and Priya updates the page.')).toBe(1);
+    expect(reader.shareOf('Priya rotates the API keys of the billing service on Monday.')).toBeCloseTo(10 / 11, 10);
+    expect(reader.shareOf('Marco rotates the API tokens of the billing service on Monday.')).toBeCloseTo(10 / 11, 10);
+    expect(reader.shareOf('The billing service keys: Marco on Monday rotates them.')).toBeLessThan(0.5);
+    const question = quoteReader('What did I say about Rust?')!;
+    expect(question.shareOf('user: What did I say about the deadline?')).toBeLessThan(0.85);
+    expect(quotedFirst('What did I say about Rust?', [candidate('rust', 'Rust lifetimes tie a borrow to its owner.', 0.9), candidate('deadline', 'user: What did I say about the deadline?', 0.5)]).map((c) => c.hit.chunkId)).toEqual(['rust', 'deadline']);
+  });
+
+  it('reads no quote in a question of a few words, whatever it matches', () => {
+    expect(quoteReader('LanceDB index turn 5')).toBeNull();
+    const ranked = [candidate('a', 'LanceDB index turn 5', 0.4), candidate('b', 'something else', 0.9)];
+    expect(quotedFirst('LanceDB index', ranked)).toEqual(ranked);
+  });
+
+  it('reads words in any script: a character at a time where words have no spaces, case and accents aside', () => {
+    expect(passageWords('以后回答请用中文, Café OK')).toEqual(['以', '后', '回', '答', '请', '用', '中', '文', 'cafe', 'ok']);
+    const reader = quoteReader('请记住我不吃香菜')!;
+    expect(reader.shareOf('user: 请记住我不吃香菜，谢谢。')).toBe(1);
+    expect(reader.shareOf('user: 请记住我不吃辣椒。')).toBeLessThan(0.85);
+    expect(quoteReader('Ça coûte combien à Montréal')!.shareOf('ca coute COMBIEN a montreal?')).toBe(1);
+  });
+});
+
+describe('rules that read words, in the language of the text', () => {
+  const now = new Date('2024-06-20T12:00:00Z');
+  const span = (question: string) => {
+    const s = timeSpanOf(question, now);
+    return s && [new Date(s.from).toISOString().slice(0, 10), new Date(s.to).toISOString().slice(0, 10)];
+  };
+
+  it('tells the language of a text by the script of most of its words', () => {
+    expect(languageOf('How do I deploy the recipe app?')).toBe('latin');
+    expect(languageOf('¿Qué me dijiste el 5 de mayo?')).toBe('latin');
+    expect(languageOf('以后回答请用中文')).toBe('zh');
+    expect(languageOf('他的代码注释里写着 never store passwords，这句话怎么翻译？')).toBe('zh');
+    expect(languageOf('3月に何を注文しましたか')).toBe('ja');
+    expect(languageOf('데이터베이스를 백업하는 방법')).toBe('ko');
+    expect(languageOf('Что я заказал в марте?')).toBe('ru');
+    expect(languageOf('Що я замовив у березні?')).toBe('uk');
+    expect(languageOf('2024-03-05 12:00')).toBe('none');
+  });
+
+  it('reads the time a Chinese, Japanese or Russian question names with the parser of its language', () => {
+    expect(span('我三月在罗莎餐厅点了什么？')).toEqual(['2024-03-01', '2024-03-31']);
+    expect(span('我在2024年3月15日说了什么？')).toEqual(['2024-03-15', '2024-03-15']);
+    expect(span('2024年4月到5月我做了什么？')).toEqual(['2024-04-01', '2024-05-31']);
+    expect(span('昨天我说了什么？')).toEqual(['2024-06-19', '2024-06-19']);
+    expect(span('昨日何と言いましたか')).toEqual(['2024-06-19', '2024-06-19']);
+    expect(span('Что я заказал в марте?')).toEqual(['2024-03-01', '2024-03-31']);
+  });
+
+  it('does not read a Chinese question for English dates, nor for requests or words about the conversations', () => {
+    expect(span('我在 10/12 提交的报告里写了什么？')).toBeNull();
+    expect(asksForHelp('you 能帮我看看这个 bug 吗？我的代码总是报错')).toBe(false);
+    expect(topicOf('在我们之前的对话中 across our sessions 讨论了什么？')).toBe('在我们之前的对话中 across our sessions 讨论了什么？');
+  });
+
+  it('takes no Chinese message for a wish because it quotes an English "never", and keeps the English wishes', () => {
+    expect(holdsUserWish('user: 他的代码注释里写着 never store passwords in plain text，这句话怎么翻译？')).toBe(false);
+    expect(holdsUserWish('user: 以后回答请用中文')).toBe(false);
+    expect(holdsUserWish('user: 你好\nassistant: 你好\nuser: Never use tabs in my code.')).toBe(true);
   });
 });

@@ -85,7 +85,7 @@ describe('the sources catalogue', () => {
       Object.fromEntries(sourceRoots(options).map((s) => [s.id, { path: s.root.path, globs: (s.root.picks ?? s.kind.picks).flatMap((p) => p.globs) }]));
     const linux = picks({ env: {}, platform: 'linux', home: '/home/ana' });
     // Codex's archived sessions and the first CLI's JSON files; Gemini CLI's sub-agents' chats beside their parent's.
-    expect(linux.codex!.globs).toEqual(['sessions/**/rollout-*.jsonl', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl']);
+    expect(linux.codex!.globs).toEqual(['sessions/**/rollout-*.jsonl', 'sessions/**/rollout-*.jsonl.zst', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl', 'archived_sessions/**/rollout-*.jsonl.zst']);
     expect(linux['gemini-cli']!.globs).toContain('tmp/*/chats/*/*.jsonl');
     // Cursor's workspaces' databases, on each system.
     expect(linux['cursor-workspaces']).toEqual({ path: '/home/ana/.config/Cursor/User/workspaceStorage', globs: ['*/state.vscdb'] });

@@ -62,6 +62,12 @@ export interface SaveCallOptions extends SaveOptions {
    * is deleted because its line could not be read (the report's mode says `incremental` and a warning why).
    */
   incomplete?: string;
+  /**
+   * With `syncDeletes`: which stored messages the input lacks may be deleted (by default all of them).
+   * Sources pass what the tool itself dropped (a rewind), so that a message the input lacks only
+   * because of what was asked to be included (tool calls, thinking) stays.
+   */
+  deletable?: (msgId: string) => boolean;
   /** The caller holds the write lock and has finished any pending forget or purge (forgetting messages, redact). */
   lockHeld?: boolean;
 }

@@ -6,6 +6,7 @@ import os from 'node:os';
 import type { AssistantId, AssistantView, McpLaunch } from '../../shared/ipc.js';
 import { EngineError } from '../engine/errors.js';
 import { ConfigFileError, connectAssistant, listAssistants } from '../connect/connect.js';
+import type { HandlersOf } from './handlers.js';
 
 export interface AssistantsHostOptions {
   /** The CLI with this memory's global options (`--data ...`), or null when the host cannot say how it is started. */
@@ -18,6 +19,11 @@ export interface AssistantsHostOptions {
 
 export class AssistantsHost {
   constructor(private readonly options: AssistantsHostOptions) {}
+
+  readonly handlers: HandlersOf<'assistants:list' | 'assistants:connect'> = {
+    'assistants:list': async () => this.list(),
+    'assistants:connect': async ({ id, remove }) => this.connect(id, Boolean(remove)),
+  };
 
   private place() {
     return { home: this.options.home ?? os.homedir(), env: this.options.env ?? process.env, platform: this.options.platform ?? process.platform };

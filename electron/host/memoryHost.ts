@@ -2,45 +2,27 @@
  * Hosts the engine for a UI: the handlers behind every IPC channel, shared by the Electron main
  * process and the web-mode server. Plain Node: no Electron here, so every handler is tested directly.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { SaveReport } from '../../shared/domain.js';
-import type { PersistedSettings } from './settingsFile.js';
-import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, StorageView } from '../../shared/ipc.js';
+import type { EventMap, EventName, ResponseMap } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
-import { StagingArea, stagingDirOf, type StagedFile } from './staging.js';
-import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
+import { stagingDirOf } from './staging.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/duplicates/index.js';
 import { EngineError } from '../engine/errors.js';
-import { ChunkStore } from '../engine/store/index.js';
-import type { EngineLocation } from '../engine/files/index.js';
-import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
-import { storeKindOf } from '../../shared/storeUri.js';
-import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
-import { importFiles, previewFiles } from './stagedImport.js';
+import type { Handlers, HandlersOf } from './handlers.js';
+import { ImportsHost } from './importsHost.js';
 import { SourcesHost, type SourcesHostOptions } from './sourcesHost.js';
+import { StorageHost, type StorageHostOptions } from './storageHost.js';
 import { AssistantsHost, type AssistantsHostOptions } from './assistantsHost.js';
 
-export type Handlers = { [C in Channel]: (request: RequestMap[C]) => Promise<ResponseMap[C]> };
+export type { Handlers } from './handlers.js';
 
-export interface MemoryHostOptions {
-  /** Where the memory lives: a folder, or a store URI (`s3+ddb://…`, `s3://…`, `gs://…`, `az://…`). */
-  dataDir: string;
-  /** Only this machine writes to the shared store: an `s3://` store without conditional writes is used all the same. */
-  singleWriter?: boolean;
-  model?: string;
-  modelsDir?: string;
-  language?: Settings['language'];
-  theme?: Settings['theme'];
-  /** Default true. */
-  redactSecrets?: boolean;
-  nativeDialogs?: boolean;
+/** The storage options (where the memory lives, the model, the settings) are in storageHost.ts. */
+export interface MemoryHostOptions extends StorageHostOptions {
   /** Pushes an event to the UI. */
   emit?: <E extends EventName>(event: E, payload: EventMap[E]) => void;
-  /** Called when settings change, with what the person chose (the model only once they chose one), so the shell can persist it. */
-  onSettingsChanged?: (settings: PersistedSettings) => void;
   logger?: Logger;
   /** The embedding worker script of a packaged build. */
   embedWorkerUrl?: URL;
@@ -52,8 +34,6 @@ export interface MemoryHostOptions {
   fileLog?: boolean;
   /** Opens a folder in the system's file manager (the desktop app). */
   openFolder?: (dir: string) => Promise<void>;
-  /** How to start the CLI (`session-memory`) from outside: the app's binary in a package, node and the bin script in a checkout. */
-  cliLauncher?: { command: string; args: string[]; env?: Record<string, string> };
   /** Sources: background sync of those a person turned on, and hooks' saves handed over (the app and web mode). Off when absent. */
   sources?: Pick<SourcesHostOptions, 'intervalMs' | 'serveHooks' | 'discover'>;
   /** Whose assistants Settings › Connect an assistant sets up (default: this user's). */
@@ -66,49 +46,49 @@ export { stagedFileName } from './staging.js';
 
 export class MemoryHost {
   private enginePromise: Promise<MemoryEngine> | null = null;
-  private readonly staging: StagingArea;
-  private running: AbortController | null = null;
-  private runningJob: Promise<unknown> | null = null;
-  private settings: Omit<Settings, 'storeModel' | 'model' | 'mcpServer' | 'hookCommand' | 'logDir' | 'storage'> & { model?: string };
-  /** Where `settings.dataDir` leads: this machine's folder for it, the store's URI. */
-  private location: EngineLocation;
-  /** A store on object storage found once is not looked for again at every request. */
-  private storeFound = false;
+  private readonly imports: ImportsHost;
+  /** Where the memory lives, and the settings. */
+  private readonly storage: StorageHost;
   private sources: SourcesHost;
   private readonly assistants: AssistantsHost;
   private closed = false;
   private appLog: AppLog | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
-    this.staging = new StagingArea(options.stagingDir ?? (() => stagingDirOf(this.location.dataDir)));
-    const chosen = chosenLocation(options.dataDir);
-    this.location = locateOrRefuse(chosen);
-    this.settings = {
-      dataDir: chosen,
-      ...(options.model ? { model: options.model } : {}),
-      defaultModel: DEFAULT_MODEL,
-      offlineModel: OFFLINE_MODEL,
-      language: options.language ?? 'system',
-      theme: options.theme ?? 'system',
-      redactSecrets: options.redactSecrets ?? true,
-      nativeDialogs: options.nativeDialogs ?? false,
-    };
+    this.imports = new ImportsHost({
+      stagingDir: options.stagingDir ?? (() => stagingDirOf(this.location.dataDir)),
+      engine: () => this.engine(),
+      redact: () => this.settings.redactSecrets,
+      onSaveProgress: (p) => this.options.emit?.('onSaveProgress', p),
+      logger: this.logger,
+      onImportOver: () => void this.maintainInBackground(),
+    });
+    this.storage = new StorageHost(options, {
+      engine: () => this.engine(),
+      closeEngine: () => this.closeEngine(),
+      importRunning: () => this.imports.isRunning,
+      followLocalFolder: () => this.followLocalFolder(),
+      logDir: () => this.appLog?.dir ?? null,
+    });
     if (options.fileLog) this.appLog = openAppLog(this.location.dataDir);
-    try {
-      const swept = this.staging.sweep();
-      if (swept.length > 0) this.logger.info(`deleted ${swept.length} staged upload folder(s) that a run which did not finish left behind`);
-    } catch (error) {
-      this.logger.warn(`staged uploads left by an earlier run could not be deleted: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    this.imports.sweep();
     this.sources = this.startSources();
     // The CLI without its subcommand: the MCP server's launch minus `mcp`.
     this.assistants = new AssistantsHost({
       ...options.assistants,
       launcher: () => {
-        const server = this.mcpServer();
+        const server = this.storage.mcpServer();
         return server ? { ...server, args: server.args.slice(0, -1) } : null;
       },
     });
+    this.handlers = {
+      ...this.memoryHandlers,
+      ...this.imports.handlers,
+      ...this.storage.handlers,
+      ...this.sourcesHandlers,
+      ...this.assistants.handlers,
+      ...this.appHandlers,
+    };
   }
 
   private startSources(): SourcesHost {
@@ -147,19 +127,16 @@ export class MemoryHost {
     return this.location.dataDir;
   }
 
-  private get storeUri(): string {
-    return this.location.storeUri;
+  private get location(): StorageHost['location'] {
+    return this.storage.location;
   }
 
-  private async storeExists(): Promise<boolean> {
-    if (!this.location.shared) return existsSync(this.location.dataDir) && (await ChunkStore.readModel(this.storeUri)) !== null;
-    this.storeFound ||= (await ChunkStore.readModel(this.storeUri)) !== null;
-    return this.storeFound;
+  private get settings(): StorageHost['settings'] {
+    return this.storage.settings;
   }
 
-  private engineOptions(location: EngineLocation): { dataDir: string; storeUri: string; modelsDir?: string; singleWriter?: boolean } {
-    const modelsDir = this.options.modelsDir ?? location.modelsDir;
-    return { dataDir: location.dataDir, storeUri: location.storeUri, ...(modelsDir ? { modelsDir } : {}), ...(this.options.singleWriter ? { singleWriter: true } : {}) };
+  private storeExists(): Promise<boolean> {
+    return this.storage.storeExists();
   }
 
   /** The engine, opened on first use (a new store loads the model to learn its dimension). */
@@ -167,7 +144,7 @@ export class MemoryHost {
     if (this.closed) return Promise.reject(new EngineError('cancelled', 'the app is shutting down'));
     if (!this.enginePromise) {
       this.enginePromise = MemoryEngine.open({
-        ...this.engineOptions(this.location),
+        ...this.storage.engineOptions(this.location),
         ...(this.settings.model ? { model: this.settings.model } : {}),
         logger: this.logger,
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
@@ -185,7 +162,10 @@ export class MemoryHost {
     return this.enginePromise;
   }
 
-  readonly handlers: Handlers = {
+  /** Every channel's handler: those of the memory and the app here, the others from the host's parts. */
+  readonly handlers: Handlers;
+
+  private readonly memoryHandlers: HandlersOf<'sessions:list' | 'sessions:show' | 'sessions:history' | 'chunks:inspect' | 'search:query' | 'store:verify' | 'sessions:forget' | 'duplicates:list' | 'duplicates:dismiss'> = {
     'sessions:list': async () => ((await this.storeExists()) ? (await this.engine()).listSessions() : []),
     'sessions:show': async ({ sessionId }) => {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no session "${sessionId}" in this store`);
@@ -196,18 +176,10 @@ export class MemoryHost {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no chunk "${chunkId}" in this store`);
       return (await this.engine()).inspectChunk(chunkId, similar ?? 5);
     },
-    'files:stage': async ({ name, dataBase64 }) => this.staging.stageBytes(name, Buffer.from(dataBase64, 'base64')),
-    'import:preview': async ({ fileIds, include, mode, syncDeletes }) => this.preview(fileIds, include, { mode: (mode as SaveReport['mode'] | undefined) ?? 'incremental', syncDeletes: Boolean(syncDeletes) }),
-    'import:run': async (request) => this.runImport(request),
-    'import:cancel': async () => {
-      const running = this.running;
-      running?.abort();
-      return { cancelled: running !== null };
-    },
     'search:query': async ({ query, limit, sessionId }) => ((await this.storeExists()) ? (await this.engine()).search(query, { ...(limit ? { limit } : {}), ...(sessionId ? { sessionId } : {}) }) : []),
     'store:verify': async ({ repair }) => ((await this.storeExists()) ? (await this.engine()).verify({ repair: Boolean(repair) }) : { ok: true, sessions: 0, messages: 0, chunks: 0, problems: [] }),
     'sessions:forget': async ({ sessionIds, messageIds }) => {
-      if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before deleting');
+      if (this.imports.isRunning) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before deleting');
       if (!(await this.storeExists())) throw new EngineError('not_found', `no session "${sessionIds[0]}" in this store; nothing was forgotten`);
       const engine = await this.engine();
       if (messageIds) {
@@ -225,19 +197,16 @@ export class MemoryHost {
       if (!(await this.storeExists())) throw new EngineError('not_found', `no near-duplicate cluster ${clusterId} in this store`);
       return (await this.engine()).dismissDuplicates(clusterId);
     },
+  };
+
+  // Through `this.sources` at each call: a move of the memory starts another SourcesHost.
+  private readonly sourcesHandlers: HandlersOf<'sources:list' | 'sources:set' | 'sources:sync'> = {
     'sources:list': async () => this.sources.list(),
     'sources:set': async ({ id, enabled }) => this.sources.setEnabled(id, enabled),
     'sources:sync': async ({ id }) => this.sources.sync(id),
-    'assistants:list': async () => this.assistants.list(),
-    'assistants:connect': async ({ id, remove }) => this.assistants.connect(id, Boolean(remove)),
-    'settings:get': async () => this.currentSettings(),
-    'settings:set': async (changes) => this.changeSettings(changes),
-    'store:writers': async ({ days }) => ((await this.storeExists()) ? (await this.engine()).recentWriters(days ?? 30) : []),
-    'store:change': async ({ to, copy }) => {
-      const chosen = chosenLocation(to);
-      if (copy) await this.copyTo(chosen);
-      return this.changeSettings({ dataDir: chosen });
-    },
+  };
+
+  private readonly appHandlers: HandlersOf<'app:openLogFolder'> = {
     'app:openLogFolder': async () => {
       const dir = this.appLog?.dir ?? path.join(this.location.dataDir, LOG_FOLDER);
       if (!this.options.openFolder) return { opened: false, path: dir };
@@ -246,94 +215,6 @@ export class MemoryHost {
       return { opened: true, path: dir };
     },
   };
-
-  /** The MCP server of this store, as an assistant's configuration names it. */
-  private mcpServer(): McpLaunch | null {
-    const launcher = this.options.cliLauncher;
-    if (!launcher) return null;
-    const env: Record<string, string> = { ...launcher.env };
-    // The app keeps models apart from the data; the server must find them there, not download them again.
-    if (this.options.modelsDir) env.SESSION_MEMORY_MODELS_DIR = this.options.modelsDir;
-    return { command: launcher.command, args: [...launcher.args, '--data', this.settings.dataDir, ...(this.options.singleWriter ? ['--single-writer'] : []), 'mcp'], env };
-  }
-
-  /** Where the memory lives, as Settings › Storage shows it. */
-  private storageView(): StorageView {
-    return { kind: storeKindOf(this.storeUri), display: this.location.display, localDir: this.location.dataDir, shared: this.location.shared, machine: machineName() };
-  }
-
-  /**
-   * Copies the current memory to `chosen` before the app moves there. Everything that would refuse
-   * the move refuses the copy first (a running import, a bad URI, a store its writers could not
-   * share safely), so nothing is copied to a place the app would not use.
-   */
-  private async copyTo(chosen: string): Promise<void> {
-    if (chosen === this.settings.dataDir) throw new EngineError('invalid_input', `${this.location.display} is the memory in use; name another folder or store to copy it to`);
-    if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
-    if (!(await this.storeExists())) throw new EngineError('invalid_input', `${this.location.display} holds no memory yet: there is nothing to copy; move without copying`);
-    await MemoryEngine.checkWritable(this.engineOptions(locateOrRefuse(chosen)));
-    await copyMemory(this.settings.dataDir, chosen, this.options.singleWriter ? { singleWriter: true } : {});
-  }
-
-  /** The hook command of this store (`session-memory --data <folder> hook`), as assistants' hook settings name it. */
-  private hookCommand(): McpLaunch | null {
-    const server = this.mcpServer();
-    return server ? { ...server, args: [...server.args.slice(0, -1), 'hook'] } : null;
-  }
-
-  private async currentSettings(): Promise<Settings> {
-    const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
-    return {
-      ...this.settings,
-      storage: this.storageView(),
-      mcpServer: this.mcpServer(),
-      hookCommand: this.hookCommand(),
-      logDir: this.appLog?.dir ?? null,
-      model: stored?.model ?? this.settings.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL,
-      storeModel: stored?.model ?? null,
-    };
-  }
-
-  private async changeSettings(changes: RequestMap['settings:set']): Promise<Settings> {
-    const previous = { ...this.settings };
-    const previousLocation = this.location;
-    const chosen = changes.dataDir !== undefined ? chosenLocation(changes.dataDir) : undefined;
-    const moved = chosen !== undefined && chosen !== this.settings.dataDir;
-    const reopen = moved || (changes.model !== undefined && changes.model !== this.settings.model);
-    if (changes.language) this.settings.language = changes.language;
-    if (changes.theme) this.settings.theme = changes.theme;
-    if (changes.redactSecrets !== undefined) this.settings.redactSecrets = changes.redactSecrets;
-    if (reopen) {
-      if (this.running) throw new EngineError('invalid_request', 'an import is running; wait for it or cancel it before changing the store or the model');
-      const location = moved ? locateOrRefuse(chosen) : this.location;
-      // A store its writers could not share safely is refused before the app leaves the current one.
-      if (moved) await MemoryEngine.checkWritable(this.engineOptions(location));
-      if (moved) this.settings.dataDir = chosen;
-      if (changes.model !== undefined) this.settings.model = changes.model;
-      await this.closeEngine();
-      this.location = location;
-      this.storeFound = false;
-      // Sources' choices, cursors, the hooks' door and the log live in this machine's folder of the memory: they follow it.
-      if (moved) await this.followLocalFolder();
-      try {
-        // Open now, so a wrong model or an unusable folder is reported here, not at the next save.
-        if (await this.storeExists()) await this.engine();
-        else if (changes.model !== undefined) await (await this.engine()).embedder();
-      } catch (error) {
-        await this.closeEngine();
-        this.settings = previous;
-        if (this.location !== previousLocation) {
-          this.location = previousLocation;
-          this.storeFound = false;
-          await this.followLocalFolder();
-        }
-        throw error;
-      }
-    }
-    const { dataDir, model, language, theme, redactSecrets } = this.settings;
-    this.options.onSettingsChanged?.({ dataDir, ...(model !== undefined ? { model } : {}), language, theme, ...(redactSecrets ? {} : { redactSecrets }) });
-    return this.currentSettings();
-  }
 
   /** Restarts what lives in this machine's folder of the memory (sources, the hooks' door, the log) in the current one. */
   private async followLocalFolder(): Promise<void> {
@@ -347,48 +228,12 @@ export class MemoryHost {
 
   /** A file streamed in (web mode's upload), written to disk as it arrives. */
   stageStream(name: string, body: Readable): Promise<ResponseMap['files:stage']> {
-    return this.staging.stageStream(name, body);
+    return this.imports.stageStream(name, body);
   }
 
   /** A file dropped on the desktop app, by its path: read where it lies. */
   stagePath(filePath: string): Promise<ResponseMap['files:stage']> {
-    return this.staging.stagePath(filePath);
-  }
-
-  private stagedFile(fileId: string): StagedFile {
-    return this.staging.get(fileId);
-  }
-
-
-  private preview(fileIds: string[], include: Array<'tools' | 'thinking'> | undefined, saveOptions: { mode: SaveReport['mode']; syncDeletes: boolean }): Promise<FilePreview[]> {
-    const files = fileIds.map((id) => ({ fileId: id, staged: this.stagedFile(id) }));
-    return previewFiles(files, () => this.engine(), { ...saveOptions, redact: this.settings.redactSecrets, ...(include ? { include } : {}) });
-  }
-
-  private async runImport(request: RequestMap['import:run']): Promise<ImportResult> {
-    if (this.running) throw new EngineError('invalid_request', 'an import is already running');
-    const files = request.fileIds.map((id) => ({ fileId: id, staged: this.stagedFile(id) }));
-    const controller = new AbortController();
-    this.running = controller;
-    const job = importFiles(files, () => this.engine(), {
-      ...(request.sessionIds ? { sessionIds: request.sessionIds } : {}),
-      ...(request.include ? { include: request.include } : {}),
-      mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
-      syncDeletes: Boolean(request.syncDeletes),
-      redact: this.settings.redactSecrets,
-      signal: controller.signal,
-      onProgress: (p) => this.options.emit?.('onSaveProgress', p),
-    });
-    this.runningJob = job;
-    try {
-      return await job;
-    } finally {
-      // The import is over (done, failed or cancelled): copies made for it are deleted.
-      await this.staging.release(request.fileIds).catch((error: Error) => this.logger.warn(`staged files could not be removed: ${error.message}`));
-      this.running = null;
-      this.runningJob = null;
-      void this.maintainInBackground();
-    }
+    return this.imports.stagePath(filePath);
   }
 
   private maintaining = false;
@@ -423,12 +268,11 @@ export class MemoryHost {
   /** Cancels a running import (its written commits stay whole), then closes the store and removes staged files. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.running?.abort();
-    await this.runningJob?.catch(() => {});
+    await this.imports.cancel();
     this.closed = true;
     await this.sources.close();
     await this.closeEngine();
-    await this.staging.close();
+    await this.imports.close();
     await this.appLog?.close();
   }
 }

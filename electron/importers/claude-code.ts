@@ -5,7 +5,8 @@
  *
  * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
  * in the file, so we take the path from the last message up to the root, as for the other
- * tree-shaped formats (a file in which no line names a parent is read in file order); after `/compact` the chain restarts at a boundary line whose
+ * tree-shaped formats (a file in which most lines name no parent is read in file order: there the
+ * chain does not link the conversation); after `/compact` the chain restarts at a boundary line whose
  * `logicalParentUuid` leads back to the messages before it, which stay part of the conversation.
  *
  * A subagent's conversation is its own session: its file (`<session>/subagents/agent-<id>.jsonl`)
@@ -56,6 +57,57 @@ export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbac
   return { sessionId: namedSession ?? fallbackSessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
 }
 
+/**
+ * The ids of the messages on branches the person left: where a prompt of the conversation has
+ * siblings (the person rewound to the message before it and typed again, or edited it), those
+ * siblings and everything after them. A branch the chain makes for any other reason (a tool's result
+ * written beside another's) is not a rewind and gives nothing. Ids are those of every part (thinking,
+ * tool calls and results included), so whatever a save included can be matched; lines without a uuid
+ * are left out (their ids are derived from their content when saved).
+ */
+export function claudeCodeRewound(records: readonly JsonlRecord[]): Set<string> {
+  const subagent = !records.some(({ value }) => isMessageLine(value) && value.isSidechain !== true) && records.some(({ value }) => isMessageLine(value) && value.isSidechain === true);
+  const isConversationLine = (value: JsonObject) => isMessageLine(value) && (value.isSidechain === true) === subagent;
+  const path = conversationPath(records, isConversationLine);
+  const onPath = new Set(path);
+  const children = new Map<string | undefined, JsonlRecord[]>();
+  for (const record of records) {
+    const parent = parentOf(record);
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(record);
+    else children.set(parent, [record]);
+  }
+  const left = new Set<JsonlRecord>();
+  const leave = (record: JsonlRecord) => {
+    if (left.has(record) || onPath.has(record)) return;
+    left.add(record);
+    const uuid = optionalText(record.value.uuid);
+    if (uuid !== undefined) for (const child of children.get(uuid) ?? []) leave(child);
+  };
+  for (const record of path) {
+    if (!isPrompt(record.value)) continue;
+    for (const sibling of children.get(parentOf(record)) ?? []) if (sibling !== record) leave(sibling);
+  }
+  const everything = { include: new Set(['tools', 'thinking'] as const) };
+  const ids = new Set<string>();
+  for (const record of left) {
+    if (!isConversationLine(record.value) || typeof record.value.uuid !== 'string') continue;
+    try {
+      for (const message of mapLine(record, new Map(), everything)) if (message.msgId !== undefined) ids.add(message.msgId);
+    } catch {
+      // A line that cannot be read was never saved.
+    }
+  }
+  return ids;
+}
+
+/** A line where the person typed: a user line that is not a tool's result, a meta line or a compaction summary. */
+function isPrompt(value: JsonObject): boolean {
+  if (value.type !== 'user' || value.isMeta === true || value.isCompactSummary === true || !isObject(value.message)) return false;
+  const content = value.message.content;
+  return typeof content === 'string' || (Array.isArray(content) && !content.some((block) => isObject(block) && block.type === 'tool_result'));
+}
+
 function isMessageLine(value: JsonObject): boolean {
   return MESSAGE_TYPES.has(value.type as string);
 }
@@ -65,10 +117,13 @@ function conversationPath(records: readonly JsonlRecord[], isConversationLine: (
   for (const record of records) {
     if (typeof record.value.uuid === 'string') byUuid.set(record.value.uuid, record);
   }
-  // A file in which no line names a parent (hand-written logs leave every parentUuid null) has no
-  // chain to follow: its order is the conversation's.
+  // A file whose lines mostly name no parent has no chain to follow: its order is the conversation's.
+  // Hand-written logs leave every parentUuid null; logs that other tools wrote or converted carry one
+  // link, or lines without a uuid. Claude Code's own logs name a parent on every line but the first
+  // (and a line where the person rewound to the very start).
   const conversation = records.filter((record) => isConversationLine(record.value));
-  if (!conversation.some((record) => parentOf(record) !== undefined)) return conversation;
+  const linked = conversation.filter((record) => parentOf(record) !== undefined).length;
+  if (conversation.length - linked > linked) return conversation;
   const leaf = conversation.at(-1);
   const path: JsonlRecord[] = [];
   const seen = new Set<string>();
@@ -100,12 +155,13 @@ function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRe
 
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
   const where = lineWhere(record.lineNo);
-  const id = requireNonEmptyString(record.value.uuid, at(where, 'uuid'));
+  // A line without a uuid (written by another tool) gets an id from its content, as id-less formats do.
+  const id = record.value.uuid === undefined ? undefined : requireNonEmptyString(record.value.uuid, at(where, 'uuid'));
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
   const parts = contentParts(message.content, toolNames);
-  return messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
 }
 
 function contentParts(content: unknown, toolNames: Map<string, string>): MessagePart[] {

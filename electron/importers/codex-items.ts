@@ -77,6 +77,42 @@ export function mapResponseItem(item: JsonObject, toolNames: ToolNames, options:
   }
 }
 
+/**
+ * A Chat Completions message, as the TypeScript CLI's forks for other providers saved them (`open-codex`:
+ * `{role, content, tool_calls?}` and `{role: "tool", tool_call_id, content}`, no `type`, no id). The
+ * person's lines typed in the terminal end in a bare carriage return; they are read as line breaks.
+ */
+export function mapChatMessage(item: JsonObject, toolNames: ToolNames, options: MappingOptions): MessageInput[] {
+  const role = item.role;
+  if (role === 'tool') {
+    const callId = optionalText(item.tool_call_id);
+    const name = (callId !== undefined ? toolNames.get(callId) : undefined) ?? optionalText(item.name) ?? 'tool';
+    const text = typeof item.content === 'string' ? item.content : textOfResultContent(item.content);
+    return messagesFromParts({ ...(callId !== undefined ? { id: `${callId}:output` } : {}), role: 'tool' }, [{ kind: 'tool-result', name, text: withLineFeeds(text) }], options);
+  }
+  if (role !== 'user' && role !== 'assistant') return [];
+  const parts = messageParts(item.content, role === 'user').map((part): MessagePart => (part.kind === 'text' ? { kind: 'text', text: withLineFeeds(part.text) } : part));
+  if (role === 'assistant' && Array.isArray(item.tool_calls)) {
+    for (const call of item.tool_calls.filter(isObject)) {
+      const fn = isObject(call.function) ? call.function : call;
+      const name = optionalText(fn.name) ?? 'tool';
+      const callId = optionalText(call.id);
+      if (callId !== undefined) toolNames.set(callId, name);
+      parts.push({ kind: 'tool-call', name, args: typeof fn.arguments === 'string' ? fn.arguments : (fn.arguments ?? {}) });
+    }
+  }
+  return messagesFromParts({ role }, parts, options);
+}
+
+/** Whether an item is a Chat Completions message rather than a Responses item (which has a `type`). */
+export function isChatMessage(item: JsonObject): boolean {
+  return item.type === undefined && typeof item.role === 'string';
+}
+
+function withLineFeeds(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
 function idOf(item: JsonObject, fallback?: string): { id?: string } {
   const id = optionalText(item.id) ?? fallback;
   return id === undefined ? {} : { id };

@@ -14,7 +14,9 @@
  * 3. The first (TypeScript) CLI: one JSON document `{session: {id, timestamp, instructions}, items}`,
  *    rewritten under a new id each time it saved the growing conversation. The saves of one conversation
  *    are one session: it is named by the first item the model returned (`codex-<item id>`), which every
- *    later save repeats, and the later saves add only their new messages.
+ *    later save repeats, and the later saves add only their new messages. Its forks for other providers
+ *    (`open-codex`) saved Chat Completions messages instead (`{role, content, tool_calls}`, no ids): such
+ *    a conversation is named by a hash of the person's first message, which every save repeats.
  *
  * msgId: the item's own id (`msg_...`, `fc_...`); a tool output takes `<call id>:output`; user
  * messages of versions that gave them no id get one derived from their content. A sub-agent's thread
@@ -22,8 +24,9 @@
  * name a person gave the thread (`session_index.jsonl`, applied when the file is read from disk, see
  * companions.ts), else the first thing the person said.
  */
+import { createHash } from 'node:crypto';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { mapResponseItem, RESPONSE_ITEM_TYPES, type ToolNames } from './codex-items.js';
+import { isChatMessage, mapChatMessage, mapResponseItem, RESPONSE_ITEM_TYPES, type ToolNames } from './codex-items.js';
 import type { JsonlRecord } from './jsonl-record.js';
 import { messagesFromParts, type MappingOptions } from './parts.js';
 import { at, isObject, optionalText, requireArray, requireObject, type JsonObject } from './shape.js';
@@ -116,9 +119,12 @@ export function mapCodexSavedSession(value: unknown, where: string, options: Map
   const header = requireObject(document.session, at(where, 'session'));
   const items = requireArray(document.items, at(where, 'items')).filter(isObject);
   const toolNames: ToolNames = new Map();
-  const messages = items.flatMap((item) => mapResponseItem(item, toolNames, options, undefined));
+  const messages = items.flatMap((item) => (isChatMessage(item) ? mapChatMessage(item, toolNames, options) : mapResponseItem(item, toolNames, options, undefined)));
   const firstReturned = items.map((item) => optionalText(item.id)).find((id) => id !== undefined);
-  const sessionId = firstReturned !== undefined ? `codex-${firstReturned}` : (optionalText(header.id) ?? 'codex');
+  if (firstReturned !== undefined) return session(`codex-${firstReturned}`, undefined, messages);
+  // Chat Completions messages carry no id: the saves of one conversation share its opening words.
+  const opening = items.filter(isChatMessage).flatMap((item) => mapChatMessage(item, new Map(), { include: new Set() })).find((message) => message.role === 'user');
+  const sessionId = opening !== undefined ? `codex-${createHash('sha256').update(opening.content, 'utf8').digest('hex').slice(0, 24)}` : (optionalText(header.id) ?? 'codex');
   return session(sessionId, undefined, messages);
 }
 

@@ -5,14 +5,14 @@
  */
 import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './chatgpt.js';
-import { isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
+import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './claude.js';
 import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './codex.js';
 import { isContinueSession, mapContinueSession } from './continue.js';
 import { isAiStudioPrompt, mapAiStudioPrompt } from './ai-studio.js';
 import { isEngineSession, mapEngineSession } from './engine-json.js';
 import { isGeminiActivity } from './gemini.js';
-import { isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './gemini-cli.js';
+import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './gemini-cli.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './librechat.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -118,6 +118,26 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
     case 'claude-code':
       return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
   }
+}
+
+/**
+ * Whether a stored message of a conversation was dropped by its tool, for the formats whose file is
+ * the whole conversation as the tool keeps it and says what was dropped: Claude Code (a branch the
+ * person left by rewinding or editing a prompt) and Gemini CLI (`/rewind`). Undefined for the others:
+ * their files only add (Codex, OpenClaw's event logs, SillyTavern's swipes are kept as they are), or
+ * are exports a person made, which say nothing of what was removed since the last one.
+ * @param records the file's lines (a JSON document is one).
+ */
+export function rewoundByTool(format: ImportFormat, records: readonly JsonlRecord[]): ((msgId: string) => boolean) | undefined {
+  if (format === 'claude-code') {
+    const left = claudeCodeRewound(records);
+    return (msgId) => left.has(msgId);
+  }
+  if (format === 'gemini-cli') {
+    const rewound = geminiCliRewound(records);
+    return 'held' in rewound ? (msgId) => !rewound.held.has(msgId) : (msgId) => rewound.dropped.has(msgId);
+  }
+  return undefined;
 }
 
 /**

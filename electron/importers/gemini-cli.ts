@@ -51,14 +51,7 @@ export function mapGeminiCliChat(records: readonly JsonlRecord[], options: Mappi
   const sessionId = optionalText(header.sessionId);
   if (sessionId === undefined) throw new ShapeError(`${lineWhere(records[0]?.lineNo ?? 1)} sessionId must be a non-empty string`);
 
-  const answered = new Set<string>();
-  for (const message of messages) {
-    if (message.type !== 'user' || !Array.isArray(message.content)) continue;
-    for (const part of message.content) {
-      if (isObject(part) && isObject(part.functionResponse) && typeof part.functionResponse.id === 'string') answered.add(part.functionResponse.id);
-    }
-  }
-  const mapped = messages.flatMap((message) => mapMessage(message, answered, options));
+  const mapped = mapMessages(messages, messages, options);
   const summary = optionalText(header.summary);
   if (header.kind === 'subagent') {
     // A sub-agent's `summary` is its report; its task, the first message, names it better.
@@ -68,6 +61,63 @@ export function mapGeminiCliChat(records: readonly JsonlRecord[], options: Mappi
   }
   const title = summary ?? titleFromMessages(mapped);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'gemini-cli', messages: mapped };
+}
+
+/**
+ * What Gemini CLI itself dropped from a chat (`/rewind`), for a save to remove from memory. A `.json`
+ * chat is rewritten whole at every change, a rewind included: a stored message whose id its file no
+ * longer holds was dropped (`held`: every id the file gives, thinking and tool parts included). A
+ * `.jsonl` chat is appended to: the messages a `$rewindTo` line removed are named (`dropped`); those a
+ * `$set` of the whole list leaves out are not, as Gemini CLI rewrites the list when it compresses the
+ * chat, which is no rewind.
+ */
+export function geminiCliRewound(records: readonly JsonlRecord[]): { held: Set<string> } | { dropped: Set<string> } {
+  const everything = { include: new Set(['tools', 'thinking'] as const) };
+  const idsOf = (messages: readonly JsonObject[], all: readonly JsonObject[]) => new Set(mapMessages(messages, all, everything).flatMap((message) => (message.msgId !== undefined ? [message.msgId] : [])));
+  const { messages } = replay(records);
+  if (records.length === 1) return { held: idsOf(messages, messages) };
+  const rewound = new Map<string, JsonObject>();
+  let current: string[] = [];
+  const byId = new Map<string, JsonObject>();
+  for (const { value } of records) {
+    if (typeof value.$rewindTo === 'string') {
+      const from = current.indexOf(value.$rewindTo);
+      for (const id of from === -1 ? current : current.slice(from)) {
+        const message = byId.get(id);
+        if (message !== undefined) rewound.set(id, message);
+      }
+      current = from === -1 ? [] : current.slice(0, from);
+    } else if (hasId(value)) {
+      byId.set(value.id as string, value);
+      if (!current.includes(value.id as string)) current.push(value.id as string);
+    } else if ((isObject(value.$set) && Array.isArray(value.$set.messages)) || (isHeader(value) && Array.isArray(value.messages))) {
+      const list = (isObject(value.$set) ? value.$set.messages : value.messages) as unknown[];
+      current = list.filter((message): message is JsonObject => isObject(message) && hasId(message)).map((message) => {
+        byId.set(message.id as string, message);
+        return message.id as string;
+      });
+    }
+  }
+  // A message rewound and then written again (the same id) is in the chat.
+  const kept = new Set(messages.map((message) => message.id as string));
+  const dropped = [...rewound.values()].filter((message) => !kept.has(message.id as string));
+  return { dropped: idsOf(dropped, [...messages, ...dropped]) };
+}
+
+function mapMessages(messages: readonly JsonObject[], all: readonly JsonObject[], options: MappingOptions): MessageInput[] {
+  const answered = answeredCalls(all);
+  return messages.flatMap((message) => mapMessage(message, answered, options));
+}
+
+function answeredCalls(messages: readonly JsonObject[]): Set<string> {
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (message.type !== 'user' || !Array.isArray(message.content)) continue;
+    for (const part of message.content) {
+      if (isObject(part) && isObject(part.functionResponse) && typeof part.functionResponse.id === 'string') answered.add(part.functionResponse.id);
+    }
+  }
+  return answered;
 }
 
 function hasId(value: JsonObject): boolean {

@@ -16,6 +16,7 @@ import { readSessionsFromFileWithLimits, readTranscriptsWithLimits, type Importe
 export { ImportError, type ImportErrorCode } from './errors.js';
 export { detectFormat, IMPORT_FORMATS, type ImportFormat } from './formats.js';
 export type { FailedFile, ImportedFile, ImportOptions, SkippedPart, TranscriptFile } from './read.js';
+export { isZstd } from './zstd.js';
 export { listOpenClawTranscriptSources, type OpenClawSessionMarker, type OpenClawSourceKind, type OpenClawTranscriptSource } from './openclaw-store.js';
 
 /**

@@ -33,6 +33,19 @@ export interface ImportedFile {
   skipped: SkippedPart[];
   /** Set when the file is not UTF-8: the encoding it was read in (`UTF-16LE`, `GB18030`, ...). */
   encoding?: string;
+  /**
+   * Set when the file is the whole conversation of its session as its tool keeps it (formats.ts,
+   * `rewoundByTool`): which stored messages the tool itself dropped (a rewind, a branch left), for a
+   * save that removes them. Sources save with it; an import of a file does not.
+   */
+  rewound?: ToolRewind;
+}
+
+/** What a tool dropped from the conversation of one session. */
+export interface ToolRewind {
+  sessionId: string;
+  /** Whether a stored message of the session that the file no longer gives was dropped by the tool. */
+  dropped(msgId: string): boolean;
 }
 
 export interface FailedFile {

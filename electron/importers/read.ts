@@ -150,7 +150,8 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
       return;
     }
     if (isZstd(head)) {
-      yield await readSource(decompressedSource(source, decompressZstd(filePath, await source.readAll(), limits.maxEntryBytes)), mapping, limits);
+      // Codex compresses rollouts (`.jsonl.zst`): their thread names are in the index beside them all the same.
+      yield await withCompanionFacts(await readSource(decompressedSource(source, decompressZstd(filePath, await source.readAll(), limits.maxEntryBytes)), mapping, limits), filePath);
       return;
     }
     if (!isZip(head)) {

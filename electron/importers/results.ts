@@ -11,7 +11,8 @@ import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { SessionInput } from '../../shared/domain.js';
 import { Utf8Validator } from './encoding.js';
 import { ImportError, ShapeError } from './errors.js';
-import { detectDocumentFormat, detectJsonlFormat, documentConversations, IMPORT_FORMATS, mapDocumentConversation, mapJsonlConversation, type DocumentFormat, type ImportFormat } from './formats.js';
+import { detectDocumentFormat, detectJsonlFormat, documentConversations, IMPORT_FORMATS, mapDocumentConversation, mapJsonlConversation, rewoundByTool, type DocumentFormat, type ImportFormat } from './formats.js';
+import { isObject } from './shape.js';
 import { isGeminiActivity, mapGeminiActivity } from './gemini.js';
 import { byteOffsetOfChar, findJsonSyntaxProblem } from './json-syntax.js';
 import type { JsonlRecord } from './jsonl-record.js';
@@ -42,7 +43,7 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
   for (;;) {
     try {
       const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source)));
-      return sessionsResult(source.label, format, [session], skipped);
+      return withRewound(sessionsResult(source.label, format, [session], skipped), session.sessionId, rewoundByTool(format, kept));
     } catch (error) {
       const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
       if (mapping.strict || !line || kept.length <= 1) throw error;
@@ -104,7 +105,13 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
   });
   // Nothing readable at all: the file is refused, as a damaged single conversation is.
   if (sessions.length === 0 && firstError) throw firstError;
-  return sessionsResult(source.label, format, sessions, skipped);
+  const result = sessionsResult(source.label, format, sessions, skipped);
+  const only = !isArray ? sessions[0] : undefined;
+  return only && isObject(document) ? withRewound(result, only.sessionId, rewoundByTool(format, [{ lineNo: 1, value: document }])) : result;
+}
+
+function withRewound(file: ImportedFile, sessionId: string, dropped: ((msgId: string) => boolean) | undefined): ImportedFile {
+  return dropped === undefined ? file : { ...file, rewound: { sessionId, dropped } };
 }
 
 export function aiderResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {

@@ -147,8 +147,9 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     tool: 'Codex CLI',
     variable: 'CODEX_HOME',
     roots: homeFolder('CODEX_HOME', '.codex'),
-    // `sessions/YYYY/MM/DD/rollout-*.jsonl`; the first CLI wrote `sessions/rollout-*.json`. Titles come from `session_index.jsonl` beside them.
-    picks: [{ kind: 'files', globs: ['sessions/**/rollout-*.jsonl', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl'], imports: true }],
+    // `sessions/YYYY/MM/DD/rollout-*.jsonl`, compressed ones `.jsonl.zst`; the first CLI wrote `sessions/rollout-*.json`.
+    // Titles come from `session_index.jsonl` beside them.
+    picks: [{ kind: 'files', globs: ['sessions/**/rollout-*.jsonl', 'sessions/**/rollout-*.jsonl.zst', 'sessions/rollout-*.json', 'archived_sessions/**/rollout-*.jsonl', 'archived_sessions/**/rollout-*.jsonl.zst'], imports: true }],
   },
   {
     id: 'gemini-cli',

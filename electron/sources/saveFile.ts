@@ -1,6 +1,8 @@
 /**
  * Saves one transcript file (or a folder read as a whole) through the import pipeline, as `watch` and `sync` both do: every
- * session of the file incrementally, damaged parts named and left out. A log whose last line is
+ * session of the file incrementally, damaged parts named and left out. Where the file is the whole
+ * conversation as its tool keeps it (Claude Code, Gemini CLI), the messages the tool itself dropped
+ * since the last save (a rewind, a branch left) are removed from memory, unless damaged lines were skipped. A log whose last line is
  * still being written (no newline yet) is saved up to that line and reported as `waiting`, so the
  * caller looks at it again at its next change instead of calling the cut-off line damage. A save
  * stopped through `signal` ends at a safe point (between sessions, or between two commits of one)
@@ -10,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import type { SaveReport, SessionInput } from '../../shared/domain.js';
 import type { SaveCallOptions } from '../engine/engine.js';
 import { EngineError } from '../../shared/errors.js';
-import { ImportError, readTranscripts, type SkippedPart } from '../importers/index.js';
+import { ImportError, incompleteSessions, isZstd, readTranscripts, type SkippedPart } from '../importers/index.js';
 
 /** What saving needs of the engine (the engine itself, or a test's double). */
 export interface SavingEngine {
@@ -32,20 +34,28 @@ export interface SaveFileOptions {
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. `stopped`: part of it, stopped through `signal`. Throws the file's ImportError. */
 export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<SavingEngine>), file: string, options: SaveFileOptions): Promise<'saved' | 'waiting' | 'stopped'> {
   const stats = await fs.stat(file);
-  // A folder read as a whole (opencode's storage) has no last line being written.
-  const stillWriting = stats.isFile() && !(await endsWithNewline(file, stats.size));
+  // A folder read as a whole (opencode's storage) has no last line being written, nor has a compressed
+  // file (Codex's `.jsonl.zst`): a cut or damaged one is damage to report, not a write to wait for.
+  const stillWriting = stats.isFile() && !(await endsWithNewline(file, stats.size)) && !(await isCompressed(file));
   try {
     let waiting = false;
     for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
       if ('error' in result) throw result.error;
       const target = typeof engine === 'function' ? await engine() : engine;
+      // What the tool itself dropped (a rewind, a branch left) goes from memory too, unless damaged lines
+      // were skipped: then what the file does not show may only be unreadable, and nothing is deleted.
+      // The line still being written is no damage: without it the file is what it was a moment before.
+      const beingWritten = (part: SkippedPart) => stillWriting && part.line !== undefined && /^truncated/.test(part.error);
+      const incomplete = incompleteSessions({ file: result.file, skipped: result.skipped.filter((part) => !beingWritten(part)) });
       for await (const session of result.sessions) {
         if (options.signal?.aborted) return 'stopped';
         if (options.leaveOut && (await options.leaveOut(session.sessionId.trim()))) continue;
-        options.onReport(await target.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) }));
+        const rewound = result.rewound?.sessionId === session.sessionId ? result.rewound : undefined;
+        const deletes: SaveCallOptions = rewound ? { syncDeletes: true, deletable: rewound.dropped, ...(incomplete ? { incomplete } : {}) } : {};
+        options.onReport(await target.save(session, { redact: options.redact ?? true, ...deletes, ...(options.signal ? { signal: options.signal } : {}) }));
       }
       for (const part of result.skipped) {
-        if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
+        if (beingWritten(part)) waiting = true;
         else options.onSkipped?.(part);
       }
     }
@@ -55,6 +65,16 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
     // A file caught mid-write (even mid-character) is tried again at its next change.
     if (stillWriting && error instanceof ImportError && error.code === 'truncated') return 'waiting';
     throw error;
+  }
+}
+
+async function isCompressed(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4), 0, 4, 0);
+    return isZstd(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
   }
 }
 

@@ -87,6 +87,44 @@ describe('Claude Code transcript', () => {
     ]);
   });
 
+  it('keeps every line, in file order, when the chain links only one of them', async () => {
+    // A log another tool wrote: the first two lines are linked, the rest carry no parentUuid (and no
+    // uuid either). Following the chain from the last line found nothing: "no messages to import".
+    const turns = [
+      'Which ferry goes to Naxos?',
+      'The Blue Star ferry from Piraeus.',
+      'How long does it take?',
+      'About five and a half hours.',
+      'Can I bring a bicycle?',
+      'Yes, for a small fee.',
+      'Where do I buy tickets?',
+      'At the port or online.',
+      'Is there a morning departure?',
+      'Yes, at 07:30.',
+    ];
+    const lines = turns.map((text, i) => {
+      const type = i % 2 === 0 ? 'user' : 'assistant';
+      return {
+        ...(i < 2 ? { uuid: `line-${i + 1}`, parentUuid: i === 0 ? null : 'line-1' } : {}),
+        sessionId: 'converted-log',
+        type,
+        message: { role: type, content: type === 'user' ? text : [{ type: 'text', text }] },
+        timestamp: `2025-07-01T10:00:0${i}.000Z`,
+      };
+    });
+    const file = path.join(tempDir(), 'converted.jsonl');
+    writeFileSync(file, lines.map((line) => JSON.stringify(line) + '\n').join(''));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((m) => m.content)).toEqual(turns);
+    expect(session!.messages.slice(0, 2).map((m) => m.msgId)).toEqual(['line-1', 'line-2']);
+
+    // Every line with a uuid, one of them linked: still the whole file, not the last line alone.
+    const withIds = lines.map((line, i) => ({ uuid: `line-${i + 1}`, parentUuid: i === 1 ? 'line-1' : null, ...line }));
+    writeFileSync(file, withIds.map((line) => JSON.stringify(line) + '\n').join(''));
+    const [again] = await sessionsOf(file);
+    expect(triples(again).map(([id, , content]) => `${id} ${content}`)).toEqual(turns.map((text, i) => `line-${i + 1} ${text}`));
+  });
+
   it("reads a subagent's file as its own session that names the main session", async () => {
     const [session] = await sessionsOf(fixture('claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d', 'subagents', 'agent-a7f3e9c1.jsonl'));
     expect(session).toMatchObject({

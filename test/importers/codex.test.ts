@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
@@ -230,5 +230,64 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     expect(sessions.map((s) => s.sessionId)).toEqual(['codex-msg_a1', 'codex-msg_a1']);
     expect(sessions[1]!.messages.slice(0, 2)).toEqual(sessions[0]!.messages);
     expect(triples(sessions[1]).map(([, role, content]) => `${role}: ${content}`)).toEqual(['user: Name three harbours on Naxos.', 'assistant: Naxos town, Apollonas and Agia Anna.', 'user: Which one has the ferry?', 'assistant: Naxos town.']);
+  });
+  // open-codex, the TypeScript CLI's fork for other providers, saved Chat Completions messages (our own text, its layout).
+  it("reads the first CLI's conversations saved as Chat Completions messages, the person's carriage returns as line breaks", async () => {
+    const folder = fixture('codex', 'open-codex', 'sessions');
+    const results = await readAll([folder], { include: ['tools'] });
+    const sessions = results.flatMap((result) => ('sessions' in result ? result.sessions : []));
+    expect(results.map((result) => ('format' in result ? result.format : result.error.message))).toEqual(['codex', 'codex']);
+    // Two saves of one conversation: one session, the later save adding what is new.
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(1);
+    expect(sessions[0]!.sessionId).toMatch(/^codex-[0-9a-f]{24}$/);
+    const later = sessions.find((s) => s.messages.length > 4)!;
+    expect(later.messages.map((m) => `${m.role}: ${m.content}`)).toEqual([
+      'user: Plan a day on Naxos:\nmorning at the Portara,\nafternoon at a beach.',
+      'tool: [tool call: shell] {"command":["cat","beaches.txt"]}',
+      'tool: [tool result: shell] {"output":"Agios Prokopios\\nPlaka\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}',
+      'assistant: Start at the Portara at sunrise,\nthen take the bus to Agios Prokopios for the afternoon.',
+      'user: And dinner?',
+      'assistant: Dinner in Chora, by the harbour.',
+    ]);
+    expect(later.messages[2]!.msgId).toBe('call_naxos1:output');
+    const [earlier] = await sessionsOf(path.join(folder, 'rollout-2025-05-02-3f0c9a52-7d1e-4c44-9a61-2b8f5d0e6a17.json'));
+    expect(earlier!.sessionId).toBe(sessions[0]!.sessionId);
+    expect(earlier!.title).toBe('Plan a day on Naxos:');
+    expect(earlier!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+  // Codex compresses rollouts with zstd (`rollout-<time>-<thread id>.jsonl.zst`): the home/ rollout compressed by `zstd -19`.
+  it('reads zstd-compressed rollouts, titled from the index like the others, and finds them as a source', async () => {
+    const home = fixture('codex', 'zstd');
+    const compressed = path.join(home, 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst');
+    const [session] = await sessionsOf(compressed);
+    const [plain] = await sessionsOf(RESUMED);
+    expect(session).toEqual(plain);
+    expect(session!.title).toBe('Ferry to Naxos');
+    // Found in a folder too, and recognised by its bytes whatever its name.
+    const results = await readAll([home]);
+    expect(results.map((result) => ('format' in result ? [path.basename(result.file), result.format] : result.error.message))).toEqual([[path.basename(compressed), 'codex']]);
+    const renamed = path.join(tempDir(), 'rollout-copy.jsonl');
+    copyFileSync(compressed, renamed);
+    expect((await sessionsOf(renamed))[0]!.messages).toEqual(plain!.messages);
+
+    const { discoverSources } = await import('../../electron/sources/discover.js');
+    const machine = tempDir();
+    mkdirSync(path.join(machine, '.codex'));
+    cpSync(home, path.join(machine, '.codex'), { recursive: true });
+    const found = await discoverSources({ env: {}, home: machine, platform: 'linux' });
+    expect(found.find((s) => s.id === 'codex')?.picks.flatMap((p) => p.files.map((f) => path.basename(f.path)))).toEqual([path.basename(compressed)]);
+  });
+  it('reports a damaged compressed rollout when syncing it, rather than waiting for it to be finished', async () => {
+    const compressed = readFileSync(fixture('codex', 'zstd', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst'));
+    const file = path.join(tempDir(), 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl.zst');
+    writeFileSync(file, compressed.subarray(0, compressed.length - 200));
+    const { SourceCursors } = await import('../../electron/sources/cursors.js');
+    const { syncFile } = await import('../../electron/sources/sync.js');
+    const errors: string[] = [];
+    const saved: string[] = [];
+    const engine = async () => ({ save: async (session: { sessionId: string }) => (saved.push(session.sessionId), { sessionId: session.sessionId }) as never });
+    await syncFile('codex', file, 'files', { cursors: await SourceCursors.load(tempDir()), engine, onReport: () => {}, onError: (_s, _f, message) => errors.push(message) });
+    expect(saved).toEqual([]);
+    expect(errors).toEqual([expect.stringMatching(/rollout-.*\.jsonl\.zst: damaged zstd data/)]);
   });
 });

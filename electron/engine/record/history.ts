@@ -10,10 +10,10 @@ import * as arrow from 'apache-arrow';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveEvent } from '../../../shared/domain.js';
-import type { EngineContext } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SmallTable } from '../store/smallTable.js';
+import type { ChunkStore } from '../store/store.js';
 import { sqlIn } from '../store/storeRows.js';
 import { machineName } from '../store/writeGuard.js';
 
@@ -42,7 +42,7 @@ function rowOf(event: SaveEvent): HistoryRow {
 export class SaveHistory {
   private readonly table: SmallTable;
 
-  constructor(private readonly ctx: Pick<EngineContext, 'dataDir' | 'store'>) {
+  constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore }) {
     this.table = new SmallTable(ctx.store, HISTORY_TABLE, historySchema);
   }
 

@@ -143,7 +143,9 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       diff = diffSession(session.messages, heads);
       placement = place();
     }
-    const { stored, fresh, updated, unchanged, removed: removedMessages } = diff;
+    const { stored, fresh, updated, unchanged } = diff;
+    const deletable = options.deletable;
+    const removedMessages = mode !== 'overwrite' && deletable ? diff.removed.filter((id) => deletable(id)) : diff.removed;
     report.skipped += unchanged;
     report.new = fresh.length;
     report.updated = updated.length;

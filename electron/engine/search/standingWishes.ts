@@ -11,8 +11,13 @@
  * The cost is one more full-text query that stops at WISH_POOL hits (the wish words alone are the
  * same for every request, so their hits are read once per version of the store: searchView.ts), and
  * the cosine of at most 2 x WISH_POOL vectors: a small constant per search, whatever the size of the store.
+ *
+ * The cues and the wish words are English: only a question, and a user message, written in the Latin
+ * script is read for them (textLanguage.ts), so that a Chinese message quoting "never" is no wish and a
+ * Chinese question is no request for English wishes.
  */
 import { cosine } from './collapse.js';
+import { mayBeEnglish } from './textLanguage.js';
 import type { VectorHit } from '../store/storeRows.js';
 
 /** Words that mark a standing wish (stemmed by the index: "preferred", "preferences" match too). */
@@ -52,14 +57,14 @@ const ASKER_OR_ANSWERER = /\b(i|me|my|mine|myself|we|us|our|you|your)\b/i;
  * topic apply): it speaks of the asker or to the answerer, and not of what happened or was said.
  */
 export function asksForHelp(question: string): boolean {
-  return ASKER_OR_ANSWERER.test(question) && !ABOUT_THE_RECORD.test(question);
+  return mayBeEnglish(question) && ASKER_OR_ANSWERER.test(question) && !ABOUT_THE_RECORD.test(question);
 }
 
 const WISH_IN_USER_LINE = /\b(always|never|prefer\w*)\b/i;
 
-/** Whether a chunk holds a wish in the words of a user message (an assistant advising "always ..." is no wish). */
+/** Whether a chunk holds a wish in the words of a user message (an assistant advising "always ..." is no wish) written in the Latin script. */
 export function holdsUserWish(text: string): boolean {
-  return userSegments(text).some((segment) => WISH_IN_USER_LINE.test(segment));
+  return userSegments(text).some((segment) => WISH_IN_USER_LINE.test(segment) && mayBeEnglish(segment));
 }
 
 /** The text of the user messages in a chunk's text (`role: text` segments, see chunker.ts). */

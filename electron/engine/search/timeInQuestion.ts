@@ -4,10 +4,16 @@
  * start of the earliest time it names to the end of the latest. A time of day or a weekday alone
  * ("after 7 PM", "on Tuesdays") names no span: habits are not dates. A month or day named without its
  * year is the latest one not after `now` (a memory is of the past).
+ *
+ * The question is read in the language its script tells (textLanguage.ts), with chrono-node's parser
+ * for it: English for the Latin script, Chinese ("三月", "昨天", "2024年4月到5月"), Japanese, Russian and
+ * Ukrainian for theirs; a question in another script names no time. So an English phrase or a bare
+ * "10/12" inside a Chinese question is not read as a date by the English rules.
  */
 import * as chrono from 'chrono-node';
 import type { SearchReads } from '../store/searchView.js';
 import { placed, placeOf, type PromptableHit } from './searchPrompts.js';
+import { languageOf, type TextLanguage } from './textLanguage.js';
 
 export interface TimeSpan {
   from: number;
@@ -18,11 +24,22 @@ type Component = 'year' | 'month' | 'day';
 
 const DAY = 86_400_000;
 
+/** chrono-node's parser for each language told by its script (chrono.parse is its English one). */
+const PARSERS: Partial<Record<TextLanguage, (text: string, now: Date) => chrono.ParsedResult[]>> = {
+  latin: (text, now) => chrono.parse(text, now),
+  zh: (text, now) => chrono.zh.parse(text, now),
+  ja: (text, now) => chrono.ja.parse(text, now),
+  ru: (text, now) => chrono.ru.parse(text, now),
+  uk: (text, now) => chrono.uk.parse(text, now),
+};
+
 /** The span of time the question names, or null when it names none. */
 export function timeSpanOf(question: string, now: Date): TimeSpan | null {
   let from = Infinity;
   let to = -Infinity;
-  for (const result of chrono.parse(question, now)) {
+  const parse = PARSERS[languageOf(question)];
+  if (!parse) return null;
+  for (const result of parse(question, now)) {
     // "from July through September 2024": the start is in the end's year.
     const endYear = result.end?.isCertain('year') ? result.end.get('year') ?? undefined : undefined;
     const start = spanOf(result.start, now, endYear);

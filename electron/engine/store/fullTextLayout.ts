@@ -11,7 +11,8 @@ import * as lancedb from '@lancedb/lancedb';
 export const FTS_LAYOUT_KEY = 'fts_layout';
 export const FTS_LAYOUT = 'words+cjk-ngram';
 export const CJK_COLUMN = 'text_cjk';
-const CJK_SCRIPTS = ['Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Lao', 'Khmer', 'Myanmar'];
+/** Scripts written without spaces between words (and Korean): read by their n-grams, a character at a time. */
+export const CJK_SCRIPTS = ['Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Lao', 'Khmer', 'Myanmar'];
 const NOT_CJK = new RegExp(`[^${CJK_SCRIPTS.map((s) => `\\p{scx=${s}}`).join('')}]+`, 'gu');
 
 export const wordIndex = () => lancedb.Index.fts({ baseTokenizer: 'simple', lowercase: true, asciiFolding: true, stem: true, language: 'English', removeStopWords: true, withPosition: false });

@@ -27,8 +27,8 @@
 import * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { CJK_COLUMN, ngramIndex, wordIndex } from './fullTextLayout.js';
+import { hitColumns, hitOf, inStableOrder } from './searchHits.js';
 import { sqlString, type Row, type VectorHit } from './storeRows.js';
-import { hitColumns, hitOf, inStableOrder } from './storeSearch.js';
 
 /** Rows added to the in-memory texts table before it indexes them (HeldTexts.adding). */
 const UNINDEXED_TEXTS_MAX = 256;

@@ -6,7 +6,8 @@ import * as lancedb from '@lancedb/lancedb';
 import { fuseByRank } from '../search/rankFusion.js';
 import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 import type { RecentRows } from './recentRows.js';
-import { listOf, PART_COLUMN, sqlString, vectorOf, type Row, type VectorHit } from './storeRows.js';
+import { hitColumns, hitOf, inStableOrder } from './searchHits.js';
+import { sqlString, type Row, type VectorHit } from './storeRows.js';
 
 /**
  * The chunks table at the version a search holds, whether it has the `part` column there, and its
@@ -17,25 +18,6 @@ export interface SearchTable {
   table: lancedb.Table;
   hasPart: boolean;
   recent: RecentRows | null;
-}
-
-/** What a hit is read with: its place in its session (with `part` where the table has it), its text and its vector. */
-export function hitColumns(hasPart: boolean): string[] {
-  return ['chunk_id', 'session_id', 'seq', ...(hasPart ? [PART_COLUMN] : []), 'text', 'text_hash', 'msg_ids', 'vector'];
-}
-
-export function hitOf(r: Row, distance: number): VectorHit {
-  return {
-    chunkId: String(r.chunk_id),
-    sessionId: String(r.session_id),
-    text: String(r.text),
-    textHash: String(r.text_hash),
-    msgIds: listOf(r.msg_ids),
-    distance,
-    seq: Number(r.seq),
-    part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]),
-    vector: vectorOf(r.vector),
-  };
 }
 
 export async function vectorSearchIn(chunks: SearchTable, vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]> {
@@ -125,13 +107,4 @@ async function ftsQuery(chunks: SearchTable, column: string, text: string | lanc
   if (!recent || (column === CJK_COLUMN && !recent.cjk)) return inStableOrder(await matching(false));
   const [stored, held] = await Promise.all([matching(true), recent.matching(column, text, limit, sessionId)]);
   return mergedHits(stored, held, limit);
-}
-
-/**
- * Best first, and hits of equal distance or score (copies of one text, chunks that match a query
- * alike) by chunk id: LanceDB returns ties in the order it meets the rows, which a compaction or a
- * copy of the store changes, and the same store must rank the same way wherever it is.
- */
-export function inStableOrder(hits: VectorHit[]): VectorHit[] {
-  return hits.sort((a, b) => a.distance - b.distance || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
 }
