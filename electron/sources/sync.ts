@@ -26,8 +26,6 @@ export interface SyncCallbacks {
   onError: (sourceId: string, file: string, message: string) => void;
   /** A source (or part of one) whose format does not import yet: listed, left unread. */
   onUnsupported?: (sourceId: string, message: string) => void;
-  /** A database was looked into: how many sessions it holds, and how many moved and were read. */
-  onDatabaseRead?: (sourceId: string, file: string, counts: { sessions: number; read: number }) => void;
 }
 
 export interface SyncOptions extends SyncCallbacks {
@@ -154,7 +152,6 @@ async function syncDatabase(sourceId: string, file: string, cursor: FileCursor, 
     const read = await readDatabaseChanges(file, { known: kept.marks, ...(options.include ? { include: options.include } : {}) });
     try {
       if (result) result.sessionsRead = (result.sessionsRead ?? 0) + read.moved.length;
-      options.onDatabaseRead?.(sourceId, file, { sessions: Object.keys(read.marks).length, read: read.moved.length });
       for await (const session of read.sessions) {
         if (options.signal?.aborted) return true;
         // A session that was forgotten does not come back when its database is read again.
