@@ -100,8 +100,8 @@ function sessionTitles(db: ReadOnlyDatabase, tables: Set<string>): Map<string, s
   const titles = new Map<string, string>();
   if (!tables.has('session_windows')) return titles;
   const nodes = new Map<string, NodeRow>();
-  if (tables.has('session_nodes')) for (const node of db.all<NodeRow>('SELECT * FROM session_nodes')) nodes.set(node.session_key, node);
-  for (const window of db.all<WindowRow>('SELECT * FROM session_windows')) {
+  if (tables.has('session_nodes')) for (const node of db.all<NodeRow>(`SELECT ${columns(db, 'session_nodes', ['session_key', 'label', 'display_name'])} FROM session_nodes`)) nodes.set(node.session_key, node);
+  for (const window of db.all<WindowRow>(`SELECT ${columns(db, 'session_windows', ['session_id', 'session_key', 'display_name', 'channel'])} FROM session_windows`)) {
     const node = window.session_key ? nodes.get(window.session_key) : undefined;
     const name = text(node?.label) ?? text(window.display_name) ?? text(node?.display_name);
     const channel = text(window.channel);
@@ -109,6 +109,12 @@ function sessionTitles(db: ReadOnlyDatabase, tables: Set<string>): Map<string, s
     if (title !== undefined) titles.set(window.session_id, title);
   }
   return titles;
+}
+
+/** The columns of `wanted` the table has (OpenClaw's tables gain columns between versions): only those are read, not every column of every row. */
+function columns(db: ReadOnlyDatabase, table: string, wanted: string[]): string {
+  const present = new Set(db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', table).map((row) => row.name));
+  return wanted.filter((column) => present.has(column)).join(', ') || 'NULL AS none';
 }
 
 function text(value: unknown): string | undefined {
