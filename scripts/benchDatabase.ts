@@ -10,6 +10,9 @@
  * - dbFirstSyncMs: the first `sync` of all 1,000 sessions (once).
  * - sessionsRead: how many sessions the change made the sync read, from the database reader itself
  *   with the marks the first sync kept (1: only the moved one).
+ * - cpuMs (Linux): CPU time of the same runs, which waiting for a busy core does not add to: the
+ *   hook's process (/usr/bin/time) and, handed over, the watcher's work for it (all its threads,
+ *   from /proc/<pid>/stat).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -29,6 +32,8 @@ export interface DatabaseSyncFigures {
   /** dbSyncMs less Node's start. */
   overNode: { handedOver: number; cold: number };
   sessionsRead: number;
+  /** Medians; null where /usr/bin/time or /proc is missing. */
+  cpuMs: { nodeMs: number; handedOverHook: number; handedOverWatcher: number; cold: number } | null;
 }
 
 function median(xs: number[]): number {
@@ -36,12 +41,33 @@ function median(xs: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function timedRun(args: string[], env: NodeJS.ProcessEnv): number {
+const TIME = '/usr/bin/time';
+const cpu: Record<string, number[]> = {};
+
+/** Runs `node <args>` and returns its wall time; its CPU time goes to `cpu[label]`. */
+function timedRun(args: string[], env: NodeJS.ProcessEnv, label?: string): number {
+  const counted = label !== undefined && existsSync(TIME);
+  const [command, argv] = counted ? [TIME, ['-f', 'cpu %U %S', process.execPath, ...args]] : [process.execPath, args];
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, input: '', stdio: ['pipe', 'pipe', 'pipe'] });
+  const result = spawnSync(command, argv, { env, input: '', stdio: ['pipe', 'pipe', 'pipe'] });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  const match = counted ? /cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr.toString()) : null;
+  if (match) (cpu[label!] ??= []).push((Number(match[1]) + Number(match[2])) * 1000);
   return ms;
+}
+
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU time a process has used so far (all its threads), in ms; undefined without /proc. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sessions the database reader finds moved since the marks kept in the data folder's cursors. */
@@ -82,8 +108,8 @@ export async function measureDatabaseSync(tmp: string, modelsDir: string, runs =
   const node: number[] = [];
   const cold: number[] = [];
   for (let i = 0; i < runs; i++) {
-    node.push(timedRun(['-e', '0'], env));
-    cold.push(timedRun([BIN, ...sync], env));
+    node.push(timedRun(['-e', '0'], env, 'nodeMs'));
+    cold.push(timedRun([BIN, ...sync], env, 'cold'));
     appendTurn();
   }
 
@@ -101,7 +127,10 @@ export async function measureDatabaseSync(tmp: string, modelsDir: string, runs =
     timedRun(hook, env);
     for (let i = 0; i < runs; i++) {
       appendTurn();
-      handedOver.push(timedRun(hook, env));
+      const before = processCpuMs(watcher.pid);
+      handedOver.push(timedRun(hook, env, 'handedOverHook'));
+      const after = processCpuMs(watcher.pid);
+      if (before !== undefined && after !== undefined) (cpu.handedOverWatcher ??= []).push(after - before);
     }
   } finally {
     watcher.kill('SIGINT');
@@ -117,8 +146,10 @@ export async function measureDatabaseSync(tmp: string, modelsDir: string, runs =
     dbSyncMs: { handedOver: Math.round(median(handedOver)), cold: Math.round(median(cold)) },
     overNode: { handedOver: Math.round(median(handedOver) - nodeMs), cold: Math.round(median(cold) - nodeMs) },
     sessionsRead,
+    cpuMs: cpu.nodeMs && cpu.handedOverHook && cpu.handedOverWatcher && cpu.cold ? { nodeMs: Math.round(median(cpu.nodeMs)), handedOverHook: Math.round(median(cpu.handedOverHook)), handedOverWatcher: Math.round(median(cpu.handedOverWatcher)), cold: Math.round(median(cpu.cold)) } : null,
   };
   log(`OpenClaw database of ${DB_SESSIONS} sessions: first sync ${figures.dbFirstSyncMs} ms; after one session got 2 events the sync reads ${sessionsRead} session${sessionsRead === 1 ? '' : 's'}`);
   log(`database sync of 2 new events, medians of ${runs}: handed to sync --watch ${figures.dbSyncMs.handedOver} ms (+${figures.overNode.handedOver} over node -e 0 ${figures.nodeMs} ms); cold (store and model loaded) ${figures.dbSyncMs.cold} ms`);
+  if (figures.cpuMs) log(`CPU time of the same runs (medians, ms): node -e 0 ${figures.cpuMs.nodeMs}; handed over: the hook ${figures.cpuMs.handedOverHook}, the watcher's sync ${figures.cpuMs.handedOverWatcher}; cold ${figures.cpuMs.cold}`);
   return figures;
 }
