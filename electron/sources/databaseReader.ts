@@ -95,11 +95,6 @@ export async function closeDatabaseReader(): Promise<void> {
   }
 }
 
-/** Whether the reads of this process run in a worker thread (false: a bundle without the worker). */
-export function databaseReaderUsesWorker(): boolean {
-  return workerUrl() !== undefined;
-}
-
 /**
  * The sessions of the database at `file` whose mark moved, read in the worker. Throws the file's
  * ImportError as the importers would. `close` must be called once done (the caller's `finally`).
