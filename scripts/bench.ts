@@ -9,8 +9,9 @@
  * store; the appended messages are new text, every fifth a paraphrase of a stored passage; the share of each save taken by its
  * near-duplicate check (`nearDupOverhead`); and the MCP server on a store of about 10k chunks: time
  * to its first answer, and search p95; and the CLI's start-up as a hook after each turn meets it
- * (`cliHelpMs`, `hookResaveMs`, `hookAppendMs`, cold and warm: scripts/benchCli.ts). `--cli-only`
- * measures only the last.
+ * (`cliHelpMs`, `hookResaveMs`, `hookAppendMs`, cold and warm: scripts/benchCli.ts), and the
+ * database sync of an OpenClaw history of 1,000 sessions after one session got a turn (`dbSyncMs`:
+ * scripts/benchDatabase.ts). `--cli-only` measures only these last two.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { MemoryEngine } from '../electron/engine/engine.js';
 import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
 import { ChunkStore, type ChunkRecord } from '../electron/engine/store/index.js';
 import { measureCli } from './benchCli.js';
+import { measureDatabaseSync } from './benchDatabase.js';
 import { embeddedPassages, freshMessages, paraphraseSimilarity, passageText, type Passage } from './benchCorpus.js';
 import { realisticConversation } from './transcriptGenerator.js';
 
@@ -170,7 +172,9 @@ async function main(): Promise<void> {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'sm-bench-cli-'));
     try {
       const cli = await measureCli(tmp, modelsDir, Number(values['cli-runs']), log);
-      if (values.json) console.log(JSON.stringify(cli));
+      // The database sync of an OpenClaw history of 1,000 sessions (scripts/benchDatabase.ts).
+      const databaseSync = await measureDatabaseSync(tmp, modelsDir, Number(values['cli-runs']), log);
+      if (values.json) console.log(JSON.stringify({ ...cli, databaseSync }));
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -15,41 +15,53 @@
  * shapes is left alone. A session is a composer or a chat tab, under Cursor's own id; a message's
  * id is its bubble id. The model's thinking and tool calls follow the `--include` rule.
  */
+import { createHash } from 'node:crypto';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { parseRecord, readDatabaseSessions } from './database-sessions.js';
+import { parseRecord, readDatabaseSessions, type DatabaseSessions } from './database-sessions.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from './parts.js';
 import type { ImportedFile, ReadMapping } from './read-types.js';
 import { isObject, optionalText, type JsonObject } from './shape.js';
-import { tableNames, type ReadOnlyDatabase } from './sqlite-file.js';
+import type { ReadOnlyDatabase } from './sqlite.js';
 import { isoFromDateString, isoFromEpochMillis } from './time.js';
 
 const CHAT_PANEL_KEY = 'workbench.panel.aichat.view.aichat.chatdata';
 const WORKSPACE_COMPOSERS_KEY = 'composer.composerData';
 
 export function isCursorDatabase(db: ReadOnlyDatabase): boolean {
-  const tables = tableNames(db);
-  return tables.has('cursorDiskKV') || (tables.has('ItemTable') && db.prepare('SELECT 1 FROM ItemTable WHERE key IN (?, ?) LIMIT 1').get(CHAT_PANEL_KEY, WORKSPACE_COMPOSERS_KEY) !== undefined);
+  const tables = db.tables();
+  return tables.has('cursorDiskKV') || (tables.has('ItemTable') && db.get('SELECT 1 FROM ItemTable WHERE key IN (?, ?) LIMIT 1', CHAT_PANEL_KEY, WORKSPACE_COMPOSERS_KEY) !== undefined);
 }
 
-type CursorSessionKey = { kind: 'composer'; id: string } | { kind: 'workspace-composer'; id: string } | { kind: 'chat-tab'; id: string };
+/**
+ * A chat, with a digest of its record as its mark: Cursor rewrites a composer's record (its
+ * `lastUpdatedAt`, its list of messages) whenever the chat changes.
+ */
+type CursorSessionKey = { kind: 'composer' | 'workspace-composer' | 'chat-tab'; id: string; mark: string };
+
+/** Cursor's databases, chat by chat. */
+export const cursorDatabaseSessions: DatabaseSessions<CursorSessionKey> = { format: 'cursor', keys: sessionKeys, session: mapSession, name: (key) => key.id, mark: (key) => key.mark };
 
 export function readCursorDatabase(file: string, mapping: ReadMapping): ImportedFile {
-  return readDatabaseSessions<CursorSessionKey>(file, mapping, { format: 'cursor', keys: sessionKeys, session: mapSession, name: (key) => key.id });
+  return readDatabaseSessions<CursorSessionKey>(file, mapping, cursorDatabaseSessions);
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256').update(typeof value === 'string' || value instanceof Uint8Array ? value : JSON.stringify(value ?? null)).digest('base64url').slice(0, 22);
 }
 
 function sessionKeys(db: ReadOnlyDatabase): CursorSessionKey[] {
-  const tables = tableNames(db);
+  const tables = db.tables();
   const keys: CursorSessionKey[] = [];
   if (tables.has('cursorDiskKV')) {
     // Chats opened and never used have no value.
-    const rows = db.prepare("SELECT key FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;' AND value IS NOT NULL ORDER BY key").all() as Array<{ key: string }>;
-    keys.push(...rows.map(({ key }) => ({ kind: 'composer' as const, id: key.slice('composerData:'.length) })));
+    const rows = db.all<{ key: string; value: unknown }>("SELECT key, value FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;' AND value IS NOT NULL ORDER BY key");
+    keys.push(...rows.map(({ key, value }) => ({ kind: 'composer' as const, id: key.slice('composerData:'.length), mark: digest(value) })));
   }
   if (tables.has('ItemTable')) {
     const composers = itemJson(db, WORKSPACE_COMPOSERS_KEY)?.allComposers;
-    if (Array.isArray(composers)) keys.push(...composers.filter(isObject).flatMap((composer) => (typeof composer.composerId === 'string' ? [{ kind: 'workspace-composer' as const, id: composer.composerId }] : [])));
+    if (Array.isArray(composers)) keys.push(...composers.filter(isObject).flatMap((composer) => (typeof composer.composerId === 'string' ? [{ kind: 'workspace-composer' as const, id: composer.composerId, mark: digest(composer) }] : [])));
     const tabs = itemJson(db, CHAT_PANEL_KEY)?.tabs;
-    if (Array.isArray(tabs)) keys.push(...tabs.filter(isObject).flatMap((tab) => (typeof tab.tabId === 'string' ? [{ kind: 'chat-tab' as const, id: tab.tabId }] : [])));
+    if (Array.isArray(tabs)) keys.push(...tabs.filter(isObject).flatMap((tab) => (typeof tab.tabId === 'string' ? [{ kind: 'chat-tab' as const, id: tab.tabId, mark: digest(tab) }] : [])));
   }
   return keys;
 }
@@ -57,7 +69,7 @@ function sessionKeys(db: ReadOnlyDatabase): CursorSessionKey[] {
 function mapSession(db: ReadOnlyDatabase, key: CursorSessionKey, options: MappingOptions): SessionInput {
   switch (key.kind) {
     case 'composer': {
-      const row = db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${key.id}`) as { value: unknown } | undefined;
+      const row = db.get<{ value: unknown }>('SELECT value FROM cursorDiskKV WHERE key = ?', `composerData:${key.id}`);
       const composer = parseRecord(row?.value, `composer ${key.id}`);
       return composerSession(key.id, composer, bubblesOf(db, key.id, composer), options);
     }
@@ -80,7 +92,7 @@ function mapSession(db: ReadOnlyDatabase, key: CursorSessionKey, options: Mappin
 function bubblesOf(db: ReadOnlyDatabase, composerId: string, composer: JsonObject): JsonObject[] {
   if (Array.isArray(composer.conversation)) return composer.conversation.filter(isObject);
   const prefix = `bubbleId:${composerId}:`;
-  const rows = db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?').all(prefix, `bubbleId:${composerId};`) as Array<{ key: string; value: unknown }>;
+  const rows = db.all<{ key: string; value: unknown }>('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?', prefix, `bubbleId:${composerId};`);
   const byId = new Map(rows.filter((row) => row.value !== null).map((row) => [row.key.slice(prefix.length), row.value]));
   const inline = isObject(composer.conversationMap) ? composer.conversationMap : {};
   const headers = Array.isArray(composer.fullConversationHeadersOnly) ? composer.fullConversationHeadersOnly.filter(isObject) : [];
@@ -121,7 +133,7 @@ function bubbleMessages(bubble: JsonObject, options: MappingOptions): MessageInp
 }
 
 function itemJson(db: ReadOnlyDatabase, key: string): JsonObject | undefined {
-  const row = db.prepare('SELECT value FROM ItemTable WHERE key = ?').get(key) as { value: unknown } | undefined;
+  const row = db.get<{ value: unknown }>('SELECT value FROM ItemTable WHERE key = ?', key);
   if (row === undefined || row.value === null) return undefined;
   return parseRecord(row.value, key);
 }

@@ -10,7 +10,7 @@ import type { SessionInput } from '../../shared/domain.js';
 import { ImportError, ShapeError } from './errors.js';
 import type { ImportFormat } from './formats.js';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
-import { readSnapshot, withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite-file.js';
+import { withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite.js';
 
 export interface DatabaseSessions<Key> {
   format: ImportFormat;
@@ -18,17 +18,19 @@ export interface DatabaseSessions<Key> {
   keys(db: ReadOnlyDatabase): Key[];
   /** One session; a `ShapeError` when its records are damaged. */
   session(db: ReadOnlyDatabase, key: Key, mapping: ReadMapping): SessionInput;
-  /** How a skipped session is named. */
+  /** The session's id (how a skipped session is named). */
   name(key: Key): string;
+  /** Changes whenever the session may have (from its key alone): a sync reads only sessions whose mark moved. */
+  mark(key: Key): string;
 }
 
 export function readDatabaseSessions<Key>(file: string, mapping: ReadMapping, reader: DatabaseSessions<Key>): ImportedFile {
   const skipped: SkippedPart[] = [];
   const good: Key[] = [];
   withReadOnlyDatabase(file, (db) => {
-    for (const key of readSnapshot(db, () => reader.keys(db))) {
+    for (const key of db.snapshot(() => reader.keys(db))) {
       try {
-        if (readSnapshot(db, () => reader.session(db, key, mapping)).messages.length > 0) good.push(key);
+        if (db.snapshot(() => reader.session(db, key, mapping)).messages.length > 0) good.push(key);
       } catch (error) {
         if (!(error instanceof ShapeError) || mapping.strict) throw asImportError(file, error);
         skipped.push({ file, session: reader.name(key), error: error.problem });
@@ -46,7 +48,7 @@ export function readDatabaseSessions<Key>(file: string, mapping: ReadMapping, re
         for (const key of good) {
           let session: SessionInput;
           try {
-            session = withReadOnlyDatabase(file, (db) => readSnapshot(db, () => reader.session(db, key, mapping)));
+            session = withReadOnlyDatabase(file, (db) => db.snapshot(() => reader.session(db, key, mapping)));
           } catch (error) {
             if (error instanceof ShapeError && !mapping.strict) continue;
             throw asImportError(file, error);
@@ -64,7 +66,7 @@ function asImportError(file: string, error: unknown): unknown {
 
 /** A JSON record stored in a database, as an object; a `ShapeError` naming it when it is not one. */
 export function parseRecord(text: unknown, what: string): Record<string, unknown> {
-  const source = Buffer.isBuffer(text) ? text.toString('utf8') : text;
+  const source = text instanceof Uint8Array ? Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8') : text;
   if (typeof source !== 'string') throw new ShapeError(`${what}: has no data`);
   let value: unknown;
   try {

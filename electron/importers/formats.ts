@@ -26,7 +26,7 @@ import { isAiderHistory } from './aider.js';
 import { isClineApiHistory } from './cline.js';
 import { isOpencodeDatabase } from './opencode-files.js';
 import { isCursorDatabase } from './cursor.js';
-import { isSqliteHeader, withDatabaseBytes } from './sqlite-file.js';
+import { isSqliteHeader, withDatabaseBytes } from './sqlite.js';
 
 export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor';
 

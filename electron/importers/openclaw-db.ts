@@ -1,6 +1,6 @@
 /**
  * OpenClaw's per-agent database (`agents/<agentId>/agent/openclaw-agent.sqlite`, OpenClaw 2026.8 and
- * later), read-only and while OpenClaw runs (see sqlite-readonly.ts).
+ * later), read-only and while OpenClaw runs (see sqlite.ts).
  *
  * - `transcript_events(session_id, seq, event_json | event_zstd)`: the lines the session's `.jsonl`
  *   file held, one row each (`event_zstd` is the line zstd-compressed). They are mapped exactly like
@@ -24,7 +24,7 @@ import type { JsonlRecord } from './jsonl-record.js';
 import { readJsonlRecords } from './jsonl.js';
 import { mapOpenClawSession, openClawEvent } from './openclaw.js';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
-import { openReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite-readonly.js';
+import { openReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite.js';
 import { decompressZstd } from './zstd.js';
 
 export const OPENCLAW_DATABASE_NAME = 'openclaw-agent.sqlite';
@@ -60,13 +60,9 @@ export function sessionsFolderOf(databaseFile: string): string {
   return path.basename(folder) === 'agent' ? path.join(path.dirname(folder), 'sessions') : folder;
 }
 
-function tableNames(db: ReadOnlyDatabase): Set<string> {
-  return new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").map((row) => row.name));
-}
-
 /** Every session the database holds, and where its lines are. Cheap: no transcript is read. */
 export function storedSessions(db: ReadOnlyDatabase, file: string): StoredSession[] {
-  const tables = tableNames(db);
+  const tables = db.tables();
   if (!tables.has('transcript_events')) throw new ImportError(file, 'unknown-format', 'an SQLite database, but not an OpenClaw agent database (it has no transcript_events table)');
   const titles = sessionTitles(db, tables);
   const sessions: StoredSession[] = [];
@@ -104,8 +100,8 @@ function sessionTitles(db: ReadOnlyDatabase, tables: Set<string>): Map<string, s
   const titles = new Map<string, string>();
   if (!tables.has('session_windows')) return titles;
   const nodes = new Map<string, NodeRow>();
-  if (tables.has('session_nodes')) for (const node of db.all<NodeRow>('SELECT * FROM session_nodes')) nodes.set(node.session_key, node);
-  for (const window of db.all<WindowRow>('SELECT * FROM session_windows')) {
+  if (tables.has('session_nodes')) for (const node of db.all<NodeRow>(`SELECT ${columns(db, 'session_nodes', ['session_key', 'label', 'display_name'])} FROM session_nodes`)) nodes.set(node.session_key, node);
+  for (const window of db.all<WindowRow>(`SELECT ${columns(db, 'session_windows', ['session_id', 'session_key', 'display_name', 'channel'])} FROM session_windows`)) {
     const node = window.session_key ? nodes.get(window.session_key) : undefined;
     const name = text(node?.label) ?? text(window.display_name) ?? text(node?.display_name);
     const channel = text(window.channel);
@@ -113,6 +109,12 @@ function sessionTitles(db: ReadOnlyDatabase, tables: Set<string>): Map<string, s
     if (title !== undefined) titles.set(window.session_id, title);
   }
   return titles;
+}
+
+/** The columns of `wanted` the table has (OpenClaw's tables gain columns between versions): only those are read, not every column of every row. */
+function columns(db: ReadOnlyDatabase, table: string, wanted: string[]): string {
+  const present = new Set(db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', table).map((row) => row.name));
+  return wanted.filter((column) => present.has(column)).join(', ') || 'NULL AS none';
 }
 
 function text(value: unknown): string | undefined {
@@ -171,8 +173,24 @@ async function jsonlLines(where: string, bytes: Buffer): Promise<JsonlRecord[]> 
   return (await readJsonlRecords(where, [bytes], false)) ?? [];
 }
 
+/**
+ * What changes whenever a stored session may have: where its lines are and its last event's number
+ * (events are only ever appended), so that a sync reads only the sessions that moved.
+ */
+export function storedSessionMark(session: StoredSession): string {
+  const place = session.place;
+  switch (place.kind) {
+    case 'events':
+      return `events:${place.lastSeq}`;
+    case 'cold':
+      return `cold:${place.lastSeq}:${place.sha256}`;
+    case 'archive':
+      return `archive:${place.archiveName}`;
+  }
+}
+
 /** One session mapped, or why it cannot be. */
-async function mapStoredSession(db: ReadOnlyDatabase, file: string, session: StoredSession, mapping: ReadMapping, maxBytes: number): Promise<SessionInput> {
+export async function mapStoredSession(db: ReadOnlyDatabase, file: string, session: StoredSession, mapping: ReadMapping, maxBytes: number): Promise<SessionInput> {
   let mapped: SessionInput;
   try {
     mapped = mapOpenClawSession(await storedSessionRecords(db, file, session, maxBytes), mapping);
@@ -193,7 +211,7 @@ async function mapStoredSession(db: ReadOnlyDatabase, file: string, session: Sto
 export async function readOpenClawDatabase(file: string, mapping: ReadMapping, maxBytes: number): Promise<ImportedFile> {
   const skipped: SkippedPart[] = [];
   const good: StoredSession[] = [];
-  const db = await openReadOnlyDatabase(file);
+  const db = openReadOnlyDatabase(file);
   try {
     for (const session of storedSessions(db, file)) {
       try {
@@ -214,7 +232,7 @@ export async function readOpenClawDatabase(file: string, mapping: ReadMapping, m
     skipped,
     sessions: {
       async *[Symbol.asyncIterator]() {
-        const again = await openReadOnlyDatabase(file);
+        const again = openReadOnlyDatabase(file);
         try {
           for (const session of good) yield await mapStoredSession(again, file, session, mapping, maxBytes);
         } finally {

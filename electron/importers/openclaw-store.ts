@@ -16,7 +16,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OPENCLAW_DATABASE_NAME, storedSessions, type StoredSessionPlace } from './openclaw-db.js';
-import { openReadOnlyDatabase } from './sqlite-readonly.js';
+import { openReadOnlyDatabase } from './sqlite.js';
 
 export type OpenClawSourceKind = 'database' | 'session-file' | 'archive' | 'import-leftover';
 
@@ -108,7 +108,7 @@ async function agentSources(agent: string): Promise<OpenClawTranscriptSource[]> 
 async function databaseSource(file: string, agentId: string): Promise<OpenClawTranscriptSource> {
   let db;
   try {
-    db = await openReadOnlyDatabase(file);
+    db = openReadOnlyDatabase(file);
   } catch (error) {
     return { kind: 'database', path: file, agentId, marker: `unreadable:${await fileMarker(file)}`, error: (error as Error).message };
   }

@@ -6,18 +6,18 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
 import { ImportError } from './errors.js';
-import { parseRecord, readDatabaseSessions } from './database-sessions.js';
+import { parseRecord, readDatabaseSessions, type DatabaseSessions } from './database-sessions.js';
 import { mapOpencodeSession, type OpencodeMessageRecord, type OpencodeSessionRecord } from './opencode.js';
 import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
 import { sessionsResult } from './results.js';
 import { isObject, optionalText, type JsonObject } from './shape.js';
 import { unreadableError } from './sources.js';
-import { tableNames, type ReadOnlyDatabase } from './sqlite-file.js';
+import type { ReadOnlyDatabase } from './sqlite.js';
 
 const OPENCODE_TABLES = ['session', 'message', 'part'];
 
 export function isOpencodeDatabase(db: ReadOnlyDatabase): boolean {
-  const tables = tableNames(db);
+  const tables = db.tables();
   return OPENCODE_TABLES.every((table) => tables.has(table));
 }
 
@@ -25,20 +25,36 @@ interface SessionRow {
   id: string;
   parent_id: string | null;
   title: string | null;
+  /** The session's own time, and the newest time and count of its messages and parts: a new or changed one moves them. */
+  updated: number | null;
+  messages: number;
+  messages_updated: number | null;
+  parts: number;
+  parts_updated: number | null;
 }
 
+/** opencode's database, session by session. */
+export const opencodeDatabaseSessions: DatabaseSessions<SessionRow> = {
+  format: 'opencode',
+  keys: (db) =>
+    db.all<SessionRow>(
+      `SELECT s.id, s.parent_id, s.title, s.time_updated AS updated,
+         (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages, (SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id) AS messages_updated,
+         (SELECT count(*) FROM part p WHERE p.session_id = s.id) AS parts, (SELECT max(p.time_updated) FROM part p WHERE p.session_id = s.id) AS parts_updated
+       FROM session s ORDER BY s.time_created, s.id`,
+    ),
+  session: mapDatabaseSession,
+  name: (row) => row.id,
+  mark: (row) => [row.updated, row.messages, row.messages_updated, row.parts, row.parts_updated, row.title].join(':'),
+};
+
 export function readOpencodeDatabase(file: string, mapping: ReadMapping): ImportedFile {
-  return readDatabaseSessions<SessionRow>(file, mapping, {
-    format: 'opencode',
-    keys: (db) => db.prepare('SELECT id, parent_id, title FROM session ORDER BY time_created, id').all() as SessionRow[],
-    session: mapDatabaseSession,
-    name: (row) => row.id,
-  });
+  return readDatabaseSessions<SessionRow>(file, mapping, opencodeDatabaseSessions);
 }
 
 function mapDatabaseSession(db: ReadOnlyDatabase, row: SessionRow, mapping: ReadMapping): SessionInput {
-  const messageRows = db.prepare('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id').all(row.id) as Array<{ id: string; time_created: number; data: string }>;
-  const partRows = db.prepare('SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id').all(row.id) as Array<{ id: string; message_id: string; data: string }>;
+  const messageRows = db.all<{ id: string; time_created: number; data: string }>('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', row.id);
+  const partRows = db.all<{ id: string; message_id: string; data: string }>('SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id', row.id);
   const partsByMessage = new Map<string, JsonObject[]>();
   for (const part of partRows) {
     const list = partsByMessage.get(part.message_id) ?? [];

@@ -28,7 +28,7 @@ import { isZip, transcriptsInZip, type ZipLimits } from './zip.js';
 import { decompressZstd, isZstd } from './zstd.js';
 import { AIDER_HISTORY_FILE, isAiderHistory } from './aider.js';
 import { CLINE_API_HISTORY } from './cline.js';
-import { isSqliteHeader } from './sqlite-file.js';
+import { isSqliteHeader } from './sqlite.js';
 import { readDatabaseFile, readToolFolder, toolFolderKind, type ToolFolderKind } from './tool-folders.js';
 
 export type { FailedFile, ImportedFile, SkippedPart, TranscriptFile } from './read-types.js';

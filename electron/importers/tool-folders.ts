@@ -9,12 +9,13 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CLINE_API_HISTORY, CLINE_UI_MESSAGES, clineToolOf, mapClineTask } from './cline.js';
 import { ImportError, ShapeError } from './errors.js';
-import { isOpencodeDatabase, isOpencodeStorage, readOpencodeDatabase, readOpencodeStorage } from './opencode-files.js';
+import { isOpencodeStorage, readOpencodeDatabase, readOpencodeStorage } from './opencode-files.js';
 import type { ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
 import { documentSyntaxError, sessionsResult } from './results.js';
 import { fileSource, unreadableError } from './sources.js';
-import { withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite-file.js';
-import { isCursorDatabase, readCursorDatabase } from './cursor.js';
+import { withReadOnlyDatabase } from './sqlite.js';
+import { databaseKind, unknownDatabaseError } from './database-changes.js';
+import { readCursorDatabase } from './cursor.js';
 import { readOpenClawDatabase } from './openclaw-db.js';
 
 export type ToolFolderKind = 'cline-task' | 'opencode-storage';
@@ -78,20 +79,15 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** A SQLite database, by the tables in it: opencode's and Cursor's are read. */
-/** OpenClaw's per-agent database (agents/<id>/agent/openclaw-agent.sqlite) keeps its lines in `transcript_events`. */
-function isOpenClawAgentDatabase(db: ReadOnlyDatabase): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_events'").get() !== undefined;
-}
-
+/** A SQLite database, by the tables in it: OpenClaw's, opencode's and Cursor's are read. */
 export async function readDatabaseFile(file: string, mapping: ReadMapping, maxEntryBytes: number): Promise<TranscriptFile> {
   try {
     await stat(file);
-    const kind = withReadOnlyDatabase(file, (db) => (isOpenClawAgentDatabase(db) ? 'openclaw' : isOpencodeDatabase(db) ? 'opencode' : isCursorDatabase(db) ? 'cursor' : 'other'));
+    const kind = withReadOnlyDatabase(file, databaseKind);
     if (kind === 'openclaw') return await readOpenClawDatabase(file, mapping, maxEntryBytes);
     if (kind === 'opencode') return readOpencodeDatabase(file, mapping);
     if (kind === 'cursor') return readCursorDatabase(file, mapping);
-    throw new ImportError(file, 'unknown-format', "a SQLite database of no tool we know (understood: OpenClaw's agent databases, opencode's opencode.db, Cursor's state.vscdb)");
+    throw unknownDatabaseError(file);
   } catch (error) {
     if (error instanceof ImportError) return { file: error.file, error };
     throw unreadableError(file, error);

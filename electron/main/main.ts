@@ -20,6 +20,8 @@ app.setName(PRODUCT_NAME);
 if (app.isPackaged) process.env.SESSION_MEMORY_BUNDLED_MODELS ??= path.join(process.resourcesPath, 'models');
 
 const here = __dirname;
+// Worker threads cannot start from inside the asar archive: the database reader's worker is unpacked beside it.
+process.env.SESSION_MEMORY_DATABASE_WORKER ??= path.join(here, 'databaseWorker.mjs').replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`);
 // A development renderer server, never in a packaged app.
 const devRendererUrl = app.isPackaged ? undefined : process.env.SESSION_MEMORY_RENDERER_URL;
 const rendererIndex = devRendererUrl ?? pathToFileURL(path.join(here, '..', 'dist-renderer', 'index.html')).toString();

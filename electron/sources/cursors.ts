@@ -29,6 +29,8 @@ export interface FileCursor {
 /** A file's cursor as kept, with the sessions saved from the file (absent in entries written before this was kept). */
 interface KeptCursor extends FileCursor {
   sessions?: string[];
+  /** A database's: each session's mark when it was saved (importers/database-changes.ts); sessions whose mark is the same are not read again. */
+  marks?: Record<string, string>;
 }
 
 interface CursorState {
@@ -43,6 +45,8 @@ interface CursorState {
 export interface SavedFrom {
   sessions: string[];
   leftOut: number;
+  /** A database's: every session's mark as of this read. */
+  marks?: Record<string, string>;
 }
 
 export class SourceCursors {
@@ -77,6 +81,12 @@ export class SourceCursors {
     return current !== null && current.size === seen.size && current.mtimeMs === seen.mtimeMs && current.head === seen.head;
   }
 
+  /** A database's sessions as last saved: each one's mark, and the sessions saved from it. */
+  async databaseSessions(file: string): Promise<{ marks: Record<string, string>; sessions: string[] }> {
+    const kept = (await this.current()).files[file];
+    return { marks: kept?.marks ?? {}, sessions: kept?.sessions ?? [] };
+  }
+
   /** Whether a session was forgotten: a sync leaves it out of the files it reads. */
   async forgotten(sessionId: string): Promise<boolean> {
     return (await this.current()).forgottenSessions.includes(sha256(sessionId));
@@ -96,7 +106,7 @@ export class SourceCursors {
       delete state.files[file];
       state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
     } else {
-      state.files[file] = { ...cursor, sessions };
+      state.files[file] = { ...cursor, sessions, ...(saved.marks ? { marks: saved.marks } : {}) };
       delete state.forgottenFiles[sha256(file)];
     }
     await writeCursorState(this.file, state);

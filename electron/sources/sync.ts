@@ -3,9 +3,17 @@
  * through the import pipeline, and its cursor is advanced once its sessions are stored. Files whose
  * cursor did not move are not read, and the engine (the store, the model) is opened only when a
  * file has something to save, so a sync with nothing new costs a look at each file's size and head.
+ *
+ * A database (a source's database pick, or a file named to a hook that turns out to be one) is read
+ * session by session: its cursor is its size and time and those of its write-ahead log, so a write
+ * still in the log is seen, and once that moved only the sessions whose own mark moved are read, in a
+ * worker thread (databaseReader.ts).
  */
+import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
+import { EngineError } from '../../shared/errors.js';
 import { ImportError } from '../importers/errors.js';
+import { isSqliteHeader } from '../importers/sqlite.js';
 import type { SkippedPart } from '../importers/read-types.js';
 import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
 import type { FoundSource } from './discover.js';
@@ -36,6 +44,8 @@ export interface SourceSyncResult {
   filesSaved: number;
   /** Sessions saved (a save report each). */
   sessionsSaved: number;
+  /** Sessions read from databases (those whose mark moved); the other sessions of a database are not read. */
+  sessionsRead?: number;
   errors: string[];
   /** Set when some of the source's content does not import yet. */
   unsupported?: string;
@@ -78,6 +88,8 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
   if (options.signal?.aborted) return false;
   let cursor: FileCursor | null;
   try {
+    // A database named as a file (`hook --file`): its writes may still be only in its log beside it.
+    if (kind === 'files' && (await isDatabaseFile(file))) kind = 'database';
     cursor = kind === 'database' ? await databaseCursor(file) : kind === 'folder' ? await folderCursor(file) : await fileCursor(file);
   } catch (error) {
     const message = `${file}: cannot read: ${error instanceof Error ? error.message : String(error)}`;
@@ -86,6 +98,7 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
     return false;
   }
   if (cursor === null || (await options.cursors.unchanged(file, cursor))) return false;
+  if (kind === 'database') return syncDatabase(sourceId, file, cursor, options, result, mayHoldNone);
   const { saveTranscriptFile } = await import('./saveFile.js');
   const saved: SavedFrom = { sessions: [], leftOut: 0 };
   try {
@@ -124,4 +137,69 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
     if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
   }
   return true;
+}
+
+/**
+ * Saves the sessions of a database whose mark moved since its last save. The marks of every session
+ * are kept once all moved ones are stored; a save stopped part-way keeps the old ones, and the next
+ * sync reads again what moved (the engine finds what it already holds).
+ */
+async function syncDatabase(sourceId: string, file: string, cursor: FileCursor, options: SyncOptions, result: SourceSyncResult | undefined, mayHoldNone: boolean): Promise<boolean> {
+  const kept = await options.cursors.databaseSessions(file);
+  const saved: SavedFrom = { sessions: [], leftOut: 0 };
+  try {
+    const { readDatabaseChanges } = await import('./databaseReader.js');
+    const read = await readDatabaseChanges(file, { known: kept.marks, ...(options.include ? { include: options.include } : {}) });
+    try {
+      if (result) result.sessionsRead = (result.sessionsRead ?? 0) + read.moved.length;
+      for await (const session of read.sessions) {
+        if (options.signal?.aborted) return true;
+        // A session that was forgotten does not come back when its database is read again.
+        if (await options.cursors.forgotten(session.sessionId.trim())) {
+          saved.leftOut++;
+          continue;
+        }
+        const engine = await options.engine();
+        const report = await engine.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) });
+        if (result) result.sessionsSaved++;
+        saved.sessions.push(report.sessionId);
+        options.onReport(sourceId, file, report);
+      }
+      for (const part of read.skipped) options.onSkipped?.(sourceId, part);
+      saved.marks = read.marks;
+    } finally {
+      read.close();
+    }
+    if (result) result.filesSaved++;
+    // The sessions saved before stay recorded beside those saved now (a forget drops them from both).
+    const sessions = [...kept.sessions, ...saved.sessions];
+    await options.cursors.advance(file, cursor, { ...saved, sessions });
+  } catch (error) {
+    if (error instanceof EngineError && error.code === 'cancelled') return true;
+    if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
+      await options.cursors.advance(file, cursor);
+      return true;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    result?.errors.push(message);
+    options.onError(sourceId, file, message);
+    if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
+  }
+  return true;
+}
+
+/** Whether a file is an SQLite database, by its first bytes. */
+async function isDatabaseFile(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(16), 0, 16, 0);
+    return isSqliteHeader(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
 }
