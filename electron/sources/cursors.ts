@@ -29,6 +29,8 @@ export interface FileCursor {
 /** A file's cursor as kept, with the sessions saved from the file (absent in entries written before this was kept). */
 interface KeptCursor extends FileCursor {
   sessions?: string[];
+  /** Each session's digest as the save read it (saveFile.ts `sessionDigest`), by id. */
+  read?: Record<string, string>;
 }
 
 interface CursorState {
@@ -43,6 +45,8 @@ interface CursorState {
 export interface SavedFrom {
   sessions: string[];
   leftOut: number;
+  /** Each session's digest as read, by id. */
+  read?: Record<string, string>;
 }
 
 export class SourceCursors {
@@ -66,6 +70,11 @@ export class SourceCursors {
   /** The cursor a file was saved up to (as of `load`), or undefined. */
   get(file: string): FileCursor | undefined {
     return this.state.files[file] ?? this.state.forgottenFiles[sha256(file)];
+  }
+
+  /** The digests of the sessions the file's last save read, by id (as of `load`). */
+  lastRead(file: string): Record<string, string> | undefined {
+    return this.state.files[file]?.read;
   }
 
   /** Whether the file is what it was when its cursor was set. Reads at most its head. */
@@ -96,7 +105,8 @@ export class SourceCursors {
       delete state.files[file];
       state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
     } else {
-      state.files[file] = { ...cursor, sessions };
+      const read = Object.fromEntries(Object.entries(saved.read ?? {}).filter(([id]) => sessions.includes(id)));
+      state.files[file] = { ...cursor, sessions, ...(Object.keys(read).length > 0 ? { read } : {}) };
       delete state.forgottenFiles[sha256(file)];
     }
     await writeCursorState(this.file, state);
@@ -136,7 +146,8 @@ export async function forgetCursorSessions(dataDir: string, sessionIds: readonly
     if (!kept.sessions?.some((id) => ids.has(id))) continue;
     const sessions = kept.sessions.filter((id) => !ids.has(id));
     if (sessions.length > 0) {
-      state.files[name] = { ...kept, sessions };
+      const read = kept.read ? Object.fromEntries(Object.entries(kept.read).filter(([id]) => !ids.has(id))) : undefined;
+      state.files[name] = { ...kept, sessions, ...(read ? { read } : {}) };
     } else {
       delete state.files[name];
       state.forgottenFiles[sha256(name)] = { size: kept.size, mtimeMs: kept.mtimeMs, head: kept.head };
