@@ -133,7 +133,8 @@ describe('session-memory sources and sync', () => {
       await until(() => existsSync(path.join(data, 'sync.token')));
       const elsewhere = path.join(scratch(), `${SESSION}.jsonl`);
       await fs.writeFile(elsewhere, claudeCodeLines(0, FIRST + 4));
-      const handed = await hook(['--data', data, 'hook', '--json', '--file', elsewhere], '', env);
+      // However long the busy test machine takes (a hook gives up after 3 s, leaving the save to the watcher).
+      const handed = await hook(['--data', data, 'hook', '--json', '--file', elsewhere], '', { ...env, SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS: '120000' });
       expect(handed.stderr).toBe('');
       expect(handed.status).toBe(0);
       expect(jsonLines(handed.stdout)).toEqual([expect.objectContaining({ source: 'hook', file: elsewhere, sessionId: SESSION, new: 2, skipped: FIRST + 2 })]);

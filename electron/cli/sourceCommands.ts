@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import { SourceCursors } from '../sources/cursors.js';
 import { discoverSources, type FoundSource } from '../sources/discover.js';
-import { handOff } from '../sources/handoff.js';
+import { HANDOFF_TIMEOUT_MS, handOff } from '../sources/handoff.js';
+import { testSwitch } from '../engine/files/index.js';
 import { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } from '../sources/hookInput.js';
 import { loadSourceSettings } from '../sources/sourceSettings.js';
 import { syncFile, syncSources, type SyncOptions } from '../sources/sync.js';
@@ -143,7 +144,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
           failed++;
           io.err(`session-memory: ${reply.error}`);
         }
-      }).catch(() => 'no-server' as const);
+      }, handoffTimeoutMs()).catch(() => 'no-server' as const);
       if (handed === 'timed-out') {
         io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
         return;
@@ -162,6 +163,12 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
       if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
     });
+}
+
+/** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
+function handoffTimeoutMs(): number {
+  const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
+  return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
 }
 
 /** An engine opened only when asked for, loading the store's code only then. */
