@@ -6,11 +6,12 @@
  * the test lets it load: the handshake and the tool list must be answered meanwhile.
  */
 import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, cliEnv, REPO } from './helpers/cli.js';
+import { BIN, cliEnv, REPO, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 
 const scratch = scratchDirs('sm-mcp-handshake-');
@@ -57,4 +58,38 @@ describe('session-memory mcp start-up', () => {
       await client.close();
     }
   }, 180_000);
+
+  it('exits when the client hangs up right after the tool list, while the store and the model are still loading', async () => {
+    const dir = scratch();
+    const data = path.join(dir, 'data');
+    const transcript = path.join(dir, 'talk.json');
+    writeFileSync(transcript, JSON.stringify({ session_id: 'garden-talk', messages: [{ role: 'user', content: 'When do tulips bloom?' }, { role: 'assistant', content: 'In April, mostly.' }] }));
+    expect((await runCli(['--data', data, 'save', transcript])).status).toBe(0);
+
+    const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { cwd: REPO, env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const reply = JSON.parse(buffer.slice(0, newline)) as { id?: number };
+        buffer = buffer.slice(newline + 1);
+        if (reply.id === 1) {
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (reply.id === 2) {
+          // The warm-up starts now; the client goes away at once.
+          child.stdin.end();
+        }
+      }
+    });
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'short-session', version: '1' } } });
+    try {
+      expect(await within(120_000, 'the exit', exited)).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 240_000);
 });

@@ -81,6 +81,8 @@ const sessionSchema = z.object({
 export class MemoryServer {
   readonly mcp: McpServer;
   private engineOpening: Promise<MemoryEngine> | null = null;
+  private warming: Promise<void> | null = null;
+  private closed = false;
 
   constructor(private readonly options: MemoryServerOptions) {
     this.mcp = new McpServer({ name: 'session-memory', version: options.version });
@@ -88,6 +90,10 @@ export class MemoryServer {
   }
 
   async close(): Promise<void> {
+    // A warm-up under way finishes first: a model loaded after the engine closed would keep the
+    // process alive once the client has gone.
+    this.closed = true;
+    await this.warming?.catch(() => {});
     const opening = this.engineOpening;
     this.engineOpening = null;
     if (opening) await (await opening.catch(() => null))?.close();
@@ -117,8 +123,13 @@ export class MemoryServer {
   }
 
   /** Loads the code and opens the engine ahead of the first call, so the first search does not wait for the model. */
-  async warmUp(): Promise<void> {
-    if (await this.storeExists()) await (await this.engine()).embedder();
+  warmUp(): Promise<void> {
+    this.warming ??= (async () => {
+      if (this.closed || !(await this.storeExists()) || this.closed) return;
+      const engine = await this.engine();
+      if (!this.closed) await engine.embedder();
+    })();
+    return this.warming;
   }
 
   private registerTools(): void {
