@@ -387,6 +387,8 @@ async function main(): Promise<void> {
       syncNothingNewMs: cli.syncNothingNewMs,
       hookResaveMs: cli.hookResaveMs,
       hookAppendMs: cli.hookAppendMs,
+      hookNothingNewGrownMs: cli.hookNothingNewGrownMs,
+      mcpHandshakeMs: cli.mcpHandshakeMs,
       cliOverNode: cli.overNode,
       otherChunks,
       ratios: {

@@ -5,7 +5,11 @@
  * - hookResaveMs: `hook` on a Claude Code log with nothing new (cold: no other process; warm: handed
  *   to a running `sync --watch`), and syncNothingNewMs: `sync` with nothing new;
  * - hookAppendMs: `hook` after two messages were appended (cold: the hook opens the store and loads
- *   the model itself; warm: handed to a running `sync --watch`, whose model is loaded).
+ *   the model itself; warm: handed to a running `sync --watch`, whose model is loaded);
+ * - hookNothingNewGrownMs: `hook` on a log grown only by the bookkeeping lines Claude Code appends
+ *   after each Stop (cold: the file is read again, the store is not opened nor the model loaded);
+ * - mcpHandshakeMs: `mcp` from its start to its answer to `tools/list` (after `initialize`), which
+ *   an assistant that starts the server with its session waits for before its first request.
  * Other work on the machine slows single runs: hence medians, Node's start measured alongside, and
  * (where /usr/bin/time exists) the CPU time of each run, which waiting for a busy core does not add to.
  */
@@ -23,10 +27,12 @@ export interface CliFigures {
   syncNothingNewMs: number;
   hookResaveMs: { cold: number; warm: number };
   hookAppendMs: { cold: number; warm: number };
+  hookNothingNewGrownMs: number;
+  mcpHandshakeMs: number;
   /** CPU time (user + system, all threads) of the same runs, medians; null where /usr/bin/time is missing. */
   cpuMs: Record<string, number> | null;
   /** Each figure less Node's own start. */
-  overNode: { cliHelpMs: number; syncNothingNewMs: number; hookResaveMs: { cold: number; warm: number } };
+  overNode: { cliHelpMs: number; syncNothingNewMs: number; hookResaveMs: { cold: number; warm: number }; hookNothingNewGrownMs: number; mcpHandshakeMs: number };
 }
 
 function median(xs: number[]): number {
@@ -43,6 +49,43 @@ function claudeCodeLines(from: number, count: number): string {
     out += `${JSON.stringify({ type: user ? 'user' : 'assistant', uuid: `b-${i}`, parentUuid: i === 0 ? null : `b-${i - 1}`, sessionId: SESSION, timestamp: new Date(Date.UTC(2026, 10, 30, 10, i)).toISOString(), message })}\n`;
   }
   return out;
+}
+
+/** What Claude Code appends after each Stop: a system line and a file-history snapshot, no dialogue. */
+function bookkeepingLines(after: number): string {
+  const at = new Date(Date.UTC(2026, 10, 30, 12, after)).toISOString();
+  return (
+    `${JSON.stringify({ type: 'system', subtype: 'stop_hook_summary', uuid: `s-${after}`, parentUuid: `b-${after}`, sessionId: SESSION, timestamp: at, content: 'Stop hook ran', level: 'info' })}\n` +
+    `${JSON.stringify({ type: 'file-history-snapshot', messageId: `b-${after}`, snapshot: { messageId: `b-${after}`, trackedFileBackups: {}, timestamp: at }, isSnapshotUpdate: false })}\n`
+  );
+}
+
+/** `mcp` from its start to its answer to tools/list (initialize first, as every client does). */
+function mcpHandshake(env: NodeJS.ProcessEnv, data: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const reply = JSON.parse(buffer.slice(0, newline)) as { id?: number };
+        buffer = buffer.slice(newline + 1);
+        if (reply.id === 1) {
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (reply.id === 2) {
+          const ms = performance.now() - started;
+          child.once('close', () => resolve(ms));
+          child.stdin.end();
+        }
+      }
+    });
+    child.once('error', reject);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  });
 }
 
 const TIME = '/usr/bin/time';
@@ -82,6 +125,8 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
   const syncNothing: number[] = [];
   const resaveCold: number[] = [];
   const appendCold: number[] = [];
+  const grown: number[] = [];
+  const handshake: number[] = [];
   let next = 40;
   for (let i = 0; i < runs; i++) {
     node.push(timedRun(['-e', '0'], env, '', 'nodeMs'));
@@ -91,6 +136,9 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
     appendFileSync(log0, claudeCodeLines(next, 2));
     next += 2;
     appendCold.push(timedRun([BIN, ...hook], env, hookInput, 'hookAppendColdMs'));
+    appendFileSync(log0, bookkeepingLines(next - 1));
+    grown.push(timedRun([BIN, ...hook], env, hookInput, 'hookNothingNewGrownMs'));
+    handshake.push(await mcpHandshake(env, data));
   }
 
   // Warm: a `sync --watch` holds the store and the model; hooks hand their saves to it.
@@ -126,15 +174,20 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
     syncNothingNewMs: Math.round(median(syncNothing)),
     hookResaveMs: { cold: Math.round(median(resaveCold)), warm: Math.round(median(resaveWarm)) },
     hookAppendMs: { cold: Math.round(median(appendCold)), warm: Math.round(median(appendWarm)) },
+    hookNothingNewGrownMs: Math.round(median(grown)),
+    mcpHandshakeMs: Math.round(median(handshake)),
     cpuMs: Object.keys(cpu).length > 0 ? Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(median(v))])) : null,
     overNode: {
       cliHelpMs: Math.round(median(help) - nodeMs),
       syncNothingNewMs: Math.round(median(syncNothing) - nodeMs),
       hookResaveMs: { cold: Math.round(median(resaveCold) - nodeMs), warm: Math.round(median(resaveWarm) - nodeMs) },
+      hookNothingNewGrownMs: Math.round(median(grown) - nodeMs),
+      mcpHandshakeMs: Math.round(median(handshake) - nodeMs),
     },
   };
   log(`CLI start-up, medians of ${runs} runs: node -e 0 ${figures.nodeMs} ms; --help ${figures.cliHelpMs} ms (+${figures.overNode.cliHelpMs}); sync with nothing new ${figures.syncNothingNewMs} ms (+${figures.overNode.syncNothingNewMs})`);
   log(`hook with nothing new: cold ${figures.hookResaveMs.cold} ms (+${figures.overNode.hookResaveMs.cold}), handed to sync --watch ${figures.hookResaveMs.warm} ms (+${figures.overNode.hookResaveMs.warm})`);
+  log(`hook on a log grown only by bookkeeping lines: ${figures.hookNothingNewGrownMs} ms (+${figures.overNode.hookNothingNewGrownMs}); mcp handshake (initialize, tools/list): ${figures.mcpHandshakeMs} ms (+${figures.overNode.mcpHandshakeMs})`);
   log(`hook after a 2-message append: cold ${figures.hookAppendMs.cold} ms (store and model loaded by the hook), handed to sync --watch ${figures.hookAppendMs.warm} ms`);
   if (figures.cpuMs) log(`CPU time of the same runs (medians, ms): ${Object.entries(figures.cpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   return figures;

@@ -2,8 +2,15 @@
 // half the time it takes from the TypeScript sources. bin/session-memory.mjs uses the bundle only
 // while it is newer than every source file, and the sources (through tsx) otherwise.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', logLevel: 'warning', sourcemap: true };
+// Dependencies stay in node_modules (native modules, large runtimes), except the MCP SDK and zod:
+// spread over some 400 small files, they took most of the MCP server's start-up to load one by one,
+// and an assistant that starts the server with its session waits for its handshake.
+const inlined = ['@modelcontextprotocol/sdk', 'zod'];
+const dependencies = Object.keys(JSON.parse(readFileSync('package.json', 'utf8')).dependencies ?? {});
+const external = dependencies.filter((name) => !inlined.includes(name)).flatMap((name) => [name, `${name}/*`]);
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', external, logLevel: 'warning', sourcemap: true };
 
 await Promise.all([
   // Split at the CLI's dynamic imports: `--help` and a hook with nothing new load neither the store

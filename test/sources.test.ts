@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { promises as fs, statSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { SaveReport, SessionInput } from '../shared/domain.js';
 import { SOURCE_CATALOGUE } from '../electron/sources/catalogue.js';
 import { SourceCursors } from '../electron/sources/cursors.js';
 import { discoverSources, sourceRoots } from '../electron/sources/discover.js';
-import { handOff, serveHandoff, TOKEN_FILE } from '../electron/sources/handoff.js';
+import { handOff, handoffAddress, runtimeFolder, serveHandoff, TOKEN_FILE } from '../electron/sources/handoff.js';
 import { syncSources } from '../electron/sources/sync.js';
 import { scratchDirs } from './helpers/engine.js';
 
@@ -196,5 +197,34 @@ describe('handing a save to the running process', () => {
       await server!.close();
     }
     expect(await handOff(data, { op: 'save', file: '/tmp/log.jsonl' }, () => {})).toBe('no-server');
+  });
+
+  it('listens for a data folder whose path is too long for a socket in it (macOS\'s Application Support, a shared store\'s folder)', async () => {
+    const data = path.join(scratch(), 'Library', 'Application Support', 'Session Memory', 'stores', `team-memory-${'0123456789abcdef'.repeat(4)}`);
+    expect(Buffer.byteLength(path.join(data, 'sync.sock'))).toBeGreaterThan(104);
+    const server = await serveHandoff(data, async (_request, reply) => {
+      reply({ report: { sessionId: 'abc', new: 1 } });
+      return true;
+    });
+    expect(server).not.toBeNull();
+    try {
+      expect(Buffer.byteLength(server!.address)).toBeLessThanOrEqual(100);
+      if (process.platform !== 'win32') {
+        // In this user's own runtime folder, which no one else may enter.
+        expect(statSync(path.dirname(server!.address)).mode & 0o777).toBe(0o700);
+        expect(statSync(server!.address).mode & 0o777).toBe(0o600);
+      }
+      const replies: unknown[] = [];
+      expect(await handOff(data, { op: 'save', file: '/tmp/log.jsonl' }, (r) => replies.push(r))).toBe('done');
+      expect(replies).toEqual([{ report: { sessionId: 'abc', new: 1 } }]);
+    } finally {
+      await server!.close();
+    }
+  });
+
+  it('names each data folder\'s socket apart, in $XDG_RUNTIME_DIR where the system keeps one, else in the temporary folder', () => {
+    expect(handoffAddress('/data/a', 'linux', runtimeFolder({ XDG_RUNTIME_DIR: '/run/user/1000' }))).toMatch(/^\/run\/user\/1000\/session-memory\/[0-9a-f]{16}\.sock$/);
+    expect(handoffAddress('/data/a', 'linux', '/r')).not.toBe(handoffAddress('/data/b', 'linux', '/r'));
+    expect(runtimeFolder({})).toBe(path.join(os.tmpdir(), `session-memory-${process.getuid?.() ?? os.userInfo().username}`));
   });
 });

@@ -58,7 +58,8 @@ describe('sources in the app', () => {
       await until(async () => (await fs.stat(path.join(dataDir, 'sync.token')).catch(() => null)) !== null);
       await fs.appendFile(live, `${turn('a3', 'a2', 'user', 'And which like full sun?')}\n${turn('a4', 'a3', 'assistant', 'Lavender and rosemary.')}\n`);
       const replies: HandoffReply[] = [];
-      expect(await handOff(dataDir, { op: 'save', file: live }, (r) => replies.push(r))).toBe('done');
+      // Waiting for the answer as long as it takes here (a hook gives up after 3 s, leaving the save to the app).
+      expect(await handOff(dataDir, { op: 'save', file: live }, (r) => replies.push(r), 120_000)).toBe('done');
       const news = replies.flatMap((r) => ('report' in r ? [Number(r.report.new)] : []));
       // The background look may have saved the two messages a moment before the hook asked.
       expect(news.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);

@@ -98,16 +98,18 @@ describe('session-memory sources and sync', () => {
     expect(again.status).toBe(0);
     expect(again.stdout).toBe('');
 
-    // A log touched but not changed is read again, and its save loads no model: with none to be had, it still succeeds.
+    // A log touched but not changed is read again, and found as its last save read it: nothing is
+    // saved, and no model loaded (with none to be had, it still succeeds).
     await fs.utimes(log, new Date(), new Date());
     const touched = await hook(['--data', data, 'hook', '--json'], input, { ...env, SESSION_MEMORY_MODELS_DIR: path.join(log, 'no-models-here') });
     expect(touched.stderr).toBe('');
-    expect(jsonLines(touched.stdout)).toEqual([expect.objectContaining({ sessionId: SESSION, skippedSession: true, new: 0, embeddingsComputed: 0 })]);
+    expect(touched.stdout).toBe('');
 
-    // Never exit status 2, which Claude Code reads from a Stop hook as "do not stop".
+    // Never exit status 2, which Claude Code reads from a Stop hook as "do not stop"; nor any other
+    // but 0, which every client shows the person as a failure: the log says what went wrong.
     const bad = await hook(['--data', data, 'hook'], 'not json', env);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/hook input on stdin is not JSON/);
+    expect(bad).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(await fs.readFile(path.join(data, 'logs', 'hooks.log'), 'utf8')).toMatch(/hook input on stdin is not a JSON object/);
   });
 
   it('sync --watch saves a log as it grows and takes saves handed over by hooks', async () => {
@@ -131,7 +133,8 @@ describe('session-memory sources and sync', () => {
       await until(() => existsSync(path.join(data, 'sync.token')));
       const elsewhere = path.join(scratch(), `${SESSION}.jsonl`);
       await fs.writeFile(elsewhere, claudeCodeLines(0, FIRST + 4));
-      const handed = await hook(['--data', data, 'hook', '--json', '--file', elsewhere], '', env);
+      // However long the busy test machine takes (a hook gives up after 3 s, leaving the save to the watcher).
+      const handed = await hook(['--data', data, 'hook', '--json', '--file', elsewhere], '', { ...env, SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS: '120000' });
       expect(handed.stderr).toBe('');
       expect(handed.status).toBe(0);
       expect(jsonLines(handed.stdout)).toEqual([expect.objectContaining({ source: 'hook', file: elsewhere, sessionId: SESSION, new: 2, skipped: FIRST + 2 })]);

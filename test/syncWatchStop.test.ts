@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { collect, jsonLines, runCli, startCli, type CliResult } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
+import { handoffAddress } from '../electron/sources/handoff.js';
 
 const scratch = scratchDirs('sm-sync-stop-');
 const SESSION = '7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -39,12 +40,13 @@ async function machine(messages: number): Promise<{ env: Record<string, string>;
   return { env: { HOME: home, USERPROFILE: home }, data: path.join(scratch(), 'data'), log };
 }
 
-/** What a stopped watcher must not leave in the data folder. */
-const LEFTOVERS = ['sync.token', 'sync.sock', '.write.lock', '.write.lock.owner'];
+/** What a stopped watcher must not leave in the data folder (and its socket, in this user's runtime folder). */
+const LEFTOVERS = ['sync.token', '.write.lock', '.write.lock.owner'];
 
 async function leftovers(data: string): Promise<string[]> {
   const names = await fs.readdir(data).catch(() => [] as string[]);
-  return names.filter((n) => LEFTOVERS.includes(n) || n.startsWith('.write.lock.'));
+  const socket = existsSync(handoffAddress(data)) ? ['socket'] : [];
+  return [...names.filter((n) => LEFTOVERS.includes(n) || n.startsWith('.write.lock.')), ...socket];
 }
 
 function watch(data: string, env: Record<string, string>, extra: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult>; stderr: () => string } {

@@ -4,12 +4,14 @@
  * only once a file has something new, so a hook after a turn with nothing new returns at once.
  */
 import { Command, Option } from 'commander';
-import { stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import { SourceCursors } from '../sources/cursors.js';
 import { discoverSources, type FoundSource } from '../sources/discover.js';
-import { handOff } from '../sources/handoff.js';
+import { HANDOFF_TIMEOUT_MS, handOff } from '../sources/handoff.js';
+import { testSwitch } from '../engine/files/index.js';
+import { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } from '../sources/hookInput.js';
 import { loadSourceSettings } from '../sources/sourceSettings.js';
 import { syncFile, syncSources, type SyncOptions } from '../sources/sync.js';
 import { stopRequests } from './stopRequests.js';
@@ -91,47 +93,82 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
 
   program
     .command('hook')
-    .description('save the conversation an assistant\'s hook names (Claude Code\'s Stop and SessionEnd hooks pass it as JSON on stdin); hands the save to the app or `sync --watch` when one runs')
-    .option('--file <transcript>', 'the transcript to save, instead of the hook input\'s "transcript_path"')
+    .description('save the conversation an assistant\'s hook names: Claude Code\'s and Gemini CLI\'s hooks and Codex\'s Stop hook pass it as JSON on stdin, Codex\'s notify as its last argument. Prints nothing (what it did goes to <data>/logs/hooks.log), exits 0 whatever happens, and hands the save to the app or `sync --watch` when one runs')
+    .argument('[payload...]', 'Codex\'s notify JSON (Codex appends it); other arguments are ignored')
+    .option('--file <transcript>', 'the transcript to save, instead of the one the hook input names')
     .option('--include <extras>', 'also import "tools" and "thinking", comma-separated', parseInclude)
-    .option('--json', 'one save report per line')
-    .action(async (flags: { file?: string; include?: IncludedExtra[]; json?: boolean }) => {
-      let file: string;
-      try {
-        file = path.resolve(flags.file ?? transcriptPathOf(await readStdin()));
-      } catch (error) {
-        // Never exit status 2 from a hook: Claude Code reads 2 from a Stop hook as "do not stop".
-        if (!(error instanceof UsageError)) throw error;
-        io.err(`session-memory: ${error.message}`);
-        throw new ExitStatus(1);
-      }
+    .option('--json', 'one save report per line on stdout (for scripts; an assistant\'s hook wants nothing there)')
+    .option('--verbose', 'also write what the hook did to stderr')
+    // An assistant's hook must never fail on arguments a newer client adds.
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (payload: string[], flags: { file?: string; include?: IncludedExtra[]; json?: boolean }) => {
       const dataDir = dataDirOf(globals());
+      const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
+      const event = 'event' in target && target.event ? ` (${target.event})` : '';
+      let file: string;
+      if (target.kind === 'none') {
+        io.err(`hook: nothing saved: ${target.reason}`);
+        return;
+      } else if (target.kind === 'codex-thread') {
+        const home = codexHome();
+        const found = await findCodexRollout(target.threadId, home);
+        if (!found) {
+          io.err(`hook: nothing saved: no rollout of Codex thread ${target.threadId} under ${path.join(home, 'sessions')}`);
+          return;
+        }
+        file = found;
+      } else {
+        file = path.resolve(target.file);
+      }
+      if (!existsSync(file)) {
+        io.err(`hook: nothing saved: ${file} does not exist`);
+        return;
+      }
+      // The save report goes to stdout only when asked for (--json); else to the log (and stderr with --verbose).
+      const said = (line: string) => (flags.json ? io.out(line) : io.err(line));
+      let saved = 0;
       let failed = 0;
-      const printer = syncPrinter(io, Boolean(flags.json), () => failed++);
+      const printer = syncPrinter({ ...io, out: said }, Boolean(flags.json), () => failed++);
+      const onReport = printer.onReport;
+      printer.onReport = (source, from, report) => {
+        saved++;
+        onReport(source, from, report);
+      };
       const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
-        if ('report' in reply) io.out(flags.json ? JSON.stringify(reply.report) : `${String(reply.report.sessionId)}: saved by the running app (${String(reply.report.new)} new)`);
-        else if ('skipped' in reply) io.err(`session-memory: skipped ${JSON.stringify(reply.skipped)}`);
+        if ('report' in reply) {
+          saved++;
+          said(flags.json ? JSON.stringify(reply.report) : `hook: ${String(reply.report.sessionId)}: saved by the running app (${String(reply.report.new)} new)`);
+        } else if ('skipped' in reply) io.err(`hook: skipped ${JSON.stringify(reply.skipped)}`);
         else if ('error' in reply) {
           failed++;
           io.err(`session-memory: ${reply.error}`);
         }
-      }).catch(() => 'no-server' as const);
+      }, handoffTimeoutMs()).catch(() => 'no-server' as const);
+      if (handed === 'timed-out') {
+        io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
+        return;
+      }
       if (handed === 'no-server') {
+        // The store opens, and the model loads, only once a session read from the file differs from
+        // what its last save stored: a log grown only by a client's bookkeeping loads neither.
         const engine = lazyEngineOnDemand(globals(), io);
         const cursors = await SourceCursors.load(dataDir);
-        // A log that grew since its last save has new turns to embed: the store and the model start
-        // loading now, while the file is read. A log that did not grow never loads the model.
-        const seen = cursors.get(file);
-        const size = await stat(file).then((s) => s.size, () => 0);
-        if (seen && size > seen.size) void engine.get().then((e) => e.embedder()).catch(() => {});
         try {
           await syncFile('hook', file, 'files', { cursors, engine: engine.get, ...(flags.include ? { include: flags.include } : {}), redact: true, ...printer });
         } finally {
           await engine.close();
         }
       }
-      if (failed > 0) throw new ExitStatus(1);
+      // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
+      if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
     });
+}
+
+/** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
+function handoffTimeoutMs(): number {
+  const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
+  return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
 }
 
 /** An engine opened only when asked for, loading the store's code only then. */
@@ -168,22 +205,10 @@ function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<SyncOption
   };
 }
 
+/** The hook's stdin, or nothing when it is a terminal (a person typing `hook` by hand). */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('hook reads the hook\'s JSON input on stdin (or give --file <transcript>)');
+  if (process.stdin.isTTY) return '';
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Claude Code's hook input: `{session_id, transcript_path, cwd, hook_event_name, ...}`. */
-export function transcriptPathOf(input: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(input);
-  } catch {
-    throw new UsageError('the hook input on stdin is not JSON; give the transcript with --file <path>');
-  }
-  const file = (parsed as { transcript_path?: unknown } | null)?.transcript_path;
-  if (typeof file !== 'string' || file === '') throw new UsageError('the hook input has no "transcript_path"; give the transcript with --file <path>');
-  return file;
 }

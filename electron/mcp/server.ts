@@ -13,11 +13,32 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SaveMode, SaveReport, SearchHit, SessionInput, SessionSummary } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
-import { MemoryEngine, type Logger } from '../engine/engine.js';
+import type { Logger, MemoryEngine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import { normalizeSession } from '../engine/save/index.js';
-import { ChunkStore } from '../engine/store/index.js';
-import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
+import type { SkippedPart } from '../importers/index.js';
+
+/**
+ * The engine's, the store's and the importers' code (LanceDB, the embedding runtime: about a second
+ * to load), loaded on the first tool call or in the background after the handshake. A client that
+ * starts the server with its session (Codex) sends its first request to the model as soon as the
+ * handshake is done: a handshake that waited for this code would leave the memory tools out of the
+ * session's first turn.
+ */
+let engineCode: Promise<{
+  MemoryEngine: typeof import('../engine/engine.js').MemoryEngine;
+  ChunkStore: typeof import('../engine/store/index.js').ChunkStore;
+  normalizeSession: typeof import('../engine/save/index.js').normalizeSession;
+  readTranscripts: typeof import('../importers/index.js').readTranscripts;
+  incompleteSessions: typeof import('../importers/index.js').incompleteSessions;
+}> | null = null;
+
+function loadEngineCode(): NonNullable<typeof engineCode> {
+  engineCode ??= Promise.all([import('../engine/engine.js'), import('../engine/store/index.js'), import('../engine/save/index.js'), import('../importers/index.js')]).then(
+    ([engine, store, save, importers]) => ({ MemoryEngine: engine.MemoryEngine, ChunkStore: store.ChunkStore, normalizeSession: save.normalizeSession, readTranscripts: importers.readTranscripts, incompleteSessions: importers.incompleteSessions }),
+  );
+  engineCode.catch(() => (engineCode = null));
+  return engineCode;
+}
 
 export interface MemoryServerOptions {
   /** This machine's folder for the memory (the memory itself, for a local store). */
@@ -60,6 +81,8 @@ const sessionSchema = z.object({
 export class MemoryServer {
   readonly mcp: McpServer;
   private engineOpening: Promise<MemoryEngine> | null = null;
+  private warming: Promise<void> | null = null;
+  private closed = false;
 
   constructor(private readonly options: MemoryServerOptions) {
     this.mcp = new McpServer({ name: 'session-memory', version: options.version });
@@ -67,6 +90,10 @@ export class MemoryServer {
   }
 
   async close(): Promise<void> {
+    // A warm-up under way finishes first: a model loaded after the engine closed would keep the
+    // process alive once the client has gone.
+    this.closed = true;
+    await this.warming?.catch(() => {});
     const opening = this.engineOpening;
     this.engineOpening = null;
     if (opening) await (await opening.catch(() => null))?.close();
@@ -75,28 +102,34 @@ export class MemoryServer {
 
   private async storeExists(): Promise<boolean> {
     if (!this.options.storeUri && !existsSync(this.options.dataDir)) return false;
+    const { ChunkStore } = await loadEngineCode();
     return (await ChunkStore.readModel(this.options.storeUri ?? path.join(this.options.dataDir, 'lancedb'))) !== null;
   }
 
   /** The engine, opened on first use and kept: the model stays loaded between calls. */
   private engine(): Promise<MemoryEngine> {
     if (!this.engineOpening) {
-      this.engineOpening = MemoryEngine.open({
+      this.engineOpening = loadEngineCode().then(({ MemoryEngine }) => MemoryEngine.open({
         dataDir: this.options.dataDir,
         ...(this.options.storeUri ? { storeUri: this.options.storeUri } : {}),
         ...(this.options.singleWriter ? { singleWriter: true } : {}),
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         logger: this.options.logger,
-      });
+      }));
       this.engineOpening.catch(() => (this.engineOpening = null));
     }
     return this.engineOpening;
   }
 
-  /** Opens the engine ahead of the first call, so the first search does not wait for the model. */
-  async warmUp(): Promise<void> {
-    if (await this.storeExists()) await (await this.engine()).embedder();
+  /** Loads the code and opens the engine ahead of the first call, so the first search does not wait for the model. */
+  warmUp(): Promise<void> {
+    this.warming ??= (async () => {
+      if (this.closed || !(await this.storeExists()) || this.closed) return;
+      const engine = await this.engine();
+      if (!this.closed) await engine.embedder();
+    })();
+    return this.warming;
   }
 
   private registerTools(): void {
@@ -268,6 +301,7 @@ export class MemoryServer {
     const named = (text: string) => text.replaceAll(file, 'the transcript');
     try {
       await fs.writeFile(file, typeof transcript === 'string' ? transcript : JSON.stringify(transcript));
+      const { readTranscripts, incompleteSessions, normalizeSession } = await loadEngineCode();
       const sessions: SessionInput[] = [];
       const skipped: SkippedPart[] = [];
       let incomplete: string | undefined;

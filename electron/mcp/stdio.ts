@@ -3,6 +3,7 @@
  * anything else that would print there (a library's console.log) goes to stderr with the diagnostics.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { MemoryServer, type MemoryServerOptions } from './server.js';
 
@@ -20,10 +21,24 @@ export async function serveStdio(options: Omit<MemoryServerOptions, 'version'>):
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  // Loading the engine's code blocks this thread for about a second: it starts once the tool list
+  // is answered (or a moment after the handshake, for a client that does not ask for it), so the
+  // handshake and the tool list never wait for it. Then the model loads while the client works, and
+  // the first search answers quickly.
+  let warming = false;
+  const warmUp = () => {
+    if (warming) return;
+    warming = true;
+    server.warmUp().catch((error: Error) => options.logger.warn(`the model could not be loaded yet: ${error.message}`));
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if ('result' in message && Array.isArray((message.result as { tools?: unknown }).tools)) setImmediate(warmUp);
+  };
+  server.mcp.server.oninitialized = () => setTimeout(warmUp, 1000).unref();
   await server.mcp.connect(transport);
   options.logger.info(`session-memory MCP server ready on stdio (data: ${options.storeUri?.replace(/\?.*$/, "") ?? options.dataDir}${options.readOnly ? ', read-only' : ''})`);
-  // Load the model while the client looks at the tool list, so the first search answers quickly.
-  server.warmUp().catch((error: Error) => options.logger.warn(`the model could not be loaded yet: ${error.message}`));
   await closed;
   await server.close();
 }

@@ -31,6 +31,8 @@ interface KeptCursor extends FileCursor {
   sessions?: string[];
   /** A database's: each session's mark when it was saved (importers/database-changes.ts); sessions whose mark is the same are not read again. */
   marks?: Record<string, string>;
+  /** Each session's digest as the save read it (saveFile.ts `sessionDigest`), by id. */
+  read?: Record<string, string>;
 }
 
 interface CursorState {
@@ -47,6 +49,8 @@ export interface SavedFrom {
   leftOut: number;
   /** A database's: every session's mark as of this read. */
   marks?: Record<string, string>;
+  /** Each session's digest as read, by id. */
+  read?: Record<string, string>;
 }
 
 export class SourceCursors {
@@ -70,6 +74,11 @@ export class SourceCursors {
   /** The cursor a file was saved up to (as of `load`), or undefined. */
   get(file: string): FileCursor | undefined {
     return this.state.files[file] ?? this.state.forgottenFiles[sha256(file)];
+  }
+
+  /** The digests of the sessions the file's last save read, by id (as of `load`). */
+  lastRead(file: string): Record<string, string> | undefined {
+    return this.state.files[file]?.read;
   }
 
   /** Whether the file is what it was when its cursor was set. Reads at most its head. */
@@ -106,7 +115,8 @@ export class SourceCursors {
       delete state.files[file];
       state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
     } else {
-      state.files[file] = { ...cursor, sessions, ...(saved.marks ? { marks: saved.marks } : {}) };
+      const read = Object.fromEntries(Object.entries(saved.read ?? {}).filter(([id]) => sessions.includes(id)));
+      state.files[file] = { ...cursor, sessions, ...(saved.marks ? { marks: saved.marks } : {}), ...(Object.keys(read).length > 0 ? { read } : {}) };
       delete state.forgottenFiles[sha256(file)];
     }
     await writeCursorState(this.file, state);
@@ -146,7 +156,8 @@ export async function forgetCursorSessions(dataDir: string, sessionIds: readonly
     if (!kept.sessions?.some((id) => ids.has(id))) continue;
     const sessions = kept.sessions.filter((id) => !ids.has(id));
     if (sessions.length > 0) {
-      state.files[name] = { ...kept, sessions };
+      const read = kept.read ? Object.fromEntries(Object.entries(kept.read).filter(([id]) => !ids.has(id))) : undefined;
+      state.files[name] = { ...kept, sessions, ...(read ? { read } : {}) };
     } else {
       delete state.files[name];
       state.forgottenFiles[sha256(name)] = { size: kept.size, mtimeMs: kept.mtimeMs, head: kept.head };

@@ -1,9 +1,12 @@
 /**
  * Hands a save to the process that already holds the store open (the app, or `sync --watch`), so a
- * hook run after every turn does not load the store and the model itself: a Unix socket in the
- * data folder (permissions 0600) or, on Windows, a named pipe. Either way the client must first
- * send the token kept in the data folder (0600), which only the person who owns that folder can
- * read: a named pipe's default permissions let other accounts connect, the token keeps them out.
+ * hook run after every turn does not load the store and the model itself: a Unix socket (permissions
+ * 0600) in a runtime folder of this user's own (0700), named by a hash of the data folder, or, on
+ * Windows, a named pipe. The socket is not in the data folder: a Unix socket's path holds at most
+ * about 100 bytes, and a data folder under macOS's `~/Library/Application Support/...` leaves too
+ * few of them. Either way the client must first send the token kept in the data folder (0600), which
+ * only the person who owns that folder can read: a named pipe's default permissions let other
+ * accounts connect, the token keeps them out.
  *
  * One JSON object a line. The client sends `{token}` then `{op: "save", file, include?}`; the server
  * answers with `{report}`, `{skipped}` and `{error}` lines and ends with `{done: true, read}`.
@@ -11,6 +14,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface HandoffRequest {
@@ -23,11 +27,42 @@ export type HandoffReply = { report: Record<string, unknown> } | { skipped: Reco
 
 export const TOKEN_FILE = 'sync.token';
 
+/** How long a client waits for the server's answer by default before it leaves the save to the next sync or hook. */
+export const HANDOFF_TIMEOUT_MS = 3000;
+
+/**
+ * This user's folder for the sockets: `$XDG_RUNTIME_DIR/session-memory` where the system keeps a
+ * runtime folder per user (Linux), else `session-memory-<uid>` in the temporary folder (per user on
+ * macOS already). Short, so that the socket's path fits.
+ */
+export function runtimeFolder(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'session-memory');
+  return path.join(os.tmpdir(), `session-memory-${typeof process.getuid === 'function' ? process.getuid() : os.userInfo().username}`);
+}
+
 /** Where the server of a data folder listens. */
-export function handoffAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
+export function handoffAddress(dataDir: string, platform: NodeJS.Platform = process.platform, folder: string = runtimeFolder()): string {
   const resolved = path.resolve(dataDir);
   if (platform === 'win32') return `\\\\.\\pipe\\session-memory-${createHash('sha256').update(resolved.toLowerCase()).digest('hex').slice(0, 24)}`;
-  return path.join(resolved, 'sync.sock');
+  return path.join(folder, `${createHash('sha256').update(resolved).digest('hex').slice(0, 16)}.sock`);
+}
+
+/**
+ * Makes sure the socket's folder is this user's alone (created 0700): a folder in a shared temporary
+ * directory that another account made first, or made readable to others, is not used (a socket
+ * there could be theirs, and would be handed the token). False when it cannot be.
+ */
+async function privateFolder(folder: string, create: boolean): Promise<boolean> {
+  if (process.platform === 'win32') return true;
+  if (create) await fs.mkdir(folder, { recursive: true, mode: 0o700 }).catch(() => {});
+  const stat = await fs.lstat(folder).catch(() => null);
+  if (!stat || !stat.isDirectory() || (typeof process.getuid === 'function' && stat.uid !== process.getuid())) return false;
+  if ((stat.mode & 0o077) !== 0) {
+    if (!create) return false;
+    await fs.chmod(folder, 0o700);
+  }
+  return true;
 }
 
 export interface HandoffServer {
@@ -41,7 +76,7 @@ export interface HandoffServer {
  */
 export async function serveHandoff(dataDir: string, handle: (request: HandoffRequest, reply: (line: HandoffReply) => void) => Promise<boolean>): Promise<HandoffServer | null> {
   const address = handoffAddress(dataDir);
-  if (process.platform !== 'win32' && Buffer.byteLength(address) > 100) return null;
+  if (process.platform !== 'win32' && (Buffer.byteLength(address) > 100 || !(await privateFolder(path.dirname(address), true)))) return null;
   if (await answers(address)) return null;
   if (process.platform !== 'win32') await fs.rm(address, { force: true });
   const token = randomBytes(32).toString('hex');
@@ -114,20 +149,30 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
 
 /**
  * Sends a save to the process serving the data folder. `no-server` when none answers (then the
- * caller saves in its own process); `done` once the server finished, its replies passed to `onReply`.
+ * caller saves in its own process); `done` once the server finished, its replies passed to `onReply`;
+ * `timed-out` when a server took the request but did not finish within `timeoutMs` (it may still be
+ * saving: the caller leaves the file to the next sync or hook rather than keep the assistant waiting).
  */
-export async function handOff(dataDir: string, request: HandoffRequest, onReply: (reply: HandoffReply) => void): Promise<'done' | 'no-server'> {
+export async function handOff(dataDir: string, request: HandoffRequest, onReply: (reply: HandoffReply) => void, timeoutMs = HANDOFF_TIMEOUT_MS): Promise<'done' | 'no-server' | 'timed-out'> {
   let token: string;
   try {
     token = await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8');
   } catch {
     return 'no-server';
   }
-  const socket = await connect(handoffAddress(dataDir));
+  const address = handoffAddress(dataDir);
+  if (!(await privateFolder(path.dirname(address), false))) return 'no-server';
+  const socket = await connect(address);
   if (!socket) return 'no-server';
   return new Promise((resolve, reject) => {
     let buffer = '';
     let finished = false;
+    const timer = setTimeout(() => {
+      socket.removeAllListeners('close');
+      socket.destroy();
+      resolve('timed-out');
+    }, timeoutMs);
+    socket.on('close', () => clearTimeout(timer));
     socket.on('data', (data: Buffer) => {
       buffer += data.toString('utf8');
       let newline: number;

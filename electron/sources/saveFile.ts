@@ -8,6 +8,7 @@
  * stopped through `signal` ends at a safe point (between sessions, or between two commits of one)
  * and is reported as `stopped`: what was written is whole, and saving the file again finishes it.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { SaveReport, SessionInput } from '../../shared/domain.js';
 import type { SaveCallOptions } from '../engine/engine.js';
@@ -29,6 +30,21 @@ export interface SaveFileOptions {
   signal?: AbortSignal;
   /** Sessions of the file not to save (forgotten ones), by id. */
   leaveOut?: (sessionId: string) => Promise<boolean>;
+  /**
+   * The digest of each session as the file's last save read it (see `sessionDigest`), by id: a
+   * session read the same again is not saved again, so the store is not opened nor the model
+   * loaded for a log that grew only by lines no session is made of (Claude Code's bookkeeping).
+   */
+  lastRead?: (sessionId: string) => string | undefined;
+  /** Each session read and saved, or found as the last save read it, with its digest. */
+  onRead?: (sessionId: string, digest: string) => void;
+}
+
+/** A session as read, and how it is saved: equal digests save the same messages. */
+export function sessionDigest(session: SessionInput, options: Pick<SaveFileOptions, 'include' | 'redact'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ include: [...(options.include ?? [])].sort(), redact: options.redact ?? true, session }))
+    .digest('hex');
 }
 
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. `stopped`: part of it, stopped through `signal`. Throws the file's ImportError. */
@@ -41,7 +57,6 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
     let waiting = false;
     for await (const result of readTranscripts([file], options.include ? { include: options.include } : {})) {
       if ('error' in result) throw result.error;
-      const target = typeof engine === 'function' ? await engine() : engine;
       // What the tool itself dropped (a rewind, a branch left) goes from memory too, unless damaged lines
       // were skipped: then what the file does not show may only be unreadable, and nothing is deleted.
       // The line still being written is no damage: without it the file is what it was a moment before.
@@ -50,9 +65,18 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
       for await (const session of result.sessions) {
         if (options.signal?.aborted) return 'stopped';
         if (options.leaveOut && (await options.leaveOut(session.sessionId.trim()))) continue;
+        // A session read the same as at its last save (the file grew by bookkeeping lines only) opens
+        // neither the store nor the model.
+        const digest = options.lastRead || options.onRead ? sessionDigest(session, options) : '';
+        if (digest !== '' && options.lastRead?.(session.sessionId) === digest) {
+          options.onRead?.(session.sessionId, digest);
+          continue;
+        }
+        const target = typeof engine === 'function' ? await engine() : engine;
         const rewound = result.rewound?.sessionId === session.sessionId ? result.rewound : undefined;
         const deletes: SaveCallOptions = rewound ? { syncDeletes: true, deletable: rewound.dropped, ...(incomplete ? { incomplete } : {}) } : {};
         options.onReport(await target.save(session, { redact: options.redact ?? true, ...deletes, ...(options.signal ? { signal: options.signal } : {}) }));
+        if (digest !== '') options.onRead?.(session.sessionId, digest);
       }
       for (const part of result.skipped) {
         if (beingWritten(part)) waiting = true;

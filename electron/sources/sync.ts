@@ -100,7 +100,8 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
   if (cursor === null || (await options.cursors.unchanged(file, cursor))) return false;
   if (kind === 'database') return syncDatabase(sourceId, file, cursor, options, result, mayHoldNone);
   const { saveTranscriptFile } = await import('./saveFile.js');
-  const saved: SavedFrom = { sessions: [], leftOut: 0 };
+  const saved: SavedFrom = { sessions: [], leftOut: 0, read: {} };
+  const lastRead = options.cursors.lastRead(file);
   try {
     const outcome = await saveTranscriptFile(options.engine, file, {
       ...(options.include ? { include: options.include } : {}),
@@ -112,6 +113,11 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
       },
       onSkipped: (part) => options.onSkipped?.(sourceId, part),
       ...(options.signal ? { signal: options.signal } : {}),
+      lastRead: (sessionId) => lastRead?.[sessionId],
+      onRead: (sessionId, digest) => {
+        saved.sessions.push(sessionId);
+        saved.read![sessionId] = digest;
+      },
       // A session that was forgotten does not come back when its file is read again.
       leaveOut: async (sessionId) => {
         const forgotten = await options.cursors.forgotten(sessionId);

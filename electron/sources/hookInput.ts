@@ -1,0 +1,81 @@
+/**
+ * What each assistant hands `session-memory hook` after a turn, and the transcript it names:
+ * - Claude Code (`Stop`, `SessionEnd`), Gemini CLI (`AfterAgent`, `SessionEnd`) and Codex's own hooks
+ *   (`Stop` in hooks.json) write one JSON object on stdin with `transcript_path` (and `session_id`,
+ *   `hook_event_name`; Codex's `transcript_path` is null when it keeps no rollout);
+ * - Codex's `notify` program gets the turn as JSON in its last argument,
+ *   `{"type": "agent-turn-complete", "thread-id", "turn-id", "cwd", "input-messages", ...}`, and
+ *   nothing on stdin: the rollout is found by the thread id under `$CODEX_HOME` (default `~/.codex`),
+ *   in `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The transcript a hook names, or the Codex thread whose rollout holds it, or why there is none. */
+export type HookTarget =
+  | { kind: 'file'; file: string; event?: string }
+  | { kind: 'codex-thread'; threadId: string; event: string }
+  | { kind: 'none'; reason: string };
+
+/** The Codex `notify` payload among the arguments (Codex appends it last), if any. */
+export function notifyPayloadOf(args: readonly string[]): HookTarget | null {
+  for (let i = args.length - 1; i >= 0; i--) {
+    const parsed = parseObject(args[i]!);
+    if (!parsed) continue;
+    const threadId = parsed['thread-id'];
+    const type = typeof parsed.type === 'string' ? parsed.type : 'notify';
+    if (typeof threadId === 'string' && /^[\w-]+$/.test(threadId)) return { kind: 'codex-thread', threadId, event: type };
+    return { kind: 'none', reason: `the ${type} payload names no "thread-id"` };
+  }
+  return null;
+}
+
+/** The transcript a hook's stdin names. */
+export function stdinTargetOf(input: string): HookTarget {
+  if (input.trim() === '') return { kind: 'none', reason: 'no hook input on stdin and no --file' };
+  const parsed = parseObject(input);
+  if (!parsed) return { kind: 'none', reason: 'the hook input on stdin is not a JSON object' };
+  const event = typeof parsed.hook_event_name === 'string' ? parsed.hook_event_name : undefined;
+  const file = parsed.transcript_path;
+  if (typeof file === 'string' && file !== '') return { kind: 'file', file, ...(event ? { event } : {}) };
+  return { kind: 'none', reason: `the hook input${event ? ` (${event})` : ''} has no "transcript_path"` };
+}
+
+/** Codex's folder: `$CODEX_HOME`, else `~/.codex`. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  return env.CODEX_HOME && env.CODEX_HOME.trim() !== '' ? path.resolve(env.CODEX_HOME) : path.join(home, '.codex');
+}
+
+/**
+ * The rollout of a Codex thread: the newest day folders first (a thread's file is in the folder of
+ * the day it started, so a turn of today's thread is found at the first look). Null when none is.
+ */
+export async function findCodexRollout(threadId: string, codexDir: string): Promise<string | null> {
+  const suffix = `-${threadId}.jsonl`;
+  const sessions = path.join(codexDir, 'sessions');
+  const newestFirst = async (dir: string): Promise<string[]> =>
+    (await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
+      .filter((e) => e.isDirectory() && /^\d+$/.test(e.name))
+      .map((e) => e.name)
+      .sort((a, b) => Number(b) - Number(a));
+  for (const year of await newestFirst(sessions)) {
+    for (const month of await newestFirst(path.join(sessions, year))) {
+      for (const day of await newestFirst(path.join(sessions, year, month))) {
+        const dir = path.join(sessions, year, month, day);
+        const match = (await fs.readdir(dir).catch(() => [] as string[])).find((name) => name.startsWith('rollout-') && name.endsWith(suffix));
+        if (match) return path.join(dir, match);
+      }
+    }
+  }
+  return null;
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

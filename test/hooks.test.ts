@@ -1,0 +1,180 @@
+/**
+ * `session-memory hook` as each assistant runs it after a turn: Claude Code's Stop and SessionEnd
+ * hooks, Gemini CLI's AfterAgent hook and Codex's Stop hook (JSON on stdin), and Codex's `notify`
+ * program (the turn's JSON as the last argument, stdin closed). Each client shows the person what a
+ * hook prints and any exit status but 0, so stdout stays empty (JSON or nothing is what every one of
+ * them accepts), the status is 0 whatever the input, and what the hook did goes to its log.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { handoffAddress, TOKEN_FILE } from '../electron/sources/handoff.js';
+import { BIN, cliEnv, collect, jsonLines, REPO, runCli, type CliResult } from './helpers/cli.js';
+import { scratchDirs } from './helpers/engine.js';
+
+const scratch = scratchDirs('sm-hooks-');
+const CLAUDE_SESSION = '7c1f0a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
+const GEMINI_CHAT = path.join(REPO, 'test', 'fixtures', 'import', 'gemini-cli', 'home', 'tmp', 'work', 'chats', 'session-2026-12-04T18-20-38cde328.jsonl');
+const GEMINI_SESSION = '38cde328-b4b7-4895-8456-54d03cf9517b';
+const CODEX_DAY = path.join(REPO, 'test', 'fixtures', 'import', 'codex', 'home', 'sessions', '2026', '12', '04');
+const CODEX_STOP_THREAD = '01a24266-a1e5-7ed0-9ba7-ee0750560bcf';
+const CODEX_NOTIFY_THREAD = '01a24248-6903-7571-8e8d-1bf6c2a7181f';
+
+function claudeCodeLines(from: number, count: number, parent = from === 0 ? null : `t-${from - 1}`): string {
+  let out = '';
+  for (let i = from; i < from + count; i++) {
+    const user = i % 2 === 0;
+    const text = user ? `Question ${i}: when should the tomato seedlings go outside?` : `Answer ${i}: after the last frost, once nights stay above ten degrees.`;
+    const message = user ? { role: 'user', content: text } : { id: `msg_${i}`, type: 'message', role: 'assistant', content: [{ type: 'text', text }] };
+    out += `${JSON.stringify({ parentUuid: i === from ? parent : `t-${i - 1}`, sessionId: CLAUDE_SESSION, type: user ? 'user' : 'assistant', message, uuid: `t-${i}`, timestamp: new Date(Date.UTC(2026, 11, 1, 9, i)).toISOString() })}\n`;
+  }
+  return out;
+}
+
+/** What Claude Code appends to a session's log after each Stop: lines that hold no dialogue (the next turn's parent is the system line). */
+function bookkeepingLines(after: number): string {
+  return [
+    { type: 'system', subtype: 'stop_hook_summary', parentUuid: `t-${after}`, uuid: `s-${after}`, sessionId: CLAUDE_SESSION, timestamp: new Date(Date.UTC(2026, 11, 1, 10, after)).toISOString(), content: 'Stop hook ran', level: 'info' },
+    { type: 'file-history-snapshot', messageId: `t-${after}`, snapshot: { messageId: `t-${after}`, trackedFileBackups: {}, timestamp: new Date(Date.UTC(2026, 11, 1, 10, after)).toISOString() }, isSnapshotUpdate: false },
+  ]
+    .map((l) => `${JSON.stringify(l)}\n`)
+    .join('');
+}
+
+/** Runs the hook as a client does: stdin written and closed, or (Codex's notify) no stdin at all. */
+function hook(args: string[], stdin: string | null, env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env: cliEnv(env), stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (stdin !== null) child.stdin!.end(stdin);
+  return collect(child);
+}
+
+async function hookLog(data: string): Promise<Array<{ level: number; msg: string }>> {
+  const text = await fs.readFile(path.join(data, 'logs', 'hooks.log'), 'utf8').catch(() => '');
+  return jsonLines(text) as Array<{ level: number; msg: string }>;
+}
+
+async function machine(): Promise<{ data: string; log: string; codexHome: string }> {
+  const root = scratch();
+  const log = path.join(root, 'claude', `${CLAUDE_SESSION}.jsonl`);
+  await fs.mkdir(path.dirname(log), { recursive: true });
+  await fs.writeFile(log, claudeCodeLines(0, 6));
+  const codexHome = path.join(root, 'codex');
+  const day = path.join(codexHome, 'sessions', '2026', '12', '04');
+  await fs.mkdir(day, { recursive: true });
+  for (const name of await fs.readdir(CODEX_DAY)) await fs.copyFile(path.join(CODEX_DAY, name), path.join(day, name));
+  return { data: path.join(root, 'data'), log, codexHome };
+}
+
+describe('session-memory hook, as each assistant runs it', () => {
+  it('saves the transcript that Claude Code, Gemini CLI and Codex name, prints nothing and exits 0', async () => {
+    const { data, log, codexHome } = await machine();
+    const env = { CODEX_HOME: codexHome };
+    const codexStopRollout = path.join(codexHome, 'sessions', '2026', '12', '04', (await fs.readdir(path.join(codexHome, 'sessions', '2026', '12', '04'))).find((n) => n.includes(CODEX_STOP_THREAD))!);
+
+    const runs: Array<[string, string[], string | null]> = [
+      ['Claude Code Stop', [], JSON.stringify({ session_id: CLAUDE_SESSION, transcript_path: log, cwd: '/work', permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false })],
+      ['Gemini CLI AfterAgent', [], JSON.stringify({ session_id: GEMINI_SESSION, transcript_path: GEMINI_CHAT, cwd: '/work', hook_event_name: 'AfterAgent', timestamp: '2026-12-04T18:21:00.000Z', prompt: 'hello', prompt_response: 'hi', stop_hook_active: false })],
+      ['Codex Stop', [], JSON.stringify({ session_id: CODEX_STOP_THREAD, turn_id: '1', transcript_path: codexStopRollout, cwd: '/work', hook_event_name: 'Stop', model: 'gpt-5-codex', permission_mode: 'default', stop_hook_active: false, last_assistant_message: 'Done.' })],
+      // Codex's notify: `notify = ["node", ".../session-memory.mjs", "hook"]`, the turn appended as the last argument.
+      ['Codex notify', [JSON.stringify({ type: 'agent-turn-complete', 'thread-id': CODEX_NOTIFY_THREAD, 'turn-id': '7', cwd: '/work', client: 'codex-tui', 'input-messages': ['hello'], 'last-assistant-message': 'Hi.' })], null],
+    ];
+    for (const [client, args, stdin] of runs) {
+      const run = await hook(['--data', data, 'hook', ...args], stdin, env);
+      expect({ client, status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ client, status: 0, stdout: '', stderr: '' });
+    }
+
+    // Claude Code's SessionEnd, after the conversation went on: the two new messages are saved.
+    await fs.appendFile(log, claudeCodeLines(6, 2));
+    const end = await hook(['--data', data, 'hook'], JSON.stringify({ session_id: CLAUDE_SESSION, transcript_path: log, cwd: '/work', hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }), env);
+    expect(end).toMatchObject({ status: 0, stdout: '', stderr: '' });
+
+    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
+    expect(sessions.map((s) => s.sessionId).sort()).toEqual([CODEX_STOP_THREAD, CODEX_NOTIFY_THREAD, CLAUDE_SESSION, GEMINI_SESSION].sort());
+    expect(sessions.find((s) => s.sessionId === CLAUDE_SESSION)?.messageCount).toBe(8);
+    // What each run did is in the hooks' log.
+    const logged = (await hookLog(data)).map((l) => l.msg);
+    expect(logged).toHaveLength(5);
+    expect(logged[0]).toMatch(new RegExp(`${CLAUDE_SESSION}: 6 messages: 6 new`));
+    expect(logged[3]).toMatch(new RegExp(`${CODEX_NOTIFY_THREAD}: .* new`));
+    expect(logged[4]).toMatch(/8 messages: 2 new/);
+  }, 180_000);
+
+  it('never exits 2 nor prints on stdout, whatever it is given; the log says why, and --verbose says it on stderr too', async () => {
+    const { data, log, codexHome } = await machine();
+    const env = { CODEX_HOME: codexHome };
+    const cases: Array<[string[], string | null, RegExp]> = [
+      [[], 'not json', /not a JSON object/],
+      [[], '{}', /no "transcript_path"/],
+      // Codex passes null when it keeps no rollout (an ephemeral session).
+      [[], JSON.stringify({ session_id: 's', turn_id: '1', transcript_path: null, cwd: '/', hook_event_name: 'Stop', model: 'm', permission_mode: 'default', stop_hook_active: false, last_assistant_message: null }), /\(Stop\) has no "transcript_path"/],
+      [[], '', /no hook input on stdin/],
+      [['--some-new-flag', 'extra', 'arguments'], JSON.stringify({ hook_event_name: 'Stop' }), /no "transcript_path"/],
+      [['--include', 'everything'], JSON.stringify({ transcript_path: log }), /--include takes/],
+      [['--file'], null, /argument missing/],
+      [['--file', path.join(data, 'gone.jsonl')], null, /gone\.jsonl does not exist/],
+      [[JSON.stringify({ type: 'agent-turn-complete', 'thread-id': '0000-no-such-thread', 'turn-id': '1' })], null, /no rollout of Codex thread 0000-no-such-thread/],
+    ];
+    for (const [args, stdin, why] of cases) {
+      const before = (await hookLog(data)).length;
+      const run = await hook(['--data', data, 'hook', ...args], stdin, env);
+      expect({ args, status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ args, status: 0, stdout: '', stderr: '' });
+      const lines = (await hookLog(data)).slice(before);
+      expect(lines.map((l) => l.msg).join('\n')).toMatch(why);
+    }
+    const verbose = await hook(['--data', data, 'hook', '--verbose'], 'not json', env);
+    expect(verbose).toMatchObject({ status: 0, stdout: '' });
+    expect(verbose.stderr).toMatch(/not a JSON object/);
+    // Nothing above saved anything.
+    expect(existsSync(path.join(data, 'lancedb'))).toBe(false);
+  }, 120_000);
+
+  it('a log grown only by bookkeeping lines is not saved again: no store, no model (none to be had), and the next turn is saved', async () => {
+    const { data, log } = await machine();
+    const input = JSON.stringify({ session_id: CLAUDE_SESSION, transcript_path: log, cwd: '/work', hook_event_name: 'Stop', stop_hook_active: false });
+    const first = await hook(['--data', data, 'hook', '--json'], input, {});
+    expect(jsonLines(first.stdout)).toEqual([expect.objectContaining({ sessionId: CLAUDE_SESSION, new: 6 })]);
+
+    // The test model is built from an npm package wherever it is missing: a folder under a file cannot hold it.
+    const noModel = { SESSION_MEMORY_MODELS_DIR: path.join(log, 'no-models-here') };
+    await fs.appendFile(log, bookkeepingLines(5));
+    const grown = await hook(['--data', data, 'hook', '--json'], input, noModel);
+    expect(grown).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect((await hookLog(data)).at(-1)?.msg).toMatch(/nothing new$/);
+
+    // New dialogue needs the model: with none to be had the save fails (logged, still status 0), and with it the turn is saved.
+    await fs.appendFile(log, claudeCodeLines(6, 2, 's-5') + bookkeepingLines(7));
+    const without = await hook(['--data', data, 'hook'], input, noModel);
+    expect(without).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect((await hookLog(data)).at(-1)).toMatchObject({ level: 40, msg: expect.stringMatching(/no-models-here/) });
+    const withModel = await hook(['--data', data, 'hook', '--json'], input, {});
+    expect(jsonLines(withModel.stdout)).toEqual([expect.objectContaining({ sessionId: CLAUDE_SESSION, new: 2, skipped: 6 })]);
+  }, 180_000);
+
+  it('leaves the save to the next sync or hook when the running app takes it but does not answer in time', async () => {
+    const { data, log } = await machine();
+    await fs.mkdir(data, { recursive: true });
+    // A server that takes the connection and then hangs (a stuck app).
+    const address = handoffAddress(data);
+    await fs.mkdir(path.dirname(address), { recursive: true, mode: 0o700 });
+    await fs.rm(address, { force: true });
+    const held: net.Socket[] = [];
+    const stuck = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => stuck.listen(address, resolve));
+    await fs.writeFile(path.join(data, TOKEN_FILE), 'a'.repeat(64), { mode: 0o600 });
+    try {
+      const started = Date.now();
+      const run = await hook(['--data', data, 'hook', '--file', log], null, {});
+      expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(held.length).toBe(1);
+      expect((await hookLog(data)).at(-1)?.msg).toMatch(/did not answer in time; the save is left/);
+      // Not saved meanwhile by the hook itself (the stuck app may still be saving it).
+      expect(existsSync(path.join(data, 'lancedb'))).toBe(false);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise<void>((resolve) => stuck.close(() => resolve()));
+    }
+  }, 60_000);
+});
