@@ -124,6 +124,34 @@ describe('a lease lost during a save', () => {
   }, 120_000);
 });
 
+describe('the lease table', () => {
+  it('stays a bounded number of versions however many saves take and give back the lease', async () => {
+    const { sharedUri } = await servers.newStore('lease-versions');
+    const dataDir = dir();
+    // Versions older than a second go when it is compacted (ten minutes outside test runs).
+    process.env.SESSION_MEMORY_TEST_LEASE_RETENTION_MS = '1000';
+    const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 5_000 });
+    try {
+      // Each save takes the lease and gives it back: two versions of the lease table.
+      for (let save = 0; save < 110; save++) await (await guard.acquire())();
+    } finally {
+      guard.close();
+      delete process.env.SESSION_MEMORY_TEST_LEASE_RETENTION_MS;
+    }
+    const db = await connectStore(sharedUri, { readConsistencyInterval: 0 });
+    try {
+      const table = await db.openTable(LEASE_TABLE);
+      expect(await table.version()).toBeGreaterThan(220);
+      expect((await table.listVersions()).length).toBeLessThan(100);
+      // Still the one free lease row.
+      expect(await table.query().toArray()).toMatchObject([{ id: 'writer', token: '' }]);
+      table.close();
+    } finally {
+      db.close();
+    }
+  }, 180_000);
+});
+
 describe('a writer stopped past its lease', () => {
   it('commits nothing once continued while another machine saved the same session: nothing doubled, the other save whole', async () => {
     const { sharedUri } = await servers.newStore('stopped-writer');

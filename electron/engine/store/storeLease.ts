@@ -44,6 +44,13 @@ export const LEASE_TTL_MS = 30_000;
 /** The holder stops writing this long before a taker could take over: the time its last commit has to land. */
 export const LEASE_MARGIN_MS = 10_000;
 const RENEW_MS = 5_000;
+/** Versions of the lease table between two compactions of it: every save makes two, every renewal one. */
+const LEASE_COMPACT_EVERY = 100;
+/**
+ * Versions of the lease table younger than this are kept (a reader needs one for a moment); older
+ * ones, and their files, are removed when it is compacted. Test runs may shorten it.
+ */
+const LEASE_VERSION_RETENTION_MS = 10 * 60_000;
 /** How often, and how far apart, the lease table another machine is creating is opened before giving up (about 5 s). */
 const OPEN_ATTEMPTS = 25;
 const OPEN_RETRY_MS = 200;
@@ -117,12 +124,12 @@ export class StoreLease {
         if (condition) {
           sent = now();
           const taken = await table.update({ where: `id = ${sqlString(LEASE_ID)} AND ${condition}`, values: { holder: this.describe(), token, expires_at: sent.wall + LEASE_TTL_MS } });
-          if (taken.rowsUpdated === 1) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS);
+          if (taken.rowsUpdated === 1) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS, taken.version);
         }
       } catch (error) {
         if (!isTransientStoreError(error)) throw error;
         // The update may have been committed before its answer failed: then the lease carries this token.
-        if (sent && (await this.read()).token === token) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS);
+        if (sent && (await this.read()).token === token) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS, await table.version());
       }
       if (performance.now() - started >= waitMs) {
         const who = seen?.token ? ` (${(await this.read()).holder || 'another process'}, for up to ${Math.max(1, Math.round((LEASE_TTL_MS - (performance.now() - seen.since)) / 1000))} s more unless it finishes first)` : '';
@@ -175,8 +182,9 @@ export class StoreLease {
     return { holder: row.holder, token: row.token };
   }
 
-  private hold(table: lancedb.Table, token: string, taken: Moment, stamp: number): HeldLease {
+  private hold(table: lancedb.Table, token: string, taken: Moment, stamp: number, firstVersion: number): HeldLease {
     let confirmed = taken;
+    let lastVersion = firstVersion;
     let written = stamp;
     let lost: EngineError | null = null;
     let renewing: Promise<void> | null = null;
@@ -189,6 +197,7 @@ export class StoreLease {
         if (renewed.rowsUpdated === 1) {
           confirmed = sent;
           written = next;
+          lastVersion = renewed.version;
           return;
         }
         lost = new EngineError('locked', `the write lease of ${this.where} was taken over by another machine (this one was paused past its end): this one stopped writing; what was written is whole, and saving again finishes it`);
@@ -214,6 +223,8 @@ export class StoreLease {
         clearInterval(timer);
         await renewing;
         if (lost) return;
+        // Versions first..last, and the release's own, were this hold's: the one that reaches a multiple compacts.
+        if (Math.floor((lastVersion + 1) / LEASE_COMPACT_EVERY) > Math.floor((firstVersion - 1) / LEASE_COMPACT_EVERY) && !problem()) await this.compact(table);
         try {
           // Conditional on the token: tried again after a commit that went through, it changes nothing.
           await retryTransient(() => table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } }));
@@ -224,6 +235,21 @@ export class StoreLease {
         }
       },
     };
+  }
+
+  /**
+   * Folds the lease table's versions into one and removes those older than
+   * `LEASE_VERSION_RETENTION_MS` with their files, as the other small tables are compacted: while
+   * the lease is held, so no other machine's renewal or release is under way. Upkeep only: a
+   * failure is left for the next time.
+   */
+  private async compact(table: lancedb.Table): Promise<void> {
+    const retention = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_RETENTION_MS') ?? LEASE_VERSION_RETENTION_MS);
+    try {
+      await table.optimize({ cleanupOlderThan: new Date(Date.now() - retention) });
+    } catch (error) {
+      if (!isTransientStoreError(error)) throw error;
+    }
   }
 
   private describe(): string {
