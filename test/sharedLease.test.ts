@@ -20,6 +20,7 @@ import { BIN, cliEnv, collect, REPO, runCli, startCli } from './helpers/cli.js';
 import { conversation, scratchDirs, startTestEmbedder } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 
 let servers: ObjectStoreServers;
 let embedder: WorkerEmbedder;
@@ -224,4 +225,48 @@ describe('another machine while a writer holds the lease', () => {
     const verify = JSON.parse((await runCli(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean };
     expect(verify.ok).toBe(true);
   }, 240_000);
+});
+
+describe('building the vector index of a shared store', () => {
+  it('holds the lease, so a forget elsewhere waits; cleanup leaves young unreferenced files, and vector search works after both', async () => {
+    const { sharedUri, bucket } = await servers.newStore('index-build');
+    const laptop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 60_000 });
+    try {
+      for (const [sessionId, seed] of [['garden', 3], ['travel', 5], ['gone', 7]] as const) await laptop.save(realisticConversation(sessionId, 160, seed));
+    } finally {
+      await laptop.close();
+    }
+    // An index another machine is writing right now: its files exist, no version names them yet.
+    const building = 'memory/chunks.lance/_indices/0f0e0d0c-0b0a-4908-8706-050403020100/index.idx';
+    await servers.s3.send(new PutObjectCommand({ Bucket: bucket, Key: building, Body: Buffer.alloc(64) }));
+    // The desktop builds the vector index, stopping (SIGSTOP) just before the build.
+    const desktop = startCli(['--data', sharedUri, 'optimize', '--json'], machine('desktop', { SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS: '256', SESSION_MEMORY_TEST_STOP: 'vector-index:1' }));
+    const desktopDone = collect(desktop);
+    let forgetting: ReturnType<typeof collect> | null = null;
+    try {
+      await untilStopped(desktop);
+      // The phone forgets a session meanwhile: it must wait for the lease the build holds.
+      const phone = startCli(['--data', sharedUri, 'forget', 'gone'], machine('phone'));
+      forgetting = collect(phone);
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      expect(phone.exitCode, 'the forget did not wait for the index build').toBeNull();
+    } finally {
+      desktop.kill('SIGCONT');
+    }
+    const built = await desktopDone;
+    expect(built.status, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout)).toMatchObject({ vectorIndexBuilt: true });
+    const forgot = await forgetting!;
+    expect(forgot.status, forgot.stderr).toBe(0);
+    // The cleanup after the forget left the files no version names yet.
+    expect((await servers.objects(bucket)).map((o) => o.key)).toContain(building);
+    const reader = machine('reader');
+    const found = await runCli(['--data', sharedUri, 'search', 'packing for the trip', '--json', '--limit', '5'], reader);
+    expect(found.status, found.stderr).toBe(0);
+    const hits = JSON.parse(found.stdout) as Array<{ sessionId: string }>;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.map((h) => h.sessionId)).not.toContain('gone');
+    const verify = JSON.parse((await runCli(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean; sessions: number };
+    expect(verify).toMatchObject({ ok: true, sessions: 2 });
+  }, 300_000);
 });

@@ -343,9 +343,12 @@ export class ChunkStore {
       for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
       return;
     }
-    // On object storage LanceDB removes the objects no version references itself. Writers of other
-    // machines wait for the write lease meanwhile, so none of those objects is a commit under way.
-    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
+    // On object storage the files of every older version went with rewriteEveryRow. Files no version
+    // ever referenced are left to LanceDB's own bound (`deleteUnverified: false`: removed once a week
+    // old): they can be a vector index or a commit that a machine paused past its lease is still
+    // writing, which would commit a version naming files removed under it. A commit killed mid-write
+    // can so leave its objects (and its text) for up to that week.
+    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
   }
 
   /**
