@@ -197,6 +197,7 @@ function connectionTo(row: LeaseRow, options: { failBefore?: string[]; failAfter
       return { rowsUpdated: hit ? 1 : 0 };
     },
     checkoutLatest: async () => {},
+    version: async () => 1,
     query: () => ({ where: () => ({ toArray: async () => [{ ...row }] }) }),
     close: () => {},
   };
