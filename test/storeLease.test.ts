@@ -127,6 +127,40 @@ describe('the write lease of a shared store', () => {
     expect(row.token).toBe('theirs');
   });
 
+  it('stops writes once its last renewal is 20 s old by the wall clock, though the monotonic clock stood still (a laptop asleep)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const row = leaseRow();
+    const lease = laptopLease(connectionTo(row, {}));
+    const held = await lease.acquire(0);
+    expect(held.problem()).toBeNull();
+    vi.setSystemTime(Date.now() + 25_000);
+    expect(held.problem()?.message).toMatch(/write lease of s3\+ddb:\/\/bucket\/memory was last renewed 25 s ago/);
+    await held.release();
+  });
+
+  it('takes over a lease another machine stopped renewing only after watching it unchanged for 30 s, whatever its expiry says', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance', 'setTimeout', 'setInterval', 'clearInterval'] });
+    // By this machine's clock the lease ran out a minute ago (the holder's clock is behind, say).
+    const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() - 60_000 };
+    const lease = laptopLease(connectionTo(row, {}));
+    let taken = false;
+    const acquiring = lease.acquire(60_000).then((held) => {
+      taken = true;
+      return held;
+    });
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(taken).toBe(false);
+    expect(row.token).toBe('theirs');
+    // A renewal resets the watch.
+    row.expires_at += 1;
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(taken).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(taken).toBe(true);
+    expect(row.holder).toBe(LAPTOP);
+    await (await acquiring).release();
+  });
+
   it('tells transient failures from a missing table or damage', () => {
     expect(isTransientStoreError(new Error('lance error: Too many concurrent writers. Attempted 6 times'))).toBe(true);
     expect(isTransientStoreError(new Error('lance error: Generic S3 error: Error performing list request: after 3 retries - Server returned non-2xx status code: 500 Internal Server Error'))).toBe(true);
