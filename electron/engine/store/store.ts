@@ -368,8 +368,9 @@ export class ChunkStore {
 
   /**
    * Builds the vector index (IVF-PQ, cosine) once the store is large enough for a brute-force scan
-   * to be slow. This takes minutes at 200k chunks, so it runs WITHOUT the write lock: saves go on
-   * meanwhile, and LanceDB commits the index beside them (rows they add are searched by a flat scan
+   * to be slow. This takes minutes at 200k chunks, so on a folder it runs WITHOUT the write lock
+   * (on a shared store the caller holds the write lease, maintenance.ts): saves go on meanwhile,
+   * and LanceDB commits the index beside them (rows they add are searched by a flat scan
    * until the next optimize folds them in). A compaction committed meanwhile makes the index commit
    * fail with a retryable conflict and nothing else changes; the caller tries again later.
    * Returns the store version the index was committed in, or null when there was nothing to do.
