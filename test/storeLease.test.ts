@@ -36,7 +36,7 @@ function racingConnection(unreadable: number): { db: lancedb.Connection; opens: 
 }
 
 /** The lease as this machine, "laptop", asks for it on a shared store. */
-const laptopLease = (db: lancedb.Connection) => new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', pid: process.pid });
+const laptopLease = (db: lancedb.Connection) => new StoreLease(db, 's3+ddb://bucket/memory', { machine: 'laptop', machineId: 'laptop-id', pid: process.pid });
 const LAPTOP = `laptop (process ${process.pid})`;
 
 afterEach(() => {
@@ -47,7 +47,7 @@ describe('the write lease of a shared store', () => {
   it('is taken when another machine created its table a moment before its first version could be read', async () => {
     const { db, opens } = racingConnection(3);
     const lease = laptopLease(db);
-    const held = await lease.acquire(0, () => {});
+    const held = await lease.acquire(0);
     expect(opens()).toBe(4);
     await held.release();
     lease.close();
@@ -57,7 +57,7 @@ describe('the write lease of a shared store', () => {
     vi.useFakeTimers();
     const { db } = racingConnection(Infinity);
     const lease = laptopLease(db);
-    const acquiring = lease.acquire(0, () => {});
+    const acquiring = lease.acquire(0);
     const failed = expect(acquiring).rejects.toThrow(/^s3\+ddb:\/\/bucket\/memory: the table that says which machine writes \(writer_lease\) could not be opened \(.*manifest not found\); try again$/);
     await vi.advanceTimersByTimeAsync(10_000);
     await failed;
@@ -71,7 +71,7 @@ describe('the write lease of a shared store', () => {
       return {} as lancedb.Table;
     }) as unknown as lancedb.Connection['createTable'];
     const lease = laptopLease(db);
-    const held = await lease.acquire(0, () => {});
+    const held = await lease.acquire(0);
     expect(creations).toBe(0);
     expect(opens()).toBe(3);
     await held.release();
@@ -81,7 +81,7 @@ describe('the write lease of a shared store', () => {
     const row = leaseRow();
     const failures = ['lance error: Incompatible transaction: This Update transaction is incompatible with concurrent transaction Overwrite at version 2.'];
     const lease = laptopLease(connectionTo(row, { failBefore: failures }));
-    const held = await lease.acquire(5_000, () => {});
+    const held = await lease.acquire(5_000);
     expect(row.holder).toBe(LAPTOP);
     await held.release();
     expect(row.holder).toBe('');
@@ -91,7 +91,7 @@ describe('the write lease of a shared store', () => {
     const row = leaseRow();
     const failures = ['lance error: LanceError(IO): Object at location memory/writer_lease.lance/_versions/18446744073709551612.manifest not found: Error performing HEAD'];
     const lease = laptopLease(connectionTo(row, { failAfter: failures }));
-    const held = await lease.acquire(0, () => {});
+    const held = await lease.acquire(0);
     expect(row.holder).toBe(LAPTOP);
     await held.release();
     expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
@@ -101,7 +101,7 @@ describe('the write lease of a shared store', () => {
     const row = leaseRow();
     const connection = connectionTo(row, {});
     const lease = laptopLease(connection);
-    const held = await lease.acquire(0, () => {});
+    const held = await lease.acquire(0);
     failNextUpdate(connection, 'lance error: Generic S3 error: Wanted range starting at 0, but object was only 0 bytes long');
     await held.release();
     expect(row).toMatchObject({ holder: '', token: '', expires_at: 0 });
@@ -112,7 +112,7 @@ describe('the write lease of a shared store', () => {
     const row = leaseRow();
     const connection = connectionTo(row, {});
     const lease = laptopLease(connection);
-    const held = await lease.acquire(0, () => {});
+    const held = await lease.acquire(0);
     for (let i = 0; i < 10; i++) failNextUpdate(connection, 'lance error: Too many concurrent writers. Attempted 6 times');
     const releasing = held.release();
     await vi.advanceTimersByTimeAsync(10_000);
@@ -123,8 +123,42 @@ describe('the write lease of a shared store', () => {
   it('does not take a lease another machine holds, and says who holds it', async () => {
     const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() + 20_000 };
     const lease = laptopLease(connectionTo(row, {}));
-    await expect(lease.acquire(0, () => {})).rejects.toThrow(/another machine is saving to s3\+ddb:\/\/bucket\/memory \(desktop \(process 7\), for up to 20 s more\)/);
+    await expect(lease.acquire(0)).rejects.toThrow(/another machine is saving to s3\+ddb:\/\/bucket\/memory \(desktop \(process 7\), for up to 30 s more unless it finishes first\)/);
     expect(row.token).toBe('theirs');
+  });
+
+  it('stops writes once its last renewal is 20 s old by the wall clock, though the monotonic clock stood still (a laptop asleep)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const row = leaseRow();
+    const lease = laptopLease(connectionTo(row, {}));
+    const held = await lease.acquire(0);
+    expect(held.problem()).toBeNull();
+    vi.setSystemTime(Date.now() + 25_000);
+    expect(held.problem()?.message).toMatch(/write lease of s3\+ddb:\/\/bucket\/memory was last renewed 25 s ago/);
+    await held.release();
+  });
+
+  it('takes over a lease another machine stopped renewing only after watching it unchanged for 30 s, whatever its expiry says', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance', 'setTimeout', 'setInterval', 'clearInterval'] });
+    // By this machine's clock the lease ran out a minute ago (the holder's clock is behind, say).
+    const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() - 60_000 };
+    const lease = laptopLease(connectionTo(row, {}));
+    let taken = false;
+    const acquiring = lease.acquire(60_000).then((held) => {
+      taken = true;
+      return held;
+    });
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(taken).toBe(false);
+    expect(row.token).toBe('theirs');
+    // A renewal resets the watch.
+    row.expires_at += 1;
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(taken).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(taken).toBe(true);
+    expect(row.holder).toBe(LAPTOP);
+    await (await acquiring).release();
   });
 
   it('tells transient failures from a missing table or damage', () => {
@@ -197,6 +231,7 @@ function connectionTo(row: LeaseRow, options: { failBefore?: string[]; failAfter
       return { rowsUpdated: hit ? 1 : 0 };
     },
     checkoutLatest: async () => {},
+    version: async () => 1,
     query: () => ({ where: () => ({ toArray: async () => [{ ...row }] }) }),
     close: () => {},
   };

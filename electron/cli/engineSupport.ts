@@ -127,14 +127,14 @@ export async function noteMaintenance(engine: MemoryEngine, io: Io): Promise<voi
   if (!(await engine.maintenanceDue())) return;
   io.err(
     `note: the store holds ${await engine.store.countChunks()} chunks and has no vector index yet, so every search scans all vectors; ` +
-      'run "session-memory optimize" to build it (a few minutes; saves can go on meanwhile)',
+      'run "session-memory optimize" to build it (a few minutes; saves to a folder go on meanwhile, saves to a shared store wait for it)',
   );
 }
 
 export async function maintainInBackground(engine: MemoryEngine, io: Io, json: boolean): Promise<void> {
   try {
     if (!(await engine.maintenanceDue())) return;
-    if (!json) io.err('building the vector index in the background; saves go on meanwhile');
+    if (!json) io.err('building the vector index in the background (saves to a shared store wait for it)');
     const report = await engine.maintain();
     if (!json && report.vectorIndexBuilt) io.err(`vector index built in ${(report.vectorIndexMs / 1000).toFixed(1)} s (${report.chunks} chunks)`);
   } catch (error) {

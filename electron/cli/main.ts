@@ -344,7 +344,7 @@ export function buildProgram(io: Io = defaultIo): Command {
       }
       await withEngine(globals(), io, async (engine) => {
         const due = await engine.maintenanceDue();
-        if (due && !options.json) io.err(`building the vector index of ${await engine.store.countChunks()} chunks (a few minutes; saves can go on meanwhile)`);
+        if (due && !options.json) io.err(`building the vector index of ${await engine.store.countChunks()} chunks (a few minutes; saves to a folder go on meanwhile, saves to a shared store wait for it)`);
         const report = await engine.maintain();
         if (options.json) return io.out(JSON.stringify(report));
         io.out(

@@ -8,14 +8,21 @@
  * A delayed kill always lands: if the process is about to exit before the delay is over (the save
  * was faster than the test expected), it waits out the delay and is killed then, so every trial a
  * test counts as a kill really is one.
+ *
+ * `SESSION_MEMORY_TEST_STOP=<point>:<n>` stops this process instead (SIGSTOP, as a laptop's sleep or
+ * a stalled machine would) the n-th time it reaches `<point>`; the test continues it with SIGCONT.
  */
 import { testSwitch } from './testSwitches.js';
 
 const spec = testSwitch('SESSION_MEMORY_TEST_CRASH');
 const [point, nth, delay] = spec ? spec.split(':') : [];
 let seen = 0;
+const stopSpec = testSwitch('SESSION_MEMORY_TEST_STOP');
+const [stopPoint, stopNth] = stopSpec ? stopSpec.split(':') : [];
+let stopSeen = 0;
 
 export function crashPoint(name: string): void {
+  if (stopSpec && name === stopPoint && ++stopSeen === Number(stopNth ?? 1)) process.kill(process.pid, 'SIGSTOP');
   if (!spec || name !== point) return;
   seen++;
   if (seen !== Number(nth ?? 1)) return;

@@ -34,6 +34,8 @@ export const STORE_TABLES = [META_TABLE, SESSIONS_TABLE, CHUNKS_TABLE, HISTORY_T
 export const ARCHIVE_RECORD_FILE = '.archived_sessions.json';
 /** Local: the write lock between processes of this machine (files/writeLock.ts). */
 export const LOCK_FILE = '.write.lock';
+/** Local: this machine's random id, which a shared store's lease names its holder by (files/machineId.ts). */
+export const MACHINE_ID_FILE = 'machine-id';
 /** Local: the files saved by `watch` and the sources, with their sizes and times (record/watchState.ts). */
 export const WATCH_STATE_FILE = 'watch-state.json';
 /** Local: the sketch of every chunk's vector, for the near-duplicate check (duplicates/vectorSketch.ts). */

@@ -66,30 +66,48 @@ async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<boole
 }
 
 /**
- * Locks this process holds, by data directory, with the error that ended one's hold when another
+ * Locks this process holds, by data directory: the error that ended one's hold when another
  * process took it over (proper-lockfile's `onCompromised`: the lock folder vanished or was renewed
- * by someone else, e.g. after the machine slept past `stale`).
+ * by someone else, e.g. after the machine slept past `stale`), and what else the hold depends on
+ * (a shared store's write lease, `bindToWriteLock`).
  */
-const held = new Map<string, { lost: EngineError | null }>();
+interface Hold {
+  lost: EngineError | null;
+  bound: Array<() => EngineError | null>;
+}
+const held = new Map<string, Hold>();
 
 /**
- * Throws when this process held the write lock of `dataDir` and lost it: every writer calls it
- * before a write (a store commit, a journal append, the archive record), so that nothing more is
- * written once another process may be writing. Each write is whole, so what was written stays
- * consistent; the save fails with this error, and saving again (under a fresh lock) finishes it.
+ * Throws when this process held the write lock of `dataDir` and lost it, or what the hold is bound
+ * to says to stop (a shared store's lease taken over, or too long unrenewed to commit under): every
+ * writer calls it before a write (a store commit, a journal append, the archive record), so that
+ * nothing more is written once another process may be writing. Each write is whole, so what was
+ * written stays consistent; the save fails with this error, and saving again (under a fresh lock)
+ * finishes it.
  */
 export function assertWriteLock(dataDir: string): void {
-  const lost = held.get(path.resolve(dataDir))?.lost;
-  if (lost) throw lost;
+  const hold = held.get(path.resolve(dataDir));
+  if (!hold) return;
+  if (hold.lost) throw hold.lost;
+  for (const check of hold.bound) {
+    const problem = check();
+    if (problem) throw problem;
+  }
 }
 
 /**
- * Ends this process's hold of `dataDir`'s lock for a reason found elsewhere (the write lease of a
- * shared store ran out): from now on `assertWriteLock` throws `error`, as after a takeover.
+ * Makes this process's hold of `dataDir`'s lock depend on `check` too (the write lease of a shared
+ * store): `assertWriteLock` throws what it returns. Unlike a takeover of the lock itself, this
+ * leaves the local lock this process's own, so its release gives it back and the next write takes
+ * it again. Returns the function that ends the binding.
  */
-export function loseWriteLock(dataDir: string, error: EngineError): void {
-  const state = held.get(path.resolve(dataDir));
-  if (state && !state.lost) state.lost = error;
+export function bindToWriteLock(dataDir: string, check: () => EngineError | null): () => void {
+  const hold = held.get(path.resolve(dataDir));
+  if (!hold) return () => {};
+  hold.bound.push(check);
+  return () => {
+    hold.bound = hold.bound.filter((c) => c !== check);
+  };
 }
 
 /** A writer waiting for the lock says so in a file of this prefix (see `letWaitingWritersIn`). */
@@ -139,7 +157,7 @@ async function lockOrWait(dataDir: string, options: WriteLockOptions, onWait: ()
   const deadline = Date.now() + options.waitMs;
   let said = 0;
   for (;;) {
-    const state: { lost: EngineError | null } = { lost: null };
+    const state: Hold = { lost: null, bound: [] };
     try {
       const release = await lockfile.lock(dataDir, {
         lockfilePath: lockDir,

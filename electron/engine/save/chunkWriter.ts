@@ -3,6 +3,7 @@ import type { SaveProgress, SaveReport } from '../../../shared/domain.js';
 import type { PlannedChunk } from './chunker.js';
 import { WRITE_BATCH_CHUNKS, type EngineContext, type SaveCallOptions } from '../context.js';
 import { EngineError } from '../errors.js';
+import { crashPoint } from '../files/crashPoints.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import type { ChunkRecord, OwnedMessage } from '../store/store.js';
 
@@ -83,6 +84,7 @@ export class ChunkWriter {
     this.progress('embedding', 0, plan.length);
     const flush = async () => {
       if (pending.length === 0) return;
+      crashPoint('write-batch');
       assertWriteLock(this.ctx.dataDir);
       await this.ctx.store.commit(pending, { sessionId: this.sessionId });
       this.commits++;

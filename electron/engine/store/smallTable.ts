@@ -47,9 +47,10 @@ export class SmallTable {
     const table = await this.open(false);
     if (!table) return;
     if ((await table.countRows()) > 0) await table.update({ where: 'true', valuesSql: { [column]: column } });
-    const remote = isRemoteStore(this.store.uri);
-    await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: remote });
-    if (!remote) await sweepUnreferencedFiles(path.join(this.store.uri, `${this.name}.lance`));
+    // Files no version ever referenced are left to LanceDB's own bound on object storage (a week, see
+    // ChunkStore.rewriteAndPrune): one can be a commit still under way on a machine paused past its lease.
+    await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
+    if (!isRemoteStore(this.store.uri)) await sweepUnreferencedFiles(path.join(this.store.uri, `${this.name}.lance`));
   }
 
   close(): void {

@@ -343,9 +343,12 @@ export class ChunkStore {
       for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
       return;
     }
-    // On object storage LanceDB removes the objects no version references itself. Writers of other
-    // machines wait for the write lease meanwhile, so none of those objects is a commit under way.
-    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
+    // On object storage the files of every older version went with rewriteEveryRow. Files no version
+    // ever referenced are left to LanceDB's own bound (`deleteUnverified: false`: removed once a week
+    // old): they can be a vector index or a commit that a machine paused past its lease is still
+    // writing, which would commit a version naming files removed under it. A commit killed mid-write
+    // can so leave its objects (and its text) for up to that week.
+    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
   }
 
   /**
@@ -365,8 +368,9 @@ export class ChunkStore {
 
   /**
    * Builds the vector index (IVF-PQ, cosine) once the store is large enough for a brute-force scan
-   * to be slow. This takes minutes at 200k chunks, so it runs WITHOUT the write lock: saves go on
-   * meanwhile, and LanceDB commits the index beside them (rows they add are searched by a flat scan
+   * to be slow. This takes minutes at 200k chunks, so on a folder it runs WITHOUT the write lock
+   * (on a shared store the caller holds the write lease, maintenance.ts): saves go on meanwhile,
+   * and LanceDB commits the index beside them (rows they add are searched by a flat scan
    * until the next optimize folds them in). A compaction committed meanwhile makes the index commit
    * fail with a retryable conflict and nothing else changes; the caller tries again later.
    * Returns the store version the index was committed in, or null when there was nothing to do.

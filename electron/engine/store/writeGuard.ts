@@ -9,7 +9,8 @@
 import os from 'node:os';
 import { EngineError } from '../errors.js';
 import { resolveStoreLocation, storeKindOf } from '../files/location.js';
-import { acquireWriteLock, loseWriteLock } from '../files/writeLock.js';
+import { machineId } from '../files/machineId.js';
+import { acquireWriteLock, bindToWriteLock } from '../files/writeLock.js';
 import { connectStore, isRemoteStore } from './connect.js';
 import { StoreLease } from './storeLease.js';
 import { probeConcurrentWrites, unsafeStoreMessage } from './storeProbe.js';
@@ -44,8 +45,11 @@ export class WriteGuard {
     if (!this.shared) return releaseLocal;
     try {
       await this.checkSafe();
-      const held = await (await this.storeLease()).acquire(waitMs, (error) => loseWriteLock(dataDir, error));
+      const held = await (await this.storeLease()).acquire(waitMs);
+      // The lease's end stops writes as the lock's loss would; the local lock stays this process's, given back at release.
+      const unbind = bindToWriteLock(dataDir, () => held.problem());
       return async () => {
+        unbind();
         try {
           await held.release();
         } finally {
@@ -86,7 +90,7 @@ export class WriteGuard {
   }
 
   private async storeLease(): Promise<StoreLease> {
-    this.lease ??= new StoreLease(await connectStore(this.options.storeUri, { readConsistencyInterval: 0 }), this.options.storeUri, { machine: machineName(), pid: process.pid });
+    this.lease ??= new StoreLease(await connectStore(this.options.storeUri, { readConsistencyInterval: 0 }), this.options.storeUri, { machine: machineName(), machineId: await machineId(this.options.dataDir), pid: process.pid });
     return this.lease;
   }
 }
