@@ -17,7 +17,8 @@ export function hookCommandLine(launch: McpLaunch): string {
 
 /** The `hooks` entry of Claude Code's settings.json: a save after each reply and at the end of each session. */
 export function claudeCodeHooks(launch: McpLaunch): string {
-  const run = [{ hooks: [{ type: 'command', command: hookCommandLine(launch) }] }];
+  // Claude Code cancels a SessionEnd hook after 1.5 s unless its entry sets a timeout (in seconds).
+  const run = [{ hooks: [{ type: 'command', command: hookCommandLine(launch), timeout: 60 }] }];
   return JSON.stringify({ hooks: { Stop: run, SessionEnd: run } }, null, 2);
 }
 
