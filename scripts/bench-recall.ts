@@ -1,5 +1,5 @@
 /**
- * `npm run bench:recall -- [--set beam|locomo] --data <folder or file> [--only N] [--stores <folder>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo [--speaker-names]] --data <folder or file> [--only N] [--stores <folder>] [--json]`
  *
  * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
@@ -15,6 +15,8 @@
  * the user's, the second's the assistant's (the store keeps roles, not names); a shared photo is the
  * text LoCoMo gives for it (`[shares <caption>]` after the message, as LoCoMo's own retrieval baseline
  * reads it); message ids are LoCoMo's dialog ids (`D1:3`), which the questions' evidence names.
+ * `--speaker-names` begins each message's text with its speaker's name (`Caroline: ...`), as a chat
+ * export between people shows them (stores built with it are other stores: keep them apart).
  *
  * Each conversation goes into its own store through the engine as the app saves it. Every question with
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
@@ -38,6 +40,7 @@ import { MemoryEngine } from '../electron/engine/engine.js';
 const { values } = parseArgs({
   options: {
     set: { type: 'string', default: 'beam' },
+    'speaker-names': { type: 'boolean', default: false },
     data: { type: 'string' },
     only: { type: 'string' },
     stores: { type: 'string' },
@@ -177,7 +180,7 @@ function locomoConversations(file: string): Array<{ name: string; sessions: Sess
         messages: (conv[`session_${n}`] as LocomoTurn[]).map((turn) => ({
           msgId: turn.dia_id,
           role: turn.speaker === conv.speaker_a ? 'user' : 'assistant',
-          content: turn.blip_caption ? `${turn.text}\n[shares ${turn.blip_caption}]` : turn.text,
+          content: `${values['speaker-names'] ? `${turn.speaker}: ` : ''}${turn.text}${turn.blip_caption ? `\n[shares ${turn.blip_caption}]` : ''}`,
           timestamp: date,
         })),
       };
