@@ -74,10 +74,17 @@ function spanOf(date: chrono.ParsedComponents, now: Date, yearOfEnd?: number): T
 export const WITHIN_SPAN_BOOST = 1;
 
 /**
- * The candidates, those whose first message was said within `span` scoring WITHIN_SPAN_BOOST more:
- * a boost, not a filter, since a date in a question can also be one said in the text ("the deadline
- * on May 3"). Reads the first message of at most `count` candidates (one lookup); candidates without
- * a time keep their score. Best first again.
+ * Days after the span that still count as within it: what people did is often told a few days later
+ * ("we went camping last weekend"), so "When did Melanie go camping in June?" finds the message of
+ * July 3 that tells of it.
+ */
+export const TOLD_AFTER = 7 * DAY;
+
+/**
+ * The candidates, those whose first message was said within `span` (or up to TOLD_AFTER after it)
+ * scoring WITHIN_SPAN_BOOST more: a boost, not a filter, since a date in a question can also be one
+ * said in the text ("the deadline on May 3"). Reads the first message of at most `count` candidates
+ * (one lookup); candidates without a time keep their score. Best first again.
  */
 export async function favourSpan<T extends { hit: PromptableHit; score: number }>(reads: Pick<SearchReads, 'messagesAround'>, fused: readonly T[], span: TimeSpan, count: number): Promise<T[]> {
   const head = fused.slice(0, count).filter(({ hit }) => placed(hit));
@@ -86,7 +93,7 @@ export async function favourSpan<T extends { hit: PromptableHit; score: number }
   const within = new Set<T>();
   head.forEach((entry, i) => {
     const time = Date.parse(around[i]?.first?.timestamp ?? '');
-    if (time >= span.from && time <= span.to) within.add(entry);
+    if (time >= span.from && time <= span.to + TOLD_AFTER) within.add(entry);
   });
   if (within.size === 0) return [...fused];
   return fused.map((entry) => (within.has(entry) ? { ...entry, score: entry.score * (1 + WITHIN_SPAN_BOOST) } : entry)).sort((a, b) => b.score - a.score);
