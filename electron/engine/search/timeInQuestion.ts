@@ -71,7 +71,7 @@ function spanOf(date: chrono.ParsedComponents, now: Date, yearOfEnd?: number): T
 }
 
 /** How much more a candidate said within the question's time span scores (times 1 + this). */
-export const WITHIN_SPAN_BOOST = 1;
+export const WITHIN_SPAN_BOOST = 2;
 
 /**
  * Days after the span that still count as within it: what people did is often told a few days later
