@@ -5,7 +5,7 @@ import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion
 import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
-import { favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
@@ -136,6 +136,13 @@ describe('the time a question names', () => {
     const june = timeSpanOf('When did Melanie go camping in June?', now)!;
     const order = await favourSpan(reads, fused, june, 10);
     expect(order.map((f) => f.hit.chunkId)).toEqual(['toldAfter', 'during', 'weeksAfter', 'before']);
+  });
+
+  it('favours what says a time for a question that asks when, and only then', () => {
+    const candidate = (id: string, text: string, score: number) => ({ hit: { text }, score, id });
+    const fused = [candidate('plain', 'The support group was so powerful, I felt accepted.', 1), candidate('dated', 'I went to a support group yesterday.', 0.8)];
+    expect(favourSaidTimes('When did Caroline go to the support group?', fused, 10).map((f) => f.id)).toEqual(['dated', 'plain']);
+    expect(favourSaidTimes('What did Caroline feel at the support group?', fused, 10).map((f) => f.id)).toEqual(['plain', 'dated']);
   });
 
   it('puts a month named without its year in the past, and names no span for habits or none at all', () => {

@@ -98,3 +98,22 @@ export async function favourSpan<T extends { hit: PromptableHit; score: number }
   if (within.size === 0) return [...fused];
   return fused.map((entry) => (within.has(entry) ? { ...entry, score: entry.score * (1 + WITHIN_SPAN_BOOST) } : entry)).sort((a, b) => b.score - a.score);
 }
+
+/** How much more a candidate that says a time scores for a question that asks when (times this). */
+export const SAYS_WHEN_BOOST = 1.5;
+
+/** An English question that asks when something happened: "When did ...", "What day ...", "How long ago ...". */
+export function asksWhen(question: string): boolean {
+  return languageOf(question) === 'latin' && /^\s*(?:when|how long ago|what (?:day|date|month|year))\b/i.test(question);
+}
+
+/**
+ * For a question that asks when (asksWhen), the first `count` candidates whose text says a time
+ * ("yesterday", "last week", "in May", "on the 3rd", read with chrono-node's English parser) score
+ * SAYS_WHEN_BOOST times as much: the message that answers "When did Caroline go to the support
+ * group?" is the one that says "I went yesterday", dated by its session. Best first again.
+ */
+export function favourSaidTimes<T extends { hit: { text: string }; score: number }>(question: string, fused: readonly T[], count: number): T[] {
+  if (!asksWhen(question)) return [...fused];
+  return fused.map((entry, i) => (i < count && chrono.parse(entry.hit.text).length > 0 ? { ...entry, score: entry.score * SAYS_WHEN_BOOST } : entry)).sort((a, b) => b.score - a.score);
+}
