@@ -1,17 +1,29 @@
 /**
- * `npm run bench:recall -- --data <folder> [--only N] [--stores <folder>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo [--speaker-names]] --data <folder or file> [--only N] [--stores <folder>] [--json]`
  *
- * Retrieval on BEAM (Tavakoli et al. 2025, "Beyond a Million Tokens: Benchmarking and Enhancing
- * Long-Term Memory in LLMs"), read from the folder given (its 100K split: `<n>/chat.json` or
- * `<n>/chat_trunecated.json`, `<n>/probing_questions.json`). Nothing of it is kept in this repository.
+ * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
- * Each conversation goes into its own store through the engine as the app saves it: each dated batch
- * is one session, its messages carry the batch's date, the user messages' ` ->-> b,t` bookkeeping tags
- * are stripped. Every question with evidence is searched as the app and the MCP tool search (the
- * engine's search, limit 10, asked at the time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
+ * `--set beam` (the default): BEAM (Tavakoli et al. 2025, "Beyond a Million Tokens: Benchmarking and
+ * Enhancing Long-Term Memory in LLMs"), read from the folder given (its 100K split: `<n>/chat.json` or
+ * `<n>/chat_trunecated.json`, `<n>/probing_questions.json`). Each dated batch is one session, its
+ * messages carry the batch's date, the user messages' ` ->-> b,t` bookkeeping tags are stripped.
+ *
+ * `--set locomo`: LoCoMo (Maharana et al. 2024, "Evaluating Very Long-Term Conversational Memory of LLM
+ * Agents"), the file `data/locomo10.json` of github.com/snap-research/locomo (CC BY-NC 4.0; see
+ * docs/retrieval.md for how to get it): 10 conversations between two people, 19-32 dated sessions
+ * each. Each session is one session whose messages carry its date; the first speaker's messages are
+ * the user's, the second's the assistant's (the store keeps roles, not names); a shared photo is the
+ * text LoCoMo gives for it (`[shares <caption>]` after the message, as LoCoMo's own retrieval baseline
+ * reads it); message ids are LoCoMo's dialog ids (`D1:3`), which the questions' evidence names.
+ * `--speaker-names` begins each message's text with its speaker's name (`Caroline: ...`), as a chat
+ * export between people shows them (stores built with it are other stores: keep them apart).
+ *
+ * Each conversation goes into its own store through the engine as the app saves it. Every question with
+ * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
+ * time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
  * messages among the messages of the top 5/10 results, averaged over questions), any-hit@10 (questions
  * with at least one evidence message in the top 10), messages per result, search p95, the same per
- * question type, and one JSON line.
+ * question type (BEAM) or category (LoCoMo), and one JSON line.
  *
  * `--only N` measures the first N conversations. `--stores <folder>` keeps the stores there and reuses
  * them on the next run (for changes to search alone); without it they go in a temporary folder.
@@ -27,6 +39,8 @@ import { MemoryEngine } from '../electron/engine/engine.js';
 
 const { values } = parseArgs({
   options: {
+    set: { type: 'string', default: 'beam' },
+    'speaker-names': { type: 'boolean', default: false },
     data: { type: 'string' },
     only: { type: 'string' },
     stores: { type: 'string' },
@@ -35,8 +49,8 @@ const { values } = parseArgs({
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
-if (!values.data) {
-  console.error('usage: npm run bench:recall -- --data <folder of BEAM conversations> [--only N] [--stores <folder>]');
+if (!values.data || (values.set !== 'beam' && values.set !== 'locomo')) {
+  console.error('usage: npm run bench:recall -- [--set beam|locomo] --data <folder of BEAM conversations | locomo10.json> [--only N] [--stores <folder>]');
   process.exit(2);
 }
 const DATA = path.resolve(values.data);
@@ -119,6 +133,78 @@ function questionsOf(dir: string, name: string): Question[] {
   return out;
 }
 
+interface LocomoTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface LocomoSample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: Array<{ question: string; evidence?: unknown; category: number }>;
+}
+
+/** LoCoMo's question categories, as its paper and later work name them. */
+const LOCOMO_CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
+
+/** `1:56 pm on 8 May, 2023` as an ISO time; LoCoMo names no time zone, so it is read as UTC. */
+function locomoTime(text: unknown): string | undefined {
+  const match = typeof text === 'string' ? /^(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})$/i.exec(text.trim()) : null;
+  if (!match) return undefined;
+  const [, h, m, half, day, month, year] = match;
+  const hour = (Number(h) % 12) + (half!.toLowerCase() === 'pm' ? 12 : 0);
+  const time = Date.parse(`${day} ${month} ${year} ${String(hour).padStart(2, '0')}:${m} UTC`);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+/** The conversations of LoCoMo's file, each with its sessions and its questions. */
+function locomoConversations(file: string): Array<{ name: string; sessions: SessionInput[]; questions: Question[] }> {
+  const samples = readJson(file);
+  if (!Array.isArray(samples) || samples.some((x) => !x || typeof x !== 'object' || !('conversation' in x) || !Array.isArray((x as LocomoSample).qa))) {
+    throw new Error(`${file}: expected LoCoMo's list of conversations (objects with "conversation" and "qa")`);
+  }
+  return (samples as LocomoSample[]).map((sample) => {
+    const conv = sample.conversation;
+    const numbers = Object.keys(conv)
+      .map((key) => /^session_(\d+)$/.exec(key)?.[1])
+      .filter((n): n is string => n !== undefined && Array.isArray(conv[`session_${n}`]))
+      .map(Number)
+      .sort((a, b) => a - b);
+    const sessions: SessionInput[] = numbers.map((n) => {
+      const date = locomoTime(conv[`session_${n}_date_time`]);
+      if (!date) throw new Error(`${file}: ${sample.sample_id} session ${n}: cannot read its date "${String(conv[`session_${n}_date_time`])}"`);
+      return {
+        sessionId: `locomo-${sample.sample_id}-${n}`,
+        source: 'json',
+        messages: (conv[`session_${n}`] as LocomoTurn[]).map((turn) => ({
+          msgId: turn.dia_id,
+          role: turn.speaker === conv.speaker_a ? 'user' : 'assistant',
+          content: `${values['speaker-names'] ? `${turn.speaker}: ` : ''}${turn.text}${turn.blip_caption ? `\n[shares ${turn.blip_caption}]` : ''}`,
+          timestamp: date,
+        })),
+      };
+    });
+    const questions: Question[] = [];
+    for (const qa of sample.qa) {
+      // A few evidence entries hold several ids in one string ("D8:6; D9:17"); one is only "D".
+      const evidence = new Set(JSON.stringify(qa.evidence ?? []).match(/D\d+:\d+/g) ?? []);
+      const type = `${qa.category} ${LOCOMO_CATEGORIES[qa.category] ?? 'other'}`;
+      if (evidence.size > 0) questions.push({ conversation: sample.sample_id, type, question: qa.question, evidence });
+    }
+    return { name: sample.sample_id, sessions, questions };
+  });
+}
+
+/** BEAM's conversations in the folder, each read when its turn comes. */
+function beamConversations(dir: string): Array<{ name: string; read: () => { sessions: SessionInput[]; questions: Question[] } }> {
+  const names = readdirSync(dir)
+    .filter((name) => existsSync(path.join(dir, name, 'probing_questions.json')))
+    .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  if (names.length === 0) throw new Error(`${dir}: no conversations (folders with probing_questions.json) in it`);
+  return names.map((name) => ({ name, read: () => ({ sessions: sessionsOf(path.join(dir, name), name), questions: questionsOf(path.join(dir, name), name) }) }));
+}
+
 interface Outcome {
   type: string;
   at5: number;
@@ -151,10 +237,10 @@ function summary(outcomes: Outcome[]) {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
 
 async function main(): Promise<void> {
-  const conversations = readdirSync(DATA)
-    .filter((name) => existsSync(path.join(DATA, name, 'probing_questions.json')))
-    .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
-  if (conversations.length === 0) throw new Error(`${DATA}: no conversations (folders with probing_questions.json) in it`);
+  const conversations =
+    values.set === 'locomo'
+      ? locomoConversations(DATA).map((c) => ({ name: c.name, read: () => c }))
+      : beamConversations(DATA);
   const chosen = values.only ? conversations.slice(0, Number(values.only)) : conversations;
   const modelsDir = path.resolve(values.models);
   await ensureUseLiteEn(modelsDir);
@@ -165,10 +251,9 @@ async function main(): Promise<void> {
   const outcomes: Outcome[] = [];
   let saveMs = 0;
   try {
-    for (const name of chosen) {
-      const dir = path.join(DATA, name);
-      const sessions = sessionsOf(dir, name);
-      const questions = questionsOf(dir, name);
+    for (const conversation of chosen) {
+      const name = conversation.name;
+      const { sessions, questions } = conversation.read();
       const engine = await MemoryEngine.open({ dataDir: path.join(root, `conversation-${name}`), embedder });
       try {
         const started = performance.now();
@@ -213,7 +298,7 @@ async function main(): Promise<void> {
   const types = [...new Set(outcomes.map((o) => o.type))].sort();
   const perType = Object.fromEntries(types.map((t) => [t, summary(outcomes.filter((o) => o.type === t))]));
   log('');
-  log(`BEAM ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
+  log(`${values.set === 'locomo' ? 'LoCoMo' : 'BEAM'} ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
   log(`recall@5 ${pct(all.recallAt5)}   recall@10 ${pct(all.recallAt10)}   any-hit@10 ${pct(all.anyHitAt10)}   messages/result ${all.messagesPerResult.toFixed(2)}   search p95 ${all.searchP95Ms.toFixed(0)} ms   saving ${(saveMs / 1000).toFixed(1)} s`);
   log('');
   log(`${'type'.padEnd(26)} ${'n'.padStart(4)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'any@10'.padStart(6)} ${'msg/res'.padStart(7)}`);
@@ -223,7 +308,7 @@ async function main(): Promise<void> {
   }
   const round = (x: number) => Math.round(x * 10_000) / 10_000;
   const compact = (s: ReturnType<typeof summary>) => ({ questions: s.questions, recallAt5: round(s.recallAt5), recallAt10: round(s.recallAt10), anyHitAt10: round(s.anyHitAt10), messagesPerResult: round(s.messagesPerResult), searchP95Ms: Math.round(s.searchP95Ms) });
-  console.log(JSON.stringify({ benchmark: 'beam', data: path.basename(DATA), conversations: chosen.length, limit: LIMIT, saveMs: Math.round(saveMs), ...compact(all), byType: Object.fromEntries(types.map((t) => [t, compact(perType[t]!)])) }));
+  console.log(JSON.stringify({ benchmark: values.set, data: path.basename(DATA), conversations: chosen.length, limit: LIMIT, saveMs: Math.round(saveMs), ...compact(all), byType: Object.fromEntries(types.map((t) => [t, compact(perType[t]!)])) }));
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,7 @@ import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion
 import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
-import { timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
@@ -126,6 +126,23 @@ describe('the time a question names', () => {
     expect(span('What did I eat on March 15?')).toEqual(['2024-03-15', '2024-03-15']);
     expect(span('What did we talk about last week?')).toEqual(['2024-06-10', '2024-06-16']);
     expect(span('What did I say yesterday?')).toEqual(['2024-06-19', '2024-06-19']);
+  });
+
+  it('favours what was said within the span or in the days after it, when people tell of what they did', async () => {
+    const said: Record<string, string> = { before: '2024-05-30T12:00:00Z', during: '2024-06-12T12:00:00Z', toldAfter: '2024-07-03T12:00:00Z', weeksAfter: '2024-07-20T12:00:00Z' };
+    const candidate = (id: string, score: number) => ({ hit: { chunkId: id, sessionId: 's', text: id, msgIds: [id], seq: score }, score });
+    const fused = [candidate('weeksAfter', 0.9), candidate('before', 0.8), candidate('toldAfter', 0.6), candidate('during', 0.5)];
+    const reads = { messagesAround: async (places: ReadonlyArray<{ firstMsgId: string }>) => places.map((p) => ({ first: { timestamp: said[p.firstMsgId] } }) as never) };
+    const june = timeSpanOf('When did Melanie go camping in June?', now)!;
+    const order = await favourSpan(reads, fused, june, 10);
+    expect(order.map((f) => f.hit.chunkId)).toEqual(['toldAfter', 'during', 'weeksAfter', 'before']);
+  });
+
+  it('favours what says a time for a question that asks when, and only then', () => {
+    const candidate = (id: string, text: string, score: number) => ({ hit: { text }, score, id });
+    const fused = [candidate('plain', 'The support group was so powerful, I felt accepted.', 1), candidate('dated', 'I went to a support group yesterday.', 0.8)];
+    expect(favourSaidTimes('When did Caroline go to the support group?', fused, 10).map((f) => f.id)).toEqual(['dated', 'plain']);
+    expect(favourSaidTimes('What did Caroline feel at the support group?', fused, 10).map((f) => f.id)).toEqual(['plain', 'dated']);
   });
 
   it('puts a month named without its year in the past, and names no span for habits or none at all', () => {

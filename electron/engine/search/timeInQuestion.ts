@@ -71,13 +71,20 @@ function spanOf(date: chrono.ParsedComponents, now: Date, yearOfEnd?: number): T
 }
 
 /** How much more a candidate said within the question's time span scores (times 1 + this). */
-export const WITHIN_SPAN_BOOST = 1;
+export const WITHIN_SPAN_BOOST = 2;
 
 /**
- * The candidates, those whose first message was said within `span` scoring WITHIN_SPAN_BOOST more:
- * a boost, not a filter, since a date in a question can also be one said in the text ("the deadline
- * on May 3"). Reads the first message of at most `count` candidates (one lookup); candidates without
- * a time keep their score. Best first again.
+ * Days after the span that still count as within it: what people did is often told a few days later
+ * ("we went camping last weekend"), so "When did Melanie go camping in June?" finds the message of
+ * July 3 that tells of it.
+ */
+export const TOLD_AFTER = 7 * DAY;
+
+/**
+ * The candidates, those whose first message was said within `span` (or up to TOLD_AFTER after it)
+ * scoring WITHIN_SPAN_BOOST more: a boost, not a filter, since a date in a question can also be one
+ * said in the text ("the deadline on May 3"). Reads the first message of at most `count` candidates
+ * (one lookup); candidates without a time keep their score. Best first again.
  */
 export async function favourSpan<T extends { hit: PromptableHit; score: number }>(reads: Pick<SearchReads, 'messagesAround'>, fused: readonly T[], span: TimeSpan, count: number): Promise<T[]> {
   const head = fused.slice(0, count).filter(({ hit }) => placed(hit));
@@ -86,8 +93,27 @@ export async function favourSpan<T extends { hit: PromptableHit; score: number }
   const within = new Set<T>();
   head.forEach((entry, i) => {
     const time = Date.parse(around[i]?.first?.timestamp ?? '');
-    if (time >= span.from && time <= span.to) within.add(entry);
+    if (time >= span.from && time <= span.to + TOLD_AFTER) within.add(entry);
   });
   if (within.size === 0) return [...fused];
   return fused.map((entry) => (within.has(entry) ? { ...entry, score: entry.score * (1 + WITHIN_SPAN_BOOST) } : entry)).sort((a, b) => b.score - a.score);
+}
+
+/** How much more a candidate that says a time scores for a question that asks when (times this). */
+export const SAYS_WHEN_BOOST = 1.5;
+
+/** An English question that asks when something happened: "When did ...", "What day ...", "How long ago ...". */
+export function asksWhen(question: string): boolean {
+  return languageOf(question) === 'latin' && /^\s*(?:when|how long ago|what (?:day|date|month|year))\b/i.test(question);
+}
+
+/**
+ * For a question that asks when (asksWhen), the first `count` candidates whose text says a time
+ * ("yesterday", "last week", "in May", "on the 3rd", read with chrono-node's English parser) score
+ * SAYS_WHEN_BOOST times as much: the message that answers "When did Caroline go to the support
+ * group?" is the one that says "I went yesterday", dated by its session. Best first again.
+ */
+export function favourSaidTimes<T extends { hit: { text: string }; score: number }>(question: string, fused: readonly T[], count: number): T[] {
+  if (!asksWhen(question)) return [...fused];
+  return fused.map((entry, i) => (i < count && chrono.parse(entry.hit.text).length > 0 ? { ...entry, score: entry.score * SAYS_WHEN_BOOST } : entry)).sort((a, b) => b.score - a.score);
 }
