@@ -62,6 +62,11 @@ export interface SaveOptions {
   dryRun?: boolean;
   /** Replace well-known secrets (keys, tokens, passwords) with `[REDACTED:<kind>]` before storing. Default true. */
   redact?: boolean;
+  /**
+   * Save the session even if it was forgotten, and lift its forgotten mark: a person saving it again
+   * on purpose. Without it, a forgotten session is left out (the report says `forgotten`).
+   */
+  unforget?: boolean;
 }
 
 /** What one save did. The CLI's `save --json` prints exactly these fields. */
@@ -93,6 +98,8 @@ export interface SaveReport {
   durationMs: number;
   warnings: string[];
   dryRun?: boolean;
+  /** The session was forgotten on some machine of this store: nothing was saved (save it with `unforget` to bring it back). */
+  forgotten?: boolean;
 }
 
 /** A report with nothing counted yet: every save starts from this. */

@@ -85,10 +85,19 @@ describe('forgetting a session saved from a source', () => {
     expect(filesContaining(data, 'surprise party')).toEqual([]);
     expect(filesContaining(data, keptLog).length).toBeGreaterThan(0);
 
-    // Brought back on purpose: an import of the transcript saves it.
+    // An import is a writer like the others: it leaves the forgotten session out, and says so.
     const imported = await runCli(['--data', data, 'import', '--json', forgottenLog], env);
     expect(imported.status).toBe(0);
+    expect(jsonLines(imported.stdout)).toEqual([expect.objectContaining({ sessionId: FORGOTTEN, forgotten: true, chunksWritten: 0 })]);
+    expect(await sessionIds(data, env)).toEqual([KEPT]);
+    // Brought back on purpose: an import with --unforget saves it, and later syncs keep it up to date.
+    const unforgotten = await runCli(['--data', data, 'import', '--json', '--unforget', forgottenLog], env);
+    expect(unforgotten.status).toBe(0);
     expect(await sessionIds(data, env)).toEqual([FORGOTTEN, KEPT].sort());
+    await fs.appendFile(forgottenLog, claudeCodeLines(FORGOTTEN, 'the surprise party', 10, 2));
+    const resumed = await runCli(['--data', data, 'hook', '--json', '--file', forgottenLog], env);
+    expect(resumed.status).toBe(0);
+    expect(jsonLines(resumed.stdout)).toEqual([expect.objectContaining({ sessionId: FORGOTTEN, new: 2 })]);
   });
 
   it('a file saved while its session was being forgotten is recorded without it', async () => {

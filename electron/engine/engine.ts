@@ -33,10 +33,12 @@ import { listSessions, sessionHistory, showSession } from './record/sessions.js'
 import { ChunkStore } from './store/store.js';
 import { verifyStore } from './store/verify.js';
 import { retryTransient } from './store/transient.js';
-import { letWaitingWritersIn } from './files/writeLock.js';
+import { acquireWriteLock, letWaitingWritersIn } from './files/writeLock.js';
+import { ForgottenMarks } from './privacy/forgottenMarks.js';
+import { dropForgottenTraces } from './privacy/forgetTraces.js';
 import { WriteGuard } from './store/writeGuard.js';
 
-export type { MemoryEngineOptions, SaveCallOptions } from './context.js';
+export type { LocalTraces, MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './files/logger.js';
 export { optimizeIntervalFor } from './store/maintenance.js';
 export { machineName } from './store/writeGuard.js';
@@ -68,6 +70,7 @@ export class MemoryEngine {
       records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
       history: new SaveHistory({ dataDir, store }),
       state,
+      forgotten: new ForgottenMarks(state),
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
@@ -119,6 +122,7 @@ export class MemoryEngine {
     }
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
+    await engine.dropForgottenTraces();
     return engine;
   }
 
@@ -134,6 +138,21 @@ export class MemoryEngine {
       await guard.check();
     } finally {
       guard.close();
+    }
+  }
+
+  /**
+   * Drops what this machine's folder keeps of sessions forgotten since (here or on another machine
+   * sharing the store): run at every open. Only this machine's files change, under its local write
+   * lock; when another process of this machine holds that lock, the next open does it. Never fails
+   * the open: a failure is logged.
+   */
+  private async dropForgottenTraces(): Promise<void> {
+    try {
+      const dropped = await dropForgottenTraces(this.ctx, () => acquireWriteLock(this.dataDir, { waitMs: 0 }));
+      if (dropped > 0) this.ctx.logger.info(`dropped this machine's traces of ${dropped} forgotten session(s)`);
+    } catch (error) {
+      this.ctx.logger.info(`traces of forgotten sessions not dropped now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -16,6 +16,7 @@ import { EngineError } from '../engine/errors.js';
 import { ChunkStore } from '../engine/store/index.js';
 import type { EngineLocation } from '../engine/files/index.js';
 import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
+import { sourceTraces } from '../sources/forgottenSessions.js';
 import { storeKindOf } from '../../shared/storeUri.js';
 import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
@@ -161,6 +162,7 @@ export class MemoryHost {
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
         ...(this.options.vectorIndexMinRows ? { vectorIndexMinRows: this.options.vectorIndexMinRows } : {}),
         onDownloadProgress: (p) => this.options.emit?.('onModelDownload', p),
+        localTraces: sourceTraces,
       });
       this.enginePromise.then(
         // A store that outgrew a flat vector scan before this version (or while the app was closed) gets its index now.

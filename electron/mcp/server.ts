@@ -18,6 +18,7 @@ import { EngineError } from '../engine/errors.js';
 import { normalizeSession } from '../engine/save/index.js';
 import { ChunkStore } from '../engine/store/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
+import { sourceTraces } from '../sources/forgottenSessions.js';
 
 export interface MemoryServerOptions {
   /** This machine's folder for the memory (the memory itself, for a local store). */
@@ -88,6 +89,7 @@ export class MemoryServer {
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         logger: this.options.logger,
+        localTraces: sourceTraces,
       });
       this.engineOpening.catch(() => (this.engineOpening = null));
     }
@@ -300,6 +302,7 @@ function endOf(until: string): number {
 }
 
 function describeSave(r: SaveReport): string {
+  if (r.forgotten) return `${r.sessionId}: this session was forgotten by the person; it is not saved again, nothing written.`;
   if (r.skippedSession) return `${r.sessionId}: already archived in full; ${r.total} messages skipped, nothing written.`;
   return `${r.sessionId}: ${r.total} messages: ${r.new} new, ${r.updated} updated, ${r.skipped} skipped, ${r.deleted} deleted; ${r.chunksWritten} chunks written (${r.embeddingsComputed} embeddings).`;
 }

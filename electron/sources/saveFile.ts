@@ -27,6 +27,8 @@ export interface SaveFileOptions {
   signal?: AbortSignal;
   /** Sessions of the file not to save (forgotten ones), by id. */
   leaveOut?: (sessionId: string) => Promise<boolean>;
+  /** Told of each session of the file the engine left out because it was forgotten (on any machine of the store). */
+  onForgotten?: (sessionId: string) => void;
 }
 
 /** `saved`: all of the file is stored. `waiting`: all but a line being written. `stopped`: part of it, stopped through `signal`. Throws the file's ImportError. */
@@ -42,7 +44,9 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
       for await (const session of result.sessions) {
         if (options.signal?.aborted) return 'stopped';
         if (options.leaveOut && (await options.leaveOut(session.sessionId.trim()))) continue;
-        options.onReport(await target.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) }));
+        const report = await target.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) });
+        if (report.forgotten) options.onForgotten?.(report.sessionId);
+        else options.onReport(report);
       }
       for (const part of result.skipped) {
         if (stillWriting && part.line !== undefined && /^truncated/.test(part.error)) waiting = true;
