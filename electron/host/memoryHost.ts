@@ -17,6 +17,7 @@ import { ChunkStore } from '../engine/store/index.js';
 import type { EngineLocation } from '../engine/files/index.js';
 import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
 import { sourceTraces } from '../sources/forgottenSessions.js';
+import { carrySourceSettings } from '../sources/sourceSettings.js';
 import { storeKindOf } from '../../shared/storeUri.js';
 import { machineName } from '../engine/engine.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
@@ -302,6 +303,8 @@ export class MemoryHost {
       this.location = location;
       this.storeFound = false;
       // Sources' choices, cursors, the hooks' door and the log live in this machine's folder of the memory: they follow it.
+      // The choices are carried there first (unless that place has its own), so that sources stay on.
+      if (moved) await carrySourceSettings(previousLocation.dataDir, location.dataDir);
       if (moved) await this.followLocalFolder();
       try {
         // Open now, so a wrong model or an unusable folder is reported here, not at the next save.

@@ -1,6 +1,7 @@
 /**
  * What a forgotten session leaves in the files of a machine's data folder beside the store (the save
- * history is history.ts's): the archive record (a cache of the store), the watch state, the logs'
+ * history is history.ts's): the archive record and the near-duplicate caches (caches of the store),
+ * the watch state, the logs'
  * lines that name it (by id, by a path it came from, or by its title), and what the layers above the
  * engine keep of it (`MemoryEngineOptions.localTraces`: the sources' cursors and last errors).
  *
@@ -15,6 +16,7 @@ import type { EngineContext } from '../context.js';
 import { readArchiveRecord } from '../record/archiveRecord.js';
 import { forgetWatchedSessions, readWatchState, watchedPaths } from '../record/watchState.js';
 import { assertWriteLock } from '../files/writeLock.js';
+import { dropSessionsFromNearDuplicates } from '../duplicates/nearDuplicates.js';
 
 /** The app's log folder under the data folder (host/appLog.ts writes it). */
 import { LOG_FOLDER } from '../files/layout.js';
@@ -56,6 +58,8 @@ export async function dropForgottenTraces(ctx: EngineContext, lock: () => Promis
     const titles = ids.map((id) => kept.get(id)).filter((t): t is string => t !== undefined);
     assertWriteLock(ctx.dataDir);
     await dropFileTracesOf(ctx, ids, titles);
+    // The near-duplicate caches name the sessions and hold codes of their vectors.
+    await dropSessionsFromNearDuplicates(ctx, ids);
     // The record is a cache: without them, and rebuilt or caught up from the store at its next load.
     const { record } = await readArchiveRecord(ctx.dataDir);
     if (record && ids.some((id) => record.sessions[id])) {
