@@ -286,6 +286,22 @@ export interface VerifyResult {
   messages: number;
   chunks: number;
   problems: string[];
+  /** Whether the store's provider keeps deleted objects (and so forgotten text) for a while. */
+  retention?: DeletedObjectRetention;
+}
+
+/**
+ * Whether the place a store lives keeps what forgetting deletes: S3 bucket versioning, Google Cloud
+ * Storage soft delete, Azure blob soft delete. `none`: a local folder; `off`: the provider was asked
+ * and keeps nothing; `on`/`suspended`: it keeps deleted objects (for `days`, when a rule says so);
+ * `unknown`: it could not be asked.
+ */
+export interface DeletedObjectRetention {
+  state: 'none' | 'off' | 'on' | 'suspended' | 'unknown';
+  /** Days deleted objects are kept, when the provider says. */
+  days?: number;
+  /** What it means for forgotten text, and how to turn it off, in words a person reads. */
+  message: string;
 }
 
 /** What `maintain` did: the vector index built (when the store had outgrown a flat scan), and the compaction. */

@@ -4,7 +4,7 @@
  */
 import { Command, Option, CommanderError } from 'commander';
 import path from 'node:path';
-import type { SaveMode } from '../../shared/domain.js';
+import type { SaveMode, VerifyResult } from '../../shared/domain.js';
 import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
 import type { MemoryEngine } from '../engine/engine.js';
@@ -366,6 +366,8 @@ export function buildProgram(io: Io = defaultIo): Command {
         io.out(`${result.ok ? 'OK' : 'PROBLEMS'}: ${result.sessions} sessions, ${result.messages} messages, ${result.chunks} chunks`);
         for (const p of result.problems) io.out(`  - ${p}`);
         if (options.repair && !result.ok) io.out('The archive record was rebuilt from the store.');
+        const retention = (result as Partial<VerifyResult>).retention;
+        if (retention) io.out(`Deleted objects: ${retention.message}`);
       }
       if (!result.ok) throw new ExitStatus(1);
     });

@@ -4,7 +4,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { SaveReport } from '../../shared/domain.js';
+import type { DeletedObjectRetention, SaveReport } from '../../shared/domain.js';
 import type { PersistedSettings } from './settingsFile.js';
 import type { Channel, EventMap, EventName, McpLaunch, FilePreview, ImportResult, RequestMap, ResponseMap, Settings, StorageView } from '../../shared/ipc.js';
 import type { Readable } from 'node:stream';
@@ -13,7 +13,7 @@ import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/duplicates/index.js';
 import { EngineError } from '../engine/errors.js';
-import { ChunkStore } from '../engine/store/index.js';
+import { ChunkStore, storeRetention } from '../engine/store/index.js';
 import type { EngineLocation } from '../engine/files/index.js';
 import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
 import { sourceTraces } from '../sources/forgottenSessions.js';
@@ -76,6 +76,7 @@ export class MemoryHost {
   private sources: SourcesHost;
   private closed = false;
   private appLog: AppLog | null = null;
+  private retention: { uri: string; answer: Promise<DeletedObjectRetention | null> } | null = null;
 
   constructor(private readonly options: MemoryHostOptions) {
     this.staging = new StagingArea(options.stagingDir ?? (() => stagingDirOf(this.location.dataDir)));
@@ -252,6 +253,17 @@ export class MemoryHost {
   }
 
   /**
+   * Whether the store's provider keeps deleted objects (Settings › Storage says so, since forgotten
+   * text stays there): asked once per place the app points at, never failing the settings.
+   */
+  private async retentionView(): Promise<{ retention?: DeletedObjectRetention }> {
+    const uri = this.storeUri;
+    if (this.retention?.uri !== uri) this.retention = { uri, answer: storeRetention(uri).catch(() => null) };
+    const retention = await this.retention.answer;
+    return retention ? { retention } : {};
+  }
+
+  /**
    * Copies the current memory to `chosen` before the app moves there. Everything that would refuse
    * the move refuses the copy first (a running import, a bad URI, a store its writers could not
    * share safely), so nothing is copied to a place the app would not use.
@@ -274,7 +286,7 @@ export class MemoryHost {
     const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
     return {
       ...this.settings,
-      storage: this.storageView(),
+      storage: { ...this.storageView(), ...(await this.retentionView()) },
       mcpServer: this.mcpServer(),
       hookCommand: this.hookCommand(),
       logDir: this.appLog?.dir ?? null,
