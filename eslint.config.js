@@ -10,6 +10,51 @@ const engineInternals = {
 const noElectron = { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' };
 const noUi = { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' };
 
+// The layers of electron/, lowest first: a folder may import from its own layer and those below,
+// never from a higher one (the engine records a forget; the sources, above it, react to it).
+// shared/ is below them all (its own rules, further down).
+const LAYERS = [
+  ['embedding', 'importers'],
+  ['engine'],
+  ['sources'],
+  ['mcp', 'host'],
+  ['cli', 'main', 'preload'],
+];
+
+/** The import patterns a file of `folder` may not use: every folder of a higher layer, by any relative path. */
+function higherLayers(folder) {
+  const rank = LAYERS.findIndex((layer) => layer.includes(folder));
+  const higher = LAYERS.slice(rank + 1).flat();
+  return {
+    group: higher.flatMap((name) => [`../${name}/*`, `../../${name}/*`, `../../../${name}/*`, `../../../../${name}/*`]),
+    message: `electron/${folder} must not import from a higher layer (${higher.join(', ')}): the layers run embedding and importers, engine, sources, mcp and host, cli and main; a lower layer hands what it knows up through options or the store.`,
+  };
+}
+
+/** The same for `import()` expressions, which no-restricted-imports does not see. */
+function higherLayersDynamic(folder) {
+  const rank = LAYERS.findIndex((layer) => layer.includes(folder));
+  const higher = LAYERS.slice(rank + 1).flat();
+  return {
+    selector: `ImportExpression > Literal[value=/^(\\.\\.\\/)+(${higher.join('|')})\\//]`,
+    message: `electron/${folder} must not import from a higher layer (${higher.join(', ')}).`,
+  };
+}
+
+/** A block per folder of electron/: its layer's rule beside the patterns every file of it keeps. */
+function layered(folders, patterns) {
+  return folders.map((folder) => {
+    const top = LAYERS.at(-1).includes(folder);
+    return {
+      files: [`electron/${folder}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': ['error', { patterns: top ? patterns : [...patterns, higherLayers(folder)] }],
+        ...(top ? {} : { 'no-restricted-syntax': ['error', higherLayersDynamic(folder)] }),
+      },
+    };
+  });
+}
+
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'stream', 'url', 'util', 'zlib', 'events', 'net', 'http', 'https'];
 
 export default tseslint.config(
@@ -54,26 +99,16 @@ export default tseslint.config(
       }],
     },
   },
+  // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
+  ...layered(['embedding', 'importers', 'sources', 'mcp', 'host', 'cli'], [noElectron, noUi, engineInternals]),
+  ...layered(['engine'], [
+    noElectron,
+    noUi,
+    { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the engine, import the module itself, not a folder\'s index.js.' },
+  ]),
+  ...layered(['main', 'preload'], [engineInternals]),
   {
-    // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
-    files: ['electron/**/*.ts'],
-    ignores: ['electron/main/**', 'electron/preload/**', 'electron/engine/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noElectron, noUi, engineInternals] }] },
-  },
-  {
-    files: ['electron/engine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          noElectron,
-          noUi,
-          { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the engine, import the module itself, not a folder\'s index.js.' },
-        ],
-      }],
-    },
-  },
-  {
-    files: ['electron/main/**/*.ts', 'electron/preload/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs'],
+    files: ['scripts/**/*.ts', 'scripts/**/*.mjs'],
     rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals] }] },
   },
 );

@@ -62,6 +62,11 @@ export interface SaveOptions {
   dryRun?: boolean;
   /** Replace well-known secrets (keys, tokens, passwords) with `[REDACTED:<kind>]` before storing. Default true. */
   redact?: boolean;
+  /**
+   * Save the session even if it was forgotten, and lift its forgotten mark: a person saving it again
+   * on purpose. Without it, a forgotten session is left out (the report says `forgotten`).
+   */
+  unforget?: boolean;
 }
 
 /** What one save did. The CLI's `save --json` prints exactly these fields. */
@@ -93,6 +98,8 @@ export interface SaveReport {
   durationMs: number;
   warnings: string[];
   dryRun?: boolean;
+  /** The session was forgotten on some machine of this store: nothing was saved (save it with `unforget` to bring it back). */
+  forgotten?: boolean;
 }
 
 /** A report with nothing counted yet: every save starts from this. */
@@ -279,6 +286,22 @@ export interface VerifyResult {
   messages: number;
   chunks: number;
   problems: string[];
+  /** Whether the store's provider keeps deleted objects (and so forgotten text) for a while. */
+  retention?: DeletedObjectRetention;
+}
+
+/**
+ * Whether the place a store lives keeps what forgetting deletes: S3 bucket versioning, Google Cloud
+ * Storage soft delete, Azure blob soft delete. `none`: a local folder; `off`: the provider was asked
+ * and keeps nothing; `on`/`suspended`: it keeps deleted objects (for `days`, when a rule says so);
+ * `unknown`: it could not be asked.
+ */
+export interface DeletedObjectRetention {
+  state: 'none' | 'off' | 'on' | 'suspended' | 'unknown';
+  /** Days deleted objects are kept, when the provider says. */
+  days?: number;
+  /** What it means for forgotten text, and how to turn it off, in words a person reads. */
+  message: string;
 }
 
 /** What `maintain` did: the vector index built (when the store had outgrown a flat scan), and the compaction. */

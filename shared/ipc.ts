@@ -8,6 +8,7 @@ import { CHANNEL_NAMES, EVENT_NAMES as EVENTS, type ChannelName } from './channe
 import type {
   DuplicateListing,
   ChunkDetail,
+  DeletedObjectRetention,
   RecentWriter,
   SaveEvent,
   SaveProgress,
@@ -171,6 +172,8 @@ export interface StorageView {
   shared: boolean;
   /** This machine's name in the save history. */
   machine: string;
+  /** Whether the store's provider keeps deleted objects, and so forgotten text (absent while unknown to the host). */
+  retention?: DeletedObjectRetention;
 }
 
 /** A place on this machine where an assistant keeps conversations, as the Sources view shows it. */

@@ -56,8 +56,11 @@ describe('forget', () => {
       const history = await engine.history('private');
       expect(history.at(-1)).toMatchObject({ forgotten: true, deleted: 4 });
       expect((await engine.verify()).problems).toEqual([]);
-      // Saving it again is a first save.
-      expect((await engine.save(secretSession())).new).toBe(4);
+      // A writer that saves it again (a sync, a hook, an import) is refused; a person saving it on purpose makes a first save.
+      expect(await engine.save(secretSession())).toMatchObject({ forgotten: true, new: 0, chunksWritten: 0 });
+      expect((await engine.listSessions()).map((s) => s.sessionId).sort()).toEqual(['kept', 'other']);
+      expect((await engine.save(secretSession(), { unforget: true })).new).toBe(4);
+      expect((await engine.save(secretSession())).forgotten).toBeUndefined();
       await engine.close();
     } finally {
       cleanup();

@@ -11,24 +11,11 @@ import { forgetCursorSessions, SourceCursors } from '../electron/sources/cursors
 import { jsonLines, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
+import { claudeCodeLines } from './helpers/claudeCode.js';
 
 const scratch = scratchDirs('sm-forget-sources-');
 const FORGOTTEN = '2b4d6f80-1a3c-4e5f-9a7b-c9d8e7f6a5b4';
 const KEPT = '9e8d7c6b-5a49-4382-b1c0-d9e8f7a6b5c4';
-
-/** Claude Code's log lines of one session. */
-function claudeCodeLines(sessionId: string, topic: string, from: number, count: number): string {
-  const lines: string[] = [];
-  for (let i = from; i < from + count; i++) {
-    const user = i % 2 === 0;
-    const uuid = `${sessionId.slice(0, 8)}-${String(i).padStart(4, '0')}`;
-    const parentUuid = i === 0 ? null : `${sessionId.slice(0, 8)}-${String(i - 1).padStart(4, '0')}`;
-    const text = user ? `Question ${i} about ${topic}: what comes next?` : `Answer ${i} about ${topic}: step ${i} follows.`;
-    const message = user ? { role: 'user', content: text } : { id: `msg_${i}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-20250514', content: [{ type: 'text', text }] };
-    lines.push(JSON.stringify({ parentUuid, isSidechain: false, userType: 'external', cwd: '/work', sessionId, version: '1.0.98', type: user ? 'user' : 'assistant', message, uuid, timestamp: new Date(Date.UTC(2026, 10, 30, 9, 0, i)).toISOString() }));
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 async function sessionIds(data: string, env: Record<string, string>): Promise<string[]> {
   const listed = await runCli(['--data', data, 'sessions', '--json'], env);
@@ -85,10 +72,19 @@ describe('forgetting a session saved from a source', () => {
     expect(filesContaining(data, 'surprise party')).toEqual([]);
     expect(filesContaining(data, keptLog).length).toBeGreaterThan(0);
 
-    // Brought back on purpose: an import of the transcript saves it.
+    // An import is a writer like the others: it leaves the forgotten session out, and says so.
     const imported = await runCli(['--data', data, 'import', '--json', forgottenLog], env);
     expect(imported.status).toBe(0);
+    expect(jsonLines(imported.stdout)).toEqual([expect.objectContaining({ sessionId: FORGOTTEN, forgotten: true, chunksWritten: 0 })]);
+    expect(await sessionIds(data, env)).toEqual([KEPT]);
+    // Brought back on purpose: an import with --unforget saves it, and later syncs keep it up to date.
+    const unforgotten = await runCli(['--data', data, 'import', '--json', '--unforget', forgottenLog], env);
+    expect(unforgotten.status).toBe(0);
     expect(await sessionIds(data, env)).toEqual([FORGOTTEN, KEPT].sort());
+    await fs.appendFile(forgottenLog, claudeCodeLines(FORGOTTEN, 'the surprise party', 10, 2));
+    const resumed = await runCli(['--data', data, 'hook', '--json', '--file', forgottenLog], env);
+    expect(resumed.status).toBe(0);
+    expect(jsonLines(resumed.stdout)).toEqual([expect.objectContaining({ sessionId: FORGOTTEN, new: 2 })]);
   });
 
   it('a file saved while its session was being forgotten is recorded without it', async () => {

@@ -6,7 +6,7 @@
 // First, as in the app: LanceDB's own warnings stay quiet.
 import '../electron/host/lanceLog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Result, Settings } from '../shared/ipc.js';
 import type { RecentWriter, SearchHit } from '../shared/domain.js';
@@ -135,9 +135,14 @@ describe('the app on a shared store (s3+ddb://)', () => {
     expect((await servers.objects(bucket)).filter((object) => object.key.endsWith('.lance') || object.key.includes('.lance/'))).toEqual([]);
     expect(await ok<Settings>(dispatch(host.handlers, 'settings:get', {}))).toMatchObject({ dataDir: folder, storage: { kind: 'folder', display: folder, localDir: folder, shared: false } });
 
-    // Copied, then moved there: the memory and its history are in the bucket.
+    // The person's choice of sources, as the Sources view keeps it.
+    const chosen = { enabled: { 'claude-code': true }, folders: { aider: ['/home/ana/notes'] } };
+    writeFileSync(path.join(folder, 'sources.json'), JSON.stringify({ ...chosen, status: { 'claude-code': { lastSync: new Date().toISOString(), sessionsSaved: 1, errors: [] } } }));
+
+    // Copied, then moved there: the memory and its history are in the bucket, the choice of sources in this computer's folder for it.
     const copied = await ok<Settings>(dispatch(host.handlers, 'store:change', { to: sharedUri, copy: true }));
-    expect(copied).toMatchObject({ dataDir: sharedUri, storage: { kind: 's3+ddb', shared: true } });
+    expect(copied).toMatchObject({ dataDir: sharedUri, storage: { kind: 's3+ddb', shared: true, retention: { state: 'off' } } });
+    expect(JSON.parse(readFileSync(path.join(copied.storage.localDir, 'sources.json'), 'utf8'))).toEqual({ ...chosen, status: {} });
     expect(copied.mcpServer?.args).toEqual(['--data', sharedUri, 'mcp']);
     expect((await servers.objects(bucket)).some((object) => object.key.startsWith('memory/chunks.lance/'))).toBe(true);
     expect((await ok<RecentWriter[]>(dispatch(host.handlers, 'store:writers', {}))).map((w) => w.machine)).toEqual(['desk-a']);

@@ -1,6 +1,7 @@
 /**
  * `copy --to <dir|uri>`: the memory `--data` names, copied as it is to another folder or store (a
- * folder to a bucket and back), then verified in both places. Loads the store only when run.
+ * folder to a bucket and back), with the person's choice of sources (sources.json), then verified in
+ * both places. Loads the store only when run.
  */
 import type { Command } from 'commander';
 import type { VerifyResult } from '../../shared/domain.js';
@@ -24,6 +25,9 @@ export function registerCopyCommand(program: Command, io: Io, globals: () => Glo
           if (!options.json && io.isTTY) io.err(`${p.table}: ${p.rows}/${p.total} rows`);
         },
       });
+      // The person's choice of sources goes with the memory: turning them on there brings back no forgotten session (the store's marks were copied).
+      const { carrySourceSettings } = await import('../sources/sourceSettings.js');
+      await carrySourceSettings(from.dataDir, locationOf({ ...globals(), data: options.to }).dataDir);
       const verify = async (data: string): Promise<VerifyResult> => withEngine({ ...globals(), data }, io, (engine) => engine.verify());
       const checked = { from: await verify(globals().data ?? from.dataDir), to: await verify(options.to) };
       if (options.json) io.out(JSON.stringify({ ...report, verify: checked }));

@@ -12,6 +12,7 @@ import { normalizeSession } from '../engine/save/index.js';
 import { ChunkStore } from '../engine/store/index.js';
 import { testSwitch } from '../engine/files/index.js';
 import { incompleteSessions, readTranscripts, type SkippedPart } from '../importers/index.js';
+import { sourceTraces } from '../sources/forgottenSessions.js';
 import { describeSkipped, locationOf, UsageError, type GlobalOptions, type Io } from './support.js';
 
 export function engineLogger(io: Io): Logger {
@@ -41,6 +42,8 @@ export function openEngine(options: GlobalOptions, io: Io, modelsDir = process.e
     ...(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS') ? { vectorIndexMinRows: Number(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS')) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,
+    // A forget drops the sources' traces too, here and, at their next open, on the other machines.
+    localTraces: sourceTraces,
   });
 }
 

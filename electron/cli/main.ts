@@ -4,7 +4,7 @@
  */
 import { Command, Option, CommanderError } from 'commander';
 import path from 'node:path';
-import type { SaveMode } from '../../shared/domain.js';
+import type { SaveMode, VerifyResult } from '../../shared/domain.js';
 import { DUPLICATE_THRESHOLD, NEAR_DUPLICATE_FLOOR, SAVE_MODES } from '../../shared/domain.js';
 import { describeIoError, EngineError } from '../engine/errors.js';
 import type { MemoryEngine } from '../engine/engine.js';
@@ -63,8 +63,9 @@ export function buildProgram(io: Io = defaultIo): Command {
     .addOption(new Option('--mode <mode>', 'save mode').choices([...SAVE_MODES]).default('incremental'))
     .option('--sync-deletes', 'remove stored messages that are absent from the file')
     .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
+    .option('--unforget', 'save a session that was forgotten (on any machine of this store) again, on purpose; without it, a forgotten session is left out')
     .option('--json', 'one JSON report per session per line')
-    .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; redact: boolean; json?: boolean }) => {
+    .action(async (file: string, options: { session?: string; mode: SaveMode; syncDeletes?: boolean; redact: boolean; unforget?: boolean; json?: boolean }) => {
       const { sessions, skipped, incomplete } = await loadSessions(file, options.session);
       // Damaged parts are named as \`import\` names them, before anything is saved.
       for (const part of skipped) io[options.json ? 'out' : 'err'](options.json ? JSON.stringify(part) : `session-memory: skipped ${describeSkipped(part)}`);
@@ -72,7 +73,7 @@ export function buildProgram(io: Io = defaultIo): Command {
         for (const session of sessions) {
           const bar = progressBar(io, !options.json);
           try {
-            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
+            const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}), ...(options.unforget ? { unforget: true } : {}) });
             bar.stop();
             io.out(options.json ? JSON.stringify(reportJson(report)) : describeReport(report));
             if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
@@ -95,8 +96,9 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--sync-deletes', 'remove stored messages that are absent from the files')
     .option('--no-redact', 'store secrets (keys, tokens, passwords) as they are instead of [REDACTED:<kind>]')
     .option('--strict', 'refuse a whole file when any conversation or line of it is damaged (default: skip and name the damaged parts)')
+    .option('--unforget', 'save sessions that were forgotten (on any machine of this store) again, on purpose; without it, forgotten sessions are left out')
     .option('--json', 'one JSON report per session per line, {"file","error"} per failed file, {"file","session"?,"line"?,"error"} per skipped part')
-    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; redact: boolean; strict?: boolean; json?: boolean }) => {
+    .action(async (paths: string[], options: { dryRun?: boolean; include?: IncludedExtra[]; mode: SaveMode; syncDeletes?: boolean; redact: boolean; strict?: boolean; unforget?: boolean; json?: boolean }) => {
       let failed = 0;
       let skipped = 0;
       await (options.dryRun ? withPreviewEngine : withEngine)(globals(), io, async (engine) => {
@@ -118,7 +120,7 @@ export function buildProgram(io: Io = defaultIo): Command {
             const bar = progressBar(io, !options.json);
             try {
               const incomplete = incompleteSessions(file);
-              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}) });
+              const report = await engine.save(session, { mode: options.mode, syncDeletes: Boolean(options.syncDeletes), dryRun: Boolean(options.dryRun), redact: options.redact, onProgress: bar.onProgress, ...(incomplete ? { incomplete } : {}), ...(options.unforget ? { unforget: true } : {}) });
               bar.stop();
               io.out(options.json ? JSON.stringify(reportJson(report)) : `  ${describeReport(report)}`);
               if (!options.json) for (const w of report.warnings) io.err(`warning: ${w}`);
@@ -367,6 +369,8 @@ export function buildProgram(io: Io = defaultIo): Command {
         io.out(`${result.ok ? 'OK' : 'PROBLEMS'}: ${result.sessions} sessions, ${result.messages} messages, ${result.chunks} chunks`);
         for (const p of result.problems) io.out(`  - ${p}`);
         if (options.repair && !result.ok) io.out('The archive record was rebuilt from the store.');
+        const retention = (result as Partial<VerifyResult>).retention;
+        if (retention) io.out(`Deleted objects: ${retention.message}`);
       }
       if (!result.ok) throw new ExitStatus(1);
     });

@@ -36,11 +36,12 @@ export class UsageError extends Error {}
 /** The report fields `save --json` prints, in this order. */
 export function reportJson(report: SaveReport): Record<string, unknown> {
   const { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, nearDuplicates, durationMs, warnings } = report;
-  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, nearDuplicates, durationMs, warnings };
+  return { sessionId, mode, skippedSession, total, new: added, updated, skipped, deleted, chunksWritten, chunksDeleted, chunkIds, embeddingsComputed, sharedMessages, redacted, nearDuplicates, durationMs, warnings, ...(report.forgotten ? { forgotten: true } : {}) };
 }
 
 export function describeReport(report: SaveReport): string {
   const who = `${report.sessionId}:`;
+  if (report.forgotten) return `${who} forgotten, not saved again (save it on purpose with --unforget)`;
   if (report.skippedSession) return `${who} already archived, ${report.total} messages skipped (0 embeddings, ${report.durationMs} ms)`;
   const deleted = report.deleted > 0 ? `, ${report.deleted} deleted` : '';
   const removed = report.chunksDeleted > 0 ? `, ${report.chunksDeleted} removed` : '';

@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../engine/engine.js';
-import { currentWatchState, recordWatchedFile, unchanged } from '../engine/record/index.js';
+import { currentWatchState, recordForgottenFile, recordWatchedFile, unchanged } from '../engine/record/index.js';
 import { ImportError, type SkippedPart } from '../importers/index.js';
 import { followFiles } from '../sources/follow.js';
 import { saveTranscriptFile } from '../sources/saveFile.js';
@@ -44,6 +44,7 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
     if (unchanged(await currentWatchState(engine.dataDir), file, stat)) return;
     try {
       const sessions = new Set<string>();
+      let forgotten = 0;
       const outcome = await saveTranscriptFile(engine, file, {
         ...(options.include ? { include: options.include } : {}),
         redact: options.redact ?? true,
@@ -52,10 +53,13 @@ export async function watchTranscripts(engine: MemoryEngine, options: WatchOptio
           options.onReport(file, report);
         },
         ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
+        // Forgotten on some machine of the store: the engine left it out.
+        onForgotten: () => forgotten++,
       });
       // Saved up to the line being written; the rest comes with the file's next change.
       if (outcome !== 'saved') return;
-      await recordWatchedFile(engine.dataDir, file, { size: stat.size, mtimeMs: stat.mtimeMs, sessions: [...sessions] });
+      if (sessions.size === 0 && forgotten > 0) await recordForgottenFile(engine.dataDir, file, stat);
+      else await recordWatchedFile(engine.dataDir, file, { size: stat.size, mtimeMs: stat.mtimeMs, sessions: [...sessions] });
     } catch (error) {
       options.onError(file, error instanceof ImportError || error instanceof Error ? error.message : String(error));
     }

@@ -8,6 +8,7 @@ import type { Logger } from './files/logger.js';
 import type { RecordCache } from './record/recordCache.js';
 import type { SaveHistory } from './record/history.js';
 import type { StoreState } from './record/storeState.js';
+import type { ForgottenMarks } from './privacy/forgottenMarks.js';
 import type { ChunkStore } from './store/store.js';
 import type { PairJournal } from './duplicates/pairJournal.js';
 import type { VectorSketch } from './duplicates/vectorSketch.js';
@@ -51,6 +52,24 @@ export interface MemoryEngineOptions {
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */
   embedWorkerUrl?: URL;
+  /**
+   * What the layers above the engine keep of sessions in the data folder (the sources' cursors), so
+   * that a forget drops it too: on this machine when the forget runs, and on every machine sharing
+   * the store when it next opens it (privacy/localTraces.ts). The engine never imports those layers.
+   */
+  localTraces?: LocalTraces;
+}
+
+/** What a layer above the engine keeps of sessions in the data folder (see `localTraces`). */
+export interface LocalTraces {
+  /** The sessions it keeps something of. */
+  sessions(dataDir: string): Promise<string[]>;
+  /** The paths of the files these sessions came from, as it knows them: the logs lose their lines too. */
+  paths(dataDir: string, sessionIds: readonly string[]): Promise<string[]>;
+  /** Drops what it keeps of these forgotten sessions (the write lock is held; can be repeated). */
+  drop(dataDir: string, sessionIds: readonly string[]): Promise<void>;
+  /** A person saves a forgotten session again on purpose: this machine lifts its own marks of it too. */
+  restore?(dataDir: string, sessionIds: readonly string[]): Promise<void>;
 }
 
 export interface SaveCallOptions extends SaveOptions {
@@ -86,6 +105,8 @@ export interface EngineContext {
   readonly history: SaveHistory;
   /** Journals, dismissals and forks: the store's `state` table (record/storeState.ts). */
   readonly state: StoreState;
+  /** The forgotten sessions' marks, in the state table (privacy/forgottenMarks.ts). */
+  readonly forgotten: ForgottenMarks;
   /** The near-duplicate pairs, read on first use (pairJournal.ts). */
   readonly pairs: PairJournal;
   /** The embedder, started on first use. */

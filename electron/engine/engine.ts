@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ChunkDetail, DuplicateListing, MaintenanceReport, RecentWriter, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
+import type { ChunkDetail, DeletedObjectRetention, DuplicateListing, MaintenanceReport, RecentWriter, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
 import type { ArchiveRecord } from './record/archiveRecord.js';
@@ -31,12 +31,16 @@ import { saveSession } from './save/savePipeline.js';
 import { inspectChunk, searchChunks, type SearchOptions } from './search/search.js';
 import { listSessions, sessionHistory, showSession } from './record/sessions.js';
 import { ChunkStore } from './store/store.js';
+import { isRemoteStore } from './store/connect.js';
 import { verifyStore } from './store/verify.js';
 import { retryTransient } from './store/transient.js';
-import { letWaitingWritersIn } from './files/writeLock.js';
+import { acquireWriteLock, letWaitingWritersIn } from './files/writeLock.js';
+import { ForgottenMarks } from './privacy/forgottenMarks.js';
+import { storeRetention } from './store/retention.js';
+import { dropForgottenTraces } from './privacy/forgetTraces.js';
 import { WriteGuard } from './store/writeGuard.js';
 
-export type { MemoryEngineOptions, SaveCallOptions } from './context.js';
+export type { LocalTraces, MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './files/logger.js';
 export { optimizeIntervalFor } from './store/maintenance.js';
 export { machineName } from './store/writeGuard.js';
@@ -47,6 +51,7 @@ export class MemoryEngine {
   private ownsEmbedder = false;
   private closed = false;
   private maintenance: Promise<MaintenanceReport> | null = null;
+  private retention: Promise<DeletedObjectRetention> | null = null;
   private readonly ctx: EngineContext;
   private readonly guard: WriteGuard;
 
@@ -68,10 +73,14 @@ export class MemoryEngine {
       records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
       history: new SaveHistory({ dataDir, store }),
       state,
+      forgotten: new ForgottenMarks(state),
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
-      lock: () => this.guard.acquire(),
+      lock: () => {
+        this.noteRetention();
+        return this.guard.acquire();
+      },
       enqueue: (task) => this.enqueue(task),
       maintaining: () => this.maintenance !== null,
     };
@@ -119,6 +128,7 @@ export class MemoryEngine {
     }
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
+    await engine.dropForgottenTraces();
     return engine;
   }
 
@@ -134,6 +144,21 @@ export class MemoryEngine {
       await guard.check();
     } finally {
       guard.close();
+    }
+  }
+
+  /**
+   * Drops what this machine's folder keeps of sessions forgotten since (here or on another machine
+   * sharing the store): run at every open. Only this machine's files change, under its local write
+   * lock; when another process of this machine holds that lock, the next open does it. Never fails
+   * the open: a failure is logged.
+   */
+  private async dropForgottenTraces(): Promise<void> {
+    try {
+      const dropped = await dropForgottenTraces(this.ctx, () => acquireWriteLock(this.dataDir, { waitMs: 0 }));
+      if (dropped > 0) this.ctx.logger.info(`dropped this machine's traces of ${dropped} forgotten session(s)`);
+    } catch (error) {
+      this.ctx.logger.info(`traces of forgotten sessions not dropped now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -346,8 +371,33 @@ export class MemoryEngine {
     });
   }
 
-  /** Checks the store against itself and the archive record; `repair` rebuilds the record from the store. */
-  verify(options: { repair?: boolean } = {}): Promise<VerifyResult> {
-    return verifyStore(this.ctx, options);
+  /**
+   * Checks the store against itself and the archive record; `repair` rebuilds the record from the
+   * store. Says too whether the store's provider keeps deleted objects (and so forgotten text).
+   */
+  async verify(options: { repair?: boolean } = {}): Promise<VerifyResult> {
+    const result = await verifyStore(this.ctx, options);
+    return { ...result, retention: await this.deletedObjectRetention() };
+  }
+
+  /** Whether the store's provider keeps deleted objects, and for how long (store/retention.ts); asked once per engine. */
+  deletedObjectRetention(): Promise<DeletedObjectRetention> {
+    this.retention ??= storeRetention(this.store.uri).catch((error: unknown) => ({
+      state: 'unknown' as const,
+      message: `Unknown whether the store's provider keeps deleted objects: ${error instanceof Error ? error.message : String(error)}`,
+    }));
+    return this.retention;
+  }
+
+  /**
+   * The first time this engine writes: a provider that keeps deleted objects is named in the log, since
+   * what a forget deletes stays there. Not awaited: the write does not wait for the answer.
+   */
+  private noteRetention(): void {
+    if (this.retention || !isRemoteStore(this.store.uri)) return;
+    void this.deletedObjectRetention().then((retention) => {
+      if (retention.state === 'on' || retention.state === 'suspended') this.ctx.logger.warn(retention.message);
+      else this.ctx.logger.info(retention.message);
+    });
   }
 }

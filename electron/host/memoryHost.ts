@@ -10,6 +10,7 @@ import { stagingDirOf } from './staging.js';
 import { MemoryEngine, type Logger } from '../engine/engine.js';
 import { DUPLICATE_THRESHOLD } from '../engine/duplicates/index.js';
 import { EngineError } from '../engine/errors.js';
+import { sourceTraces } from '../sources/forgottenSessions.js';
 import { LOG_FOLDER, openAppLog, type AppLog } from './appLog.js';
 import type { Handlers, HandlersOf } from './handlers.js';
 import { ImportsHost } from './importsHost.js';
@@ -150,6 +151,7 @@ export class MemoryHost {
         ...(this.options.embedWorkerUrl ? { embedWorkerUrl: this.options.embedWorkerUrl } : {}),
         ...(this.options.vectorIndexMinRows ? { vectorIndexMinRows: this.options.vectorIndexMinRows } : {}),
         onDownloadProgress: (p) => this.options.emit?.('onModelDownload', p),
+        localTraces: sourceTraces,
       });
       this.enginePromise.then(
         // A store that outgrew a flat vector scan before this version (or while the app was closed) gets its index now.

@@ -4,13 +4,15 @@
  * change them. A move to another folder or store, or another model, reopens the engine there.
  */
 import { existsSync } from 'node:fs';
+import type { DeletedObjectRetention } from '../../shared/domain.js';
 import type { McpLaunch, RequestMap, Settings, StorageView } from '../../shared/ipc.js';
 import { storeKindOf } from '../../shared/storeUri.js';
 import { DEFAULT_MODEL, OFFLINE_MODEL } from '../embedding/models.js';
 import { machineName, MemoryEngine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { EngineLocation } from '../engine/files/index.js';
-import { ChunkStore } from '../engine/store/index.js';
+import { ChunkStore, storeRetention } from '../engine/store/index.js';
+import { carrySourceSettings } from '../sources/sourceSettings.js';
 import type { HandlersOf } from './handlers.js';
 import type { PersistedSettings } from './settingsFile.js';
 import { chosenLocation, copyMemory, locateOrRefuse } from './storeChoice.js';
@@ -52,6 +54,7 @@ export class StorageHost {
   location: EngineLocation;
   /** A store on object storage found once is not looked for again at every request. */
   private storeFound = false;
+  private retention: { uri: string; answer: Promise<DeletedObjectRetention | null> } | null = null;
 
   constructor(
     private readonly options: StorageHostOptions,
@@ -113,6 +116,17 @@ export class StorageHost {
   }
 
   /**
+   * Whether the store's provider keeps deleted objects (Settings › Storage says so, since forgotten
+   * text stays there): asked once per place the app points at, never failing the settings.
+   */
+  private async retentionView(): Promise<{ retention?: DeletedObjectRetention }> {
+    const uri = this.storeUri;
+    if (this.retention?.uri !== uri) this.retention = { uri, answer: storeRetention(uri).catch(() => null) };
+    const retention = await this.retention.answer;
+    return retention ? { retention } : {};
+  }
+
+  /**
    * Copies the current memory to `chosen` before the app moves there. Everything that would refuse
    * the move refuses the copy first (a running import, a bad URI, a store its writers could not
    * share safely), so nothing is copied to a place the app would not use.
@@ -135,7 +149,7 @@ export class StorageHost {
     const stored = await ChunkStore.readModel(this.storeUri).catch(() => null);
     return {
       ...this.settings,
-      storage: this.storageView(),
+      storage: { ...this.storageView(), ...(await this.retentionView()) },
       mcpServer: this.mcpServer(),
       hookCommand: this.hookCommand(),
       logDir: this.host.logDir(),
@@ -164,6 +178,8 @@ export class StorageHost {
       this.location = location;
       this.storeFound = false;
       // Sources' choices, cursors, the hooks' door and the log live in this machine's folder of the memory: they follow it.
+      // The choices are carried there first (unless that place has its own), so that sources stay on.
+      if (moved) await carrySourceSettings(previousLocation.dataDir, location.dataDir);
       if (moved) await this.host.followLocalFolder();
       try {
         // Open now, so a wrong model or an unusable folder is reported here, not at the next save.

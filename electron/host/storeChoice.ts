@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { copyStore } from '../engine/store/index.js';
+import { carrySourceSettings } from '../sources/sourceSettings.js';
 import { EngineError } from '../engine/errors.js';
 import { isStoreUri, locate, StoreLocationError, type EngineLocation } from '../engine/files/index.js';
 
@@ -26,8 +27,10 @@ export function locateOrRefuse(data: string): EngineLocation {
 
 /**
  * Copies the memory at `from` (a folder or store URI) to `to`, which must hold no memory yet; both
- * are what `--data` takes (the engine's copier, as `session-memory copy` uses it).
+ * are what `--data` takes (the engine's copier, as `session-memory copy` uses it), with the person's
+ * choice of sources.
  */
 export async function copyMemory(from: string, to: string, options: { singleWriter?: boolean }): Promise<void> {
   await copyStore(from, to, options);
+  await carrySourceSettings(locateOrRefuse(from).dataDir, locateOrRefuse(to).dataDir);
 }

@@ -30,11 +30,12 @@ let engineCode: Promise<{
   normalizeSession: typeof import('../engine/save/index.js').normalizeSession;
   readTranscripts: typeof import('../importers/index.js').readTranscripts;
   incompleteSessions: typeof import('../importers/index.js').incompleteSessions;
+  sourceTraces: typeof import('../sources/forgottenSessions.js').sourceTraces;
 }> | null = null;
 
 function loadEngineCode(): NonNullable<typeof engineCode> {
-  engineCode ??= Promise.all([import('../engine/engine.js'), import('../engine/store/index.js'), import('../engine/save/index.js'), import('../importers/index.js')]).then(
-    ([engine, store, save, importers]) => ({ MemoryEngine: engine.MemoryEngine, ChunkStore: store.ChunkStore, normalizeSession: save.normalizeSession, readTranscripts: importers.readTranscripts, incompleteSessions: importers.incompleteSessions }),
+  engineCode ??= Promise.all([import('../engine/engine.js'), import('../engine/store/index.js'), import('../engine/save/index.js'), import('../importers/index.js'), import('../sources/forgottenSessions.js')]).then(
+    ([engine, store, save, importers, forgotten]) => ({ MemoryEngine: engine.MemoryEngine, ChunkStore: store.ChunkStore, normalizeSession: save.normalizeSession, readTranscripts: importers.readTranscripts, incompleteSessions: importers.incompleteSessions, sourceTraces: forgotten.sourceTraces }),
   );
   engineCode.catch(() => (engineCode = null));
   return engineCode;
@@ -109,13 +110,14 @@ export class MemoryServer {
   /** The engine, opened on first use and kept: the model stays loaded between calls. */
   private engine(): Promise<MemoryEngine> {
     if (!this.engineOpening) {
-      this.engineOpening = loadEngineCode().then(({ MemoryEngine }) => MemoryEngine.open({
+      this.engineOpening = loadEngineCode().then(({ MemoryEngine, sourceTraces }) => MemoryEngine.open({
         dataDir: this.options.dataDir,
         ...(this.options.storeUri ? { storeUri: this.options.storeUri } : {}),
         ...(this.options.singleWriter ? { singleWriter: true } : {}),
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(this.options.modelsDir ? { modelsDir: this.options.modelsDir } : {}),
         logger: this.options.logger,
+        localTraces: sourceTraces,
       }));
       this.engineOpening.catch(() => (this.engineOpening = null));
     }
@@ -334,6 +336,7 @@ function endOf(until: string): number {
 }
 
 function describeSave(r: SaveReport): string {
+  if (r.forgotten) return `${r.sessionId}: this session was forgotten by the person; it is not saved again, nothing written.`;
   if (r.skippedSession) return `${r.sessionId}: already archived in full; ${r.total} messages skipped, nothing written.`;
   return `${r.sessionId}: ${r.total} messages: ${r.new} new, ${r.updated} updated, ${r.skipped} skipped, ${r.deleted} deleted; ${r.chunksWritten} chunks written (${r.embeddingsComputed} embeddings).`;
 }

@@ -135,6 +135,12 @@ export class SourceCursors {
   }
 }
 
+/** Every session the cursors name (to find those forgotten on another machine). */
+export async function cursorSessions(dataDir: string): Promise<string[]> {
+  const state = await readCursorState(path.join(dataDir, CURSOR_FILE));
+  return [...new Set(Object.values(state.files).flatMap((kept) => kept.sessions ?? []))];
+}
+
 /** The paths of the files the sessions were saved from, as far as the cursors recorded them. */
 export async function cursorPathsOf(dataDir: string, sessionIds: readonly string[]): Promise<string[]> {
   const state = await readCursorState(path.join(dataDir, CURSOR_FILE));
@@ -164,6 +170,16 @@ export async function forgetCursorSessions(dataDir: string, sessionIds: readonly
     }
   }
   state.forgottenSessions = [...new Set([...state.forgottenSessions, ...sessionIds.map(sha256)])];
+  await writeCursorState(file, state);
+}
+
+/** A forgotten session saved again on purpose (write lock held): a file read again no longer leaves it out. */
+export async function unforgetCursorSessions(dataDir: string, sessionIds: readonly string[]): Promise<void> {
+  const file = path.join(dataDir, CURSOR_FILE);
+  const state = await readCursorState(file);
+  const lifted = new Set(sessionIds.map(sha256));
+  if (!state.forgottenSessions.some((h) => lifted.has(h))) return;
+  state.forgottenSessions = state.forgottenSessions.filter((h) => !lifted.has(h));
   await writeCursorState(file, state);
 }
 

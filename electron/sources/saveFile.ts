@@ -38,6 +38,8 @@ export interface SaveFileOptions {
   lastRead?: (sessionId: string) => string | undefined;
   /** Each session read and saved, or found as the last save read it, with its digest. */
   onRead?: (sessionId: string, digest: string) => void;
+  /** Told of each session of the file the engine left out because it was forgotten (on any machine of the store). */
+  onForgotten?: (sessionId: string) => void;
 }
 
 /** A session as read, and how it is saved: equal digests save the same messages. */
@@ -75,7 +77,12 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
         const target = typeof engine === 'function' ? await engine() : engine;
         const rewound = result.rewound?.sessionId === session.sessionId ? result.rewound : undefined;
         const deletes: SaveCallOptions = rewound ? { syncDeletes: true, deletable: rewound.dropped, ...(incomplete ? { incomplete } : {}) } : {};
-        options.onReport(await target.save(session, { redact: options.redact ?? true, ...deletes, ...(options.signal ? { signal: options.signal } : {}) }));
+        const report = await target.save(session, { redact: options.redact ?? true, ...deletes, ...(options.signal ? { signal: options.signal } : {}) });
+        if (report.forgotten) {
+          options.onForgotten?.(report.sessionId);
+          continue;
+        }
+        options.onReport(report);
         if (digest !== '') options.onRead?.(session.sessionId, digest);
       }
       for (const part of result.skipped) {

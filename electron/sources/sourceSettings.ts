@@ -4,7 +4,7 @@
  * nothing is read before that), folders added for tools without a default place (aider), and how
  * each source's last sync went.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../engine/files/index.js';
 
@@ -52,6 +52,21 @@ export async function loadSourceSettings(dataDir: string): Promise<SourceSetting
 export async function saveSourceSettings(dataDir: string, settings: SourceSettings): Promise<void> {
   await fs.mkdir(dataDir, { recursive: true });
   await writeFileAtomic(path.join(dataDir, SOURCE_SETTINGS_FILE), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/**
+ * The person's choices (which sources are on, the folders they added) carried to another place of
+ * the memory when it is copied or the app moves to it, so that the sources stay as they were there
+ * (and, with the store's marks of forgotten sessions copied too, turning them on brings no forgotten
+ * session back). A place that has choices of its own keeps them. The last syncs' status stays behind:
+ * it describes the old place. Returns whether anything was carried.
+ */
+export async function carrySourceSettings(fromDir: string, toDir: string): Promise<boolean> {
+  if (path.resolve(fromDir) === path.resolve(toDir) || existsSync(path.join(toDir, SOURCE_SETTINGS_FILE))) return false;
+  const chosen = await loadSourceSettings(fromDir);
+  if (Object.keys(chosen.enabled).length === 0 && Object.keys(chosen.folders).length === 0) return false;
+  await saveSourceSettings(toDir, { enabled: chosen.enabled, folders: chosen.folders, status: {} });
+  return true;
 }
 
 /** After a forget (write lock held): the errors of the last syncs that name one of `terms` (a session id, a file's path) go. */

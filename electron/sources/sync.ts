@@ -118,12 +118,15 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
         saved.sessions.push(sessionId);
         saved.read![sessionId] = digest;
       },
-      // A session that was forgotten does not come back when its file is read again.
+      // A session that was forgotten does not come back when its file is read again: the engine
+      // refuses it (forgotten on any machine of the store); one this machine's cursors mark as
+      // forgotten (before the store kept the marks) is not even handed to it.
       leaveOut: async (sessionId) => {
         const forgotten = await options.cursors.forgotten(sessionId);
         if (forgotten) saved.leftOut++;
         return forgotten;
       },
+      onForgotten: () => saved.leftOut++,
     });
     // Stopped part-way: the cursor stays, and the next sync reads the file again.
     if (outcome === 'stopped') return true;

@@ -48,6 +48,17 @@ describe('settings: storage', () => {
     expect(mock.requestsOn('store:writers')).toEqual([{ days: 30 }]);
   });
 
+  it('says plainly when the store\'s provider keeps deleted objects, and so forgotten text, with the provider\'s detail', async () => {
+    const message = 'Versioning is on for s3://team-bucket: forgotten text stays in the bucket\'s noncurrent versions for 30 days (a lifecycle rule expires them).';
+    const mock = createMockMemory({ sample: false, host: { now: () => new Date(), settings: { dataDir: SHARED }, retention: { state: 'on', days: 30, message } } });
+    renderApp(mock, '#/settings');
+    const card = await storageCard();
+    const terms = within(card).getAllByRole('term').map((dt) => dt.textContent);
+    const facts = within(card).getAllByRole('definition').map((dd) => dd.textContent);
+    expect(terms.at(-1)).toBe('Deleted objects');
+    expect(facts.at(-1)).toBe(`Kept by the provider: forgotten text stays in its kept versions${message}`);
+  });
+
   it('a store on object storage is shown without its query, as shared, with this computer\'s folder for it', async () => {
     const mock = createMockMemory({ sample: false, host: { now: () => new Date(), settings: { dataDir: SHARED } } });
     renderApp(mock, '#/settings');

@@ -8,7 +8,8 @@
  * - `sessions`: each session's title, source and parent;
  * - `meta`: the embedding model the vectors come from;
  * - `history`: one row per save and per forgotten session;
- * - `state`: work owed after a kill (forget, purge), dismissed near-duplicate clusters, forks;
+ * - `state`: work owed after a kill (forget, purge), dismissed near-duplicate clusters, forks, and
+ *   the marks of forgotten sessions (keyed hashes) with their key;
  * - `writer_lease`: which machine writes now (on a shared store).
  *
  * A machine's local folder (`SESSION_MEMORY_HOME` or the app's folder) holds what is derived from the

@@ -3,8 +3,11 @@
  * in any file under the data directory. Rows are deleted, every remaining row is rewritten into new
  * files and all older versions and unreferenced files are removed (ChunkStore.purgeSessions), the
  * archive record loses the session, the save history keeps only that it was forgotten and when
- * (counts only, never text), and the watch state and the app's log lose the paths of its files
- * (forgetTraces.ts). Texts are embedded per chunk row, so no cached vector outlives them.
+ * (counts only, never text), and the watch state, the sources' cursors and the app's log lose the
+ * paths of its files (forgetTraces.ts). Texts are embedded per chunk row, so no cached vector outlives
+ * them. The store keeps a mark of each forgotten session (a keyed hash, forgottenMarks.ts): no writer
+ * on any machine saves it again unless a person asks for it, and every other machine drops its own
+ * traces of it when it next opens the store.
  *
  * Crash-safe like a save: a journal names what is being forgotten before anything changes, and is
  * removed last; the next writer (a save, a forget, a redact) finishes a forget that a kill
@@ -146,6 +149,10 @@ async function legacyJournal(ctx: EngineContext): Promise<Journal | null> {
 async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
   const ids = journal.sessions.map((s) => s.sessionId);
   const record = await ctx.records.load([], { locked: true });
+  const titles = ids.map((id) => record.sessions[id]?.title).filter((t): t is string => t !== undefined);
+  // Marked first: from here on no writer on any machine saves them again (forgottenMarks.ts).
+  assertWriteLock(ctx.dataDir);
+  await ctx.forgotten.mark(ids, journal.at);
   assertWriteLock(ctx.dataDir);
   await ctx.store.purgeSessions(ids);
   crashPoint('forget-purged');
@@ -185,7 +192,7 @@ async function complete(ctx: EngineContext, journal: Journal): Promise<void> {
     await ctx.history.append(event);
   }
   assertWriteLock(ctx.dataDir);
-  await dropFileTracesOf(ctx.dataDir, ids);
+  await dropFileTracesOf(ctx, ids, titles);
   // Removed last, and only under the lock: a journal left behind is finished by the next writer.
   assertWriteLock(ctx.dataDir);
   await ctx.state.delete('journal', [JOURNAL_NAME]);

@@ -3,4 +3,4 @@
  * sessions, the watch state. This entry holds what code outside the engine uses of it; inside the
  * engine, modules import one another by path.
  */
-export { currentWatchState, recordWatchedFile, unchanged } from './watchState.js';
+export { currentWatchState, recordForgottenFile, recordWatchedFile, unchanged } from './watchState.js';

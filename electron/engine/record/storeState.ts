@@ -1,7 +1,8 @@
 /**
  * What a person or an interrupted command leaves to the memory that no chunk holds: the forget and
- * purge journals (work still owed after a kill), the near-duplicate clusters a person dismissed, and
- * which session branched from which. One small table of the store, `state`, holds them as keyed
+ * purge journals (work still owed after a kill), the near-duplicate clusters a person dismissed,
+ * which session branched from which, and which sessions were forgotten (keyed hashes, with their key:
+ * privacy/forgottenMarks.ts). One small table of the store, `state`, holds them as keyed
  * rows (ids and counts only, never text), so that every machine sharing the store sees them: a forget
  * killed on one machine is finished by the next writer on any machine, a dismissal made on the laptop
  * holds on the desktop, and a record rebuilt from the store keeps its forks.
@@ -17,7 +18,7 @@ import { sqlIn, sqlString } from '../store/storeRows.js';
 import { STATE_TABLE } from '../files/layout.js';
 
 /** What a row is: its key starts with the kind and a colon. */
-export type StateKind = 'journal' | 'dismissed' | 'fork';
+export type StateKind = 'journal' | 'dismissed' | 'fork' | 'forgotten' | 'secret';
 
 const stateSchema = new arrow.Schema([
   new arrow.Field('key', new arrow.Utf8(), false),

@@ -73,6 +73,14 @@ export async function recordWatchedFile(dataDir: string, file: string, entry: Wa
   await writeFileAtomic(path.join(dataDir, WATCH_STATE_FILE), JSON.stringify(state));
 }
 
+/** Records a file whose every session was left out as forgotten: under a hash of its path, never the path. */
+export async function recordForgottenFile(dataDir: string, file: string, entry: { size: number; mtimeMs: number }): Promise<void> {
+  const state = await readWatchState(dataDir);
+  delete state.files[file];
+  state.forgotten[pathHash(file)] = { size: entry.size, mtimeMs: entry.mtimeMs };
+  await writeFileAtomic(path.join(dataDir, WATCH_STATE_FILE), JSON.stringify(state));
+}
+
 /** The paths of the files the sessions were saved from, as far as `watch` recorded them. */
 export async function watchedPaths(dataDir: string, sessionIds: readonly string[]): Promise<string[]> {
   const state = await readWatchState(dataDir);

@@ -49,6 +49,14 @@ export async function saveSession(ctx: EngineContext, input: SessionInput, optio
   return report;
 }
 
+/** A forgotten session left out: nothing written, nothing recorded in the history. */
+function forgottenReport(sessionId: string, mode: SaveMode, warnings: string[], started: number, dryRun?: boolean): SaveReport {
+  const report = emptySaveReport(sessionId, mode, 0, [...warnings, 'this session was forgotten: it is not saved again unless a person saves it on purpose (session-memory import --unforget)'], dryRun);
+  report.forgotten = true;
+  report.durationMs = Math.round(performance.now() - started);
+  return report;
+}
+
 async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
   const started = performance.now();
   crashPoint('save');
@@ -80,6 +88,16 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   let sessionId = givenId;
   try {
     if (!options.dryRun && !options.lockHeld) release = await ctx.lock();
+    // A session forgotten on any machine of this store is not saved again by a sync, a hook or an
+    // import, unless a person asks for it (`unforget`), which lifts its mark (forgottenMarks.ts).
+    if (givenId !== '' && (await ctx.forgotten.isForgotten(givenId))) {
+      if (!options.unforget) return forgottenReport(givenId, mode, recordWarnings, started, options.dryRun);
+      if (!options.dryRun) {
+        assertWriteLock(ctx.dataDir);
+        await ctx.forgotten.unmark(givenId);
+        await ctx.options.localTraces?.restore?.(ctx.dataDir, [givenId]);
+      }
+    }
     if (!options.dryRun && givenFingerprint) {
       const record = await ctx.records.load(recordWarnings, { locked: true });
       const known = record.sessions[givenId];

@@ -7,3 +7,4 @@ export { CHUNKS_TABLE, ChunkStore, VECTOR_INDEX_MIN_ROWS } from './store.js';
 export type { ChunkRecord } from './store.js';
 export { copyStore } from './copyStore.js';
 export type { CopyStoreOptions, CopyStoreReport } from './copyStore.js';
+export { storeRetention } from './retention.js';

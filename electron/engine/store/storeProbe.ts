@@ -32,11 +32,7 @@ async function probeS3(location: StoreLocation, env: NodeJS.ProcessEnv): Promise
   const url = new URL(location.display);
   const bucket = url.hostname;
   const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
-  const endpoint = location.storageOptions.endpoint;
-  const client = new S3Client({
-    ...(endpoint ? { endpoint, forcePathStyle: location.storageOptions.virtual_hosted_style_request === 'false' } : {}),
-    region: location.storageOptions.region ?? 'us-east-1',
-  });
+  const client = s3ClientFor(location);
   const key = `${prefix ? `${prefix}/` : ''}_probe/${randomUUID()}`;
   try {
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'first', IfNoneMatch: '*' }));
@@ -52,6 +48,17 @@ async function probeS3(location: StoreLocation, env: NodeJS.ProcessEnv): Promise
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => {});
     client.destroy();
   }
+}
+
+/** An S3 client for the store's bucket, with the endpoint and region LanceDB is given (files/location.ts). */
+export function s3ClientFor(location: StoreLocation): S3Client {
+  // The AWS SDK for JavaScript warns about Node 20 on its first request; the pinned version works.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const endpoint = location.storageOptions.endpoint;
+  return new S3Client({
+    ...(endpoint ? { endpoint, forcePathStyle: location.storageOptions.virtual_hosted_style_request === 'false' } : {}),
+    region: location.storageOptions.region ?? 'us-east-1',
+  });
 }
 
 /** The one line that says why a store is refused for concurrent writing, and what to do. */

@@ -38,7 +38,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
   const downloaded = new Set(options.downloadedModels ?? []);
   const settings: Settings = {
     dataDir: '/home/demo/.session-memory',
-    storage: storageViewOf(options.settings?.dataDir ?? '/home/demo/.session-memory', options.machine ?? DEMO_MACHINE),
+    storage: { ...storageViewOf(options.settings?.dataDir ?? '/home/demo/.session-memory', options.machine ?? DEMO_MACHINE), ...(options.retention ? { retention: options.retention } : {}) },
     model: 'Xenova/multilingual-e5-small',
     storeModel: null,
     defaultModel: 'Xenova/multilingual-e5-small',

@@ -1,11 +1,13 @@
 /** The demo host's options and what it keeps of each session (see inMemoryApi.ts). */
-import type { Chunk, SaveEvent, SaveMode, SaveReport, SessionInput, StoredMessage } from '../../../shared/domain.js';
+import type { Chunk, DeletedObjectRetention, SaveEvent, SaveMode, SaveReport, SessionInput, StoredMessage } from '../../../shared/domain.js';
 import type { AssistantView, EventMap, EventName, MemoryApi, Settings, SourceView } from '../../../shared/ipc.js';
 
 export interface InMemoryOptions {
   settings?: Partial<Settings>;
   /** This machine's name in the save history (default `demo-laptop`). */
   machine?: string;
+  /** What the store's provider keeps of deleted objects, as Settings › Storage shows it (default: not said). */
+  retention?: DeletedObjectRetention;
   now?: () => Date;
   /** Awaited between the progress steps of an import or a model download (tests hold it to look mid-way). */
   step?: () => Promise<void>;

@@ -8,6 +8,7 @@
  */
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { Settings, StorageView } from '../../../shared/ipc.js';
+import type { DeletedObjectRetention } from '../../../shared/domain.js';
 import type { ErrorInfo } from '../../../shared/errors.js';
 import { isStoreUri, parseStoreUri, StoreLocationError } from '../../../shared/storeUri.js';
 import { toErrorInfo, useReportError } from '../alerts.js';
@@ -29,6 +30,14 @@ const KIND_LABELS: Record<StorageView['kind'], MessageKey> = {
   's3+ddb': 'settings.storage.kind.s3ddb',
   gs: 'settings.storage.kind.gs',
   az: 'settings.storage.kind.az',
+};
+
+/** What the provider does with deleted objects, and so with forgotten text (the detail is the host's, in English). */
+const RETENTION_LABELS: Record<Exclude<DeletedObjectRetention['state'], 'none'>, MessageKey> = {
+  off: 'settings.storage.retention.off',
+  on: 'settings.storage.retention.on',
+  suspended: 'settings.storage.retention.suspended',
+  unknown: 'settings.storage.retention.unknown',
 };
 
 export function StorageCard({ settings }: { settings: Settings }): ReactNode {
@@ -56,6 +65,15 @@ export function StorageCard({ settings }: { settings: Settings }): ReactNode {
           <div>
             <dt>{t('settings.storage.localDir')}</dt>
             <dd className="mono">{storage.localDir}</dd>
+          </div>
+        )}
+        {storage.retention && storage.retention.state !== 'none' && (
+          <div className="storage-retention" data-state={storage.retention.state}>
+            <dt>{t('settings.storage.retention')}</dt>
+            <dd>
+              {t(RETENTION_LABELS[storage.retention.state])}
+              <p className="field__hint">{storage.retention.message}</p>
+            </dd>
           </div>
         )}
       </dl>
