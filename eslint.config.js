@@ -7,6 +7,12 @@ const engineInternals = {
   group: ['**/engine/*/**', '!**/engine/*/index.js', '**/engine/context.js'],
   message: 'Import engine code through electron/engine/engine.js, errors.js or a folder\'s index.js.',
 };
+// The same for the importers: outside them, their root modules or a family folder's index.ts
+// (electron/importers/index.ts is the way in); inside them, modules import one another by path.
+const importerInternals = {
+  group: ['**/importers/*/**', '!**/importers/*/index.js'],
+  message: 'Import importer code through electron/importers/index.js (or a family folder\'s index.js).',
+};
 const noElectron = { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' };
 const noUi = { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' };
 
@@ -57,8 +63,21 @@ export default tseslint.config(
   {
     // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
     files: ['electron/**/*.ts'],
-    ignores: ['electron/main/**', 'electron/preload/**', 'electron/engine/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noElectron, noUi, engineInternals] }] },
+    ignores: ['electron/main/**', 'electron/preload/**', 'electron/engine/**', 'electron/importers/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noElectron, noUi, engineInternals, importerInternals] }] },
+  },
+  {
+    files: ['electron/importers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          noElectron,
+          noUi,
+          engineInternals,
+          { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the importers, import the module itself, not a folder\'s index.js.' },
+        ],
+      }],
+    },
   },
   {
     files: ['electron/engine/**/*.ts'],
@@ -74,6 +93,6 @@ export default tseslint.config(
   },
   {
     files: ['electron/main/**/*.ts', 'electron/preload/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals, importerInternals] }] },
   },
 );
