@@ -1,4 +1,4 @@
-// Layering rules: folders say which runtime a file may use (see README, "Layout").
+// Layering rules: folders say which runtime a file may use (see docs/architecture.md, "Layout").
 import tseslint from 'typescript-eslint';
 
 // Outside the engine, its code is reached through its facade (engine.ts), errors.ts, or a folder's
@@ -6,6 +6,12 @@ import tseslint from 'typescript-eslint';
 const engineInternals = {
   group: ['**/engine/*/**', '!**/engine/*/index.js', '**/engine/context.js'],
   message: 'Import engine code through electron/engine/engine.js, errors.js or a folder\'s index.js.',
+};
+// The same for the importers: outside them, their root modules or a family folder's index.ts
+// (electron/importers/index.ts is the way in); inside them, modules import one another by path.
+const importerInternals = {
+  group: ['**/importers/*/**', '!**/importers/*/index.js'],
+  message: 'Import importer code through electron/importers/index.js (or a family folder\'s index.js).',
 };
 const noElectron = { group: ['electron', 'electron/*'], message: 'Only electron/main and electron/preload may import Electron; the engine runs in plain Node.' };
 const noUi = { group: ['react', 'react-dom', 'react-dom/*', '../renderer/*', '../../renderer/*'], message: 'The engine must not import the UI.' };
@@ -100,15 +106,21 @@ export default tseslint.config(
     },
   },
   // The engine, embedder, importers and CLI run in plain Node (tests, CLI, web mode): no Electron.
-  ...layered(['embedding', 'importers', 'sources', 'mcp', 'host', 'cli'], [noElectron, noUi, engineInternals]),
+  ...layered(['embedding', 'sources', 'mcp', 'host', 'cli'], [noElectron, noUi, engineInternals, importerInternals]),
+  ...layered(['importers'], [
+    noElectron,
+    noUi,
+    engineInternals,
+    { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the importers, import the module itself, not a folder\'s index.js.' },
+  ]),
   ...layered(['engine'], [
     noElectron,
     noUi,
     { group: ['**/index.js', './index.js', 'index.js'], message: 'Inside the engine, import the module itself, not a folder\'s index.js.' },
   ]),
-  ...layered(['main', 'preload'], [engineInternals]),
+  ...layered(['main', 'preload'], [engineInternals, importerInternals]),
   {
     files: ['scripts/**/*.ts', 'scripts/**/*.mjs'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [engineInternals, importerInternals] }] },
   },
 );

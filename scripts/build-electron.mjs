@@ -16,7 +16,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['electron/main/main.ts'], outfile: 'dist-electron/main.cjs', format: 'cjs', packages: 'external' }),
   build({ ...common, entryPoints: ['electron/preload/preload.ts'], outfile: 'dist-electron/preload.cjs', format: 'cjs', external: ['electron'] }),
   build({ ...unpacked, entryPoints: ['electron/embedding/embedWorker.ts'], outfile: 'dist-electron/embedWorker.mjs' }),
-  // The database reader's worker (node:sqlite in Electron's Node; see electron/importers/sqlite.ts).
+  // The database reader's worker (node:sqlite in Electron's Node; see electron/importers/readers/sqlite.ts).
   build({ ...unpacked, entryPoints: ['electron/sources/databaseWorker.ts'], outfile: 'dist-electron/databaseWorker.mjs' }),
   // The CLI (and with it the MCP server) for a packaged app, run by the app's own binary with
   // ELECTRON_RUN_AS_NODE=1 from inside the archive like main.cjs; its embedding worker is the unpacked one.

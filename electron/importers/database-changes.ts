@@ -10,14 +10,13 @@
  * named; its mark is kept like the others', so it is read again when it moves.
  */
 import type { SessionInput } from '../../shared/domain.js';
-import { cursorDatabaseSessions, isCursorDatabase } from './cursor.js';
+import { cursorDatabaseSessions, isCursorDatabase } from './agents/cursor.js';
 import type { DatabaseSessions } from './database-sessions.js';
 import { ImportError, ShapeError } from './errors.js';
-import type { ImportFormat } from './formats.js';
-import { mapStoredSession, storedSessionMark, storedSessions } from './openclaw-db.js';
-import { isOpencodeDatabase, opencodeDatabaseSessions } from './opencode-files.js';
-import type { ReadMapping, SkippedPart } from './read-types.js';
-import { openReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite.js';
+import { mapStoredSession, storedSessionMark, storedSessions } from './openclaw/openclaw-db.js';
+import { isOpencodeDatabase, opencodeDatabaseSessions } from './agents/opencode-files.js';
+import type { ImportFormat, ReadMapping, SkippedPart } from './read-types.js';
+import { openReadOnlyDatabase, type ReadOnlyDatabase } from './readers/sqlite.js';
 
 /** Each session's mark, by session id. */
 export type SessionMarks = Record<string, string>;

@@ -8,9 +8,8 @@
  */
 import type { SessionInput } from '../../shared/domain.js';
 import { ImportError, ShapeError } from './errors.js';
-import type { ImportFormat } from './formats.js';
-import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
-import { withReadOnlyDatabase, type ReadOnlyDatabase } from './sqlite.js';
+import type { ImportedFile, ImportFormat, ReadMapping, SkippedPart } from './read-types.js';
+import { withReadOnlyDatabase, type ReadOnlyDatabase } from './readers/sqlite.js';
 
 export interface DatabaseSessions<Key> {
   format: ImportFormat;

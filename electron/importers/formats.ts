@@ -2,35 +2,47 @@
  * The formats we understand, how each is recognised by its content, and which mapper reads it.
  * Two families: JSON documents (one conversation, or an array of them, which large files stream
  * one at a time) and JSONL files (one conversation per file, one entry per line).
+ *
+ * Adding a format is one importer plus one catalogue entry:
+ * 1. The importer: a module in the family folder it belongs to (exports/ for what people download
+ *    from a chat app, agents/ for a coding agent's logs or database, openclaw/ for OpenClaw), with a
+ *    check (`isX`, true only for content of that format) and a mapper (`mapX`, to `SessionInput`),
+ *    built from the shared pieces (shape.ts, parts.ts, time.ts, titles.ts) and the readers in
+ *    readers/. Export it from the folder's index.ts.
+ * 2. The catalogue entry: its name in `IMPORT_FORMATS` and `ImportFormat` (read-types.ts), and here
+ *    its check in `detectDocumentFormat` or `detectJsonlFormat` (most specific first; a SQLite
+ *    database's in `detectFormat`) and its case in `mapDocumentConversation` or
+ *    `mapJsonlConversation` (the compiler asks for it).
+ * Then a fixture and a test under test/importers/, and its section in docs/formats.md. A format whose
+ * transcript is a folder of files rather than one file is also named in tool-folders.ts.
  */
 import type { SessionInput } from '../../shared/domain.js';
-import { isChatGptConversation, mapChatGptConversation } from './chatgpt.js';
-import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './claude-code.js';
-import { isClaudeConversation, mapClaudeConversation } from './claude.js';
-import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './codex.js';
-import { isContinueSession, mapContinueSession } from './continue.js';
-import { isAiStudioPrompt, mapAiStudioPrompt } from './ai-studio.js';
-import { isEngineSession, mapEngineSession } from './engine-json.js';
-import { isGeminiActivity } from './gemini.js';
-import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './gemini-cli.js';
-import { grokConversations, isGrokConversation, mapGrokConversation } from './grok.js';
-import { isLibreChatExport, mapLibreChatExport } from './librechat.js';
-import type { JsonlRecord } from './jsonl-record.js';
-import { looksLikeMarkdownTranscript } from './markdown.js';
-import { isOpenClawSession, mapOpenClawSession } from './openclaw.js';
-import { isOpenWebUiChat, mapOpenWebUiChat } from './open-webui.js';
+import { isChatGptConversation, mapChatGptConversation } from './exports/chatgpt.js';
+import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './agents/claude-code.js';
+import { isClaudeConversation, mapClaudeConversation } from './exports/claude.js';
+import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './agents/codex.js';
+import { isContinueSession, mapContinueSession } from './agents/continue.js';
+import { isAiStudioPrompt, mapAiStudioPrompt } from './exports/ai-studio.js';
+import { isEngineSession, mapEngineSession } from './exports/engine-json.js';
+import { isGeminiActivity } from './exports/gemini.js';
+import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './agents/gemini-cli.js';
+import { grokConversations, isGrokConversation, mapGrokConversation } from './exports/grok.js';
+import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
+import type { JsonlRecord } from './readers/jsonl-record.js';
+import { looksLikeMarkdownTranscript } from './exports/markdown.js';
+import { isOpenClawSession, mapOpenClawSession } from './openclaw/openclaw.js';
+import { isOpenWebUiChat, mapOpenWebUiChat } from './exports/open-webui.js';
 import type { MappingOptions } from './parts.js';
+import type { ImportFormat } from './read-types.js';
 import { isObject } from './shape.js';
-import { isSillyTavernChat, mapSillyTavernChat } from './sillytavern.js';
-import { isAiderHistory } from './aider.js';
-import { isClineApiHistory } from './cline.js';
-import { isOpencodeDatabase } from './opencode-files.js';
-import { isCursorDatabase } from './cursor.js';
-import { isSqliteHeader, withDatabaseBytes } from './sqlite.js';
+import { isSillyTavernChat, mapSillyTavernChat } from './exports/sillytavern.js';
+import { isAiderHistory } from './agents/aider.js';
+import { isClineApiHistory } from './agents/cline.js';
+import { isOpencodeDatabase } from './agents/opencode-files.js';
+import { isCursorDatabase } from './agents/cursor.js';
+import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor';
-
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'codex', 'gemini-cli', 'continue', 'cline', 'aider', 'opencode', 'cursor'];
+export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
 export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
 

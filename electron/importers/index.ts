@@ -16,8 +16,9 @@ import { readSessionsFromFileWithLimits, readTranscriptsWithLimits, type Importe
 export { ImportError, type ImportErrorCode } from './errors.js';
 export { detectFormat, IMPORT_FORMATS, type ImportFormat } from './formats.js';
 export type { FailedFile, ImportedFile, ImportOptions, SkippedPart, TranscriptFile } from './read.js';
-export { isZstd } from './zstd.js';
-export { listOpenClawTranscriptSources, type OpenClawSessionMarker, type OpenClawSourceKind, type OpenClawTranscriptSource } from './openclaw-store.js';
+export { isSqliteHeader } from './readers/sqlite.js';
+export { isZstd } from './readers/zstd.js';
+export { listOpenClawTranscriptSources, type OpenClawSessionMarker, type OpenClawSourceKind, type OpenClawTranscriptSource } from './openclaw/openclaw-store.js';
 
 /**
  * Every transcript under `paths` (files, folders, ZIP archives), file by file, in order: either a

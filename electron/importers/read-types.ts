@@ -1,8 +1,12 @@
 /** What reading transcript files hands out: files read whole and understood, files refused, and damaged parts left out. */
 import type { SessionInput } from '../../shared/domain.js';
-import type { ImportError } from './errors.js';
-import type { ImportFormat } from './formats.js';
+import { ImportError } from './errors.js';
 import type { MappingOptions } from './parts.js';
+
+/** Every format's name (the registry, formats.ts, says how each is recognised and read). */
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'grok' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor';
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'grok', 'librechat', 'ai-studio', 'gemini', 'codex', 'gemini-cli', 'continue', 'cline', 'aider', 'opencode', 'cursor'];
 
 /** The mappers' options, and whether a damaged part refuses its whole file. */
 export interface ReadMapping extends MappingOptions {
@@ -54,3 +58,20 @@ export interface FailedFile {
 }
 
 export type TranscriptFile = ImportedFile | FailedFile;
+
+/** Sessions without messages (a chat opened and left empty, only tool calls left out) are not handed out. */
+export function sessionsResult(file: string, format: ImportFormat, all: SessionInput[], skipped: SkippedPart[]): ImportedFile {
+  const sessions = all.filter((session) => session.messages.length > 0);
+  if (sessions.length === 0) throw new ImportError(file, 'empty', 'no messages to import');
+  return {
+    file,
+    format,
+    skipped,
+    sessionCount: sessions.length,
+    sessions: {
+      async *[Symbol.asyncIterator]() {
+        yield* sessions;
+      },
+    },
+  };
+}

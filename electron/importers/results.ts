@@ -9,18 +9,18 @@ import { pipeline } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { SessionInput } from '../../shared/domain.js';
-import { Utf8Validator } from './encoding.js';
+import { Utf8Validator } from './readers/encoding.js';
 import { ImportError, ShapeError } from './errors.js';
-import { detectDocumentFormat, detectJsonlFormat, documentConversations, IMPORT_FORMATS, mapDocumentConversation, mapJsonlConversation, rewoundByTool, type DocumentFormat, type ImportFormat } from './formats.js';
+import { detectDocumentFormat, detectJsonlFormat, documentConversations, IMPORT_FORMATS, mapDocumentConversation, mapJsonlConversation, rewoundByTool, type DocumentFormat } from './formats.js';
 import { isObject } from './shape.js';
-import { isGeminiActivity, mapGeminiActivity } from './gemini.js';
-import { byteOffsetOfChar, findJsonSyntaxProblem } from './json-syntax.js';
-import type { JsonlRecord } from './jsonl-record.js';
-import { mapMarkdownTranscript } from './markdown.js';
-import { mapAiderHistory } from './aider.js';
-import { clineToolOf, isClineApiHistory, mapClineTask } from './cline.js';
-import type { ImportedFile, ReadMapping, SkippedPart } from './read-types.js';
-import type { TranscriptSource } from './sources.js';
+import { isGeminiActivity, mapGeminiActivity } from './exports/gemini.js';
+import { byteOffsetOfChar, findJsonSyntaxProblem } from './readers/json-syntax.js';
+import type { JsonlRecord } from './readers/jsonl-record.js';
+import { mapMarkdownTranscript } from './exports/markdown.js';
+import { mapAiderHistory } from './agents/aider.js';
+import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
+import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
+import type { TranscriptSource } from './readers/sources.js';
 
 /** Where bad lines go: nowhere with `strict` (the first one refuses the file), else into `skipped`. */
 export function badLineCollector(file: string, mapping: ReadMapping, skipped: SkippedPart[]): ((lineNo: number, problem: string) => void) | undefined {
@@ -120,23 +120,6 @@ export function aiderResult(source: TranscriptSource, text: string, mapping: Rea
 
 export function markdownResult(source: TranscriptSource, text: string): ImportedFile {
   return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)], []);
-}
-
-/** Sessions without messages (a chat opened and left empty, only tool calls left out) are not handed out. */
-export function sessionsResult(file: string, format: ImportFormat, all: SessionInput[], skipped: SkippedPart[]): ImportedFile {
-  const sessions = all.filter((session) => session.messages.length > 0);
-  if (sessions.length === 0) throw new ImportError(file, 'empty', 'no messages to import');
-  return {
-    file,
-    format,
-    skipped,
-    sessionCount: sessions.length,
-    sessions: {
-      async *[Symbol.asyncIterator]() {
-        yield* sessions;
-      },
-    },
-  };
 }
 
 /**

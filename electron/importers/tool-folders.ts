@@ -7,16 +7,16 @@
 import type { Dirent } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CLINE_API_HISTORY, CLINE_UI_MESSAGES, clineToolOf, mapClineTask } from './cline.js';
+import { CLINE_API_HISTORY, CLINE_UI_MESSAGES, clineToolOf, mapClineTask } from './agents/cline.js';
 import { ImportError, ShapeError } from './errors.js';
-import { isOpencodeStorage, readOpencodeDatabase, readOpencodeStorage } from './opencode-files.js';
-import type { ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
-import { documentSyntaxError, sessionsResult } from './results.js';
-import { fileSource, unreadableError } from './sources.js';
-import { withReadOnlyDatabase } from './sqlite.js';
+import { isOpencodeStorage, readOpencodeDatabase, readOpencodeStorage } from './agents/opencode-files.js';
+import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart, type TranscriptFile } from './read-types.js';
+import { documentSyntaxError } from './results.js';
+import { fileSource, unreadableError } from './readers/sources.js';
+import { withReadOnlyDatabase } from './readers/sqlite.js';
 import { databaseKind, unknownDatabaseError } from './database-changes.js';
-import { readCursorDatabase } from './cursor.js';
-import { readOpenClawDatabase } from './openclaw-db.js';
+import { readCursorDatabase } from './agents/cursor.js';
+import { readOpenClawDatabase } from './openclaw/openclaw-db.js';
 
 export type ToolFolderKind = 'cline-task' | 'opencode-storage';
 

@@ -12,8 +12,7 @@
 import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
 import { EngineError } from '../../shared/errors.js';
-import { ImportError } from '../importers/errors.js';
-import { isSqliteHeader } from '../importers/sqlite.js';
+import { ImportError, isSqliteHeader } from '../importers/index.js';
 import type { SkippedPart } from '../importers/read-types.js';
 import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
 import type { FoundSource } from './discover.js';

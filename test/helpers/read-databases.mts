@@ -3,7 +3,7 @@
 // test/importers/sqlite-backends.test.ts in another Node than the test's.
 import { readFileSync, statSync } from 'node:fs';
 import { detectFormat, readTranscripts } from '../../electron/importers/index.js';
-import { sqliteBackend } from '../../electron/importers/sqlite.js';
+import { sqliteBackend } from '../../electron/importers/readers/sqlite.js';
 
 const paths = process.argv.slice(2);
 const files: unknown[] = [];

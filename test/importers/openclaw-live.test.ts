@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fixture, readAll, tempDir } from './helpers.js';
-import { listOpenClawTranscriptSources } from '../../electron/importers/openclaw-store.js';
+import { listOpenClawTranscriptSources } from '../../electron/importers/openclaw/openclaw-store.js';
 
 const TRIP = 'c0ffee00-2222-4333-8444-555566667777';
 const WRITER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../helpers/openclaw-writer.mjs');

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { listOpenClawTranscriptSources } from '../../electron/importers/openclaw-store.js';
+import { listOpenClawTranscriptSources } from '../../electron/importers/openclaw/openclaw-store.js';
 import { fixture, readAll, tempDir } from './helpers.js';
 
 const CURRENT = '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6';

@@ -1,5 +1,5 @@
 /**
- * One SQLite reader (electron/importers/sqlite.ts) with two backends. Inside Electron (the packaged
+ * One SQLite reader (electron/importers/readers/sqlite.ts) with two backends. Inside Electron (the packaged
  * app, and its CLI run with ELECTRON_RUN_AS_NODE) better-sqlite3's native module, built for the
  * system's Node, does not load, and Node's own `node:sqlite` reads every tool's database. This runs
  * the readers in a Node 24 (installed by the test setup: test/helpers/node24.ts), which has
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
-import { backendOrder, sqliteBackend } from '../../electron/importers/sqlite.js';
+import { backendOrder, sqliteBackend } from '../../electron/importers/readers/sqlite.js';
 import { REPO } from '../helpers/cli.js';
 import { node24, NODE24_MISSING } from '../helpers/node24.js';
 import { fixture, readAll, tempDir } from './helpers.js';

@@ -1,0 +1,165 @@
+/**
+ * ChatGPT data export: `conversations.json` (alone or inside the export ZIP), an array of
+ * conversations whose messages form a tree (`mapping`). Regenerated answers and edited prompts are
+ * sibling branches; the conversation as the person last saw it is the path from `current_node`
+ * up to the root. Other branches are left out.
+ */
+import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
+import { ShapeError } from '../errors.js';
+import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
+import { at, isObject, optionalText, requireObject, requireString, type JsonObject } from '../shape.js';
+import { isoFromEpoch } from '../time.js';
+
+export function isChatGptConversation(value: unknown): boolean {
+  return isObject(value) && isObject(value.mapping);
+}
+
+export function mapChatGptConversation(value: unknown, where: string, options: MappingOptions): SessionInput {
+  const conversation = requireObject(value, where);
+  const sessionId = optionalText(conversation.id) ?? optionalText(conversation.conversation_id);
+  if (sessionId === undefined) throw new ShapeError(`${at(where, 'id')} must be a non-empty string (neither id nor conversation_id is set)`);
+  const mapping = requireObject(conversation.mapping, at(where, 'mapping'));
+
+  const messages: MessageInput[] = [];
+  for (const nodeId of activePath(mapping, conversation.current_node, at(where, 'mapping'))) {
+    const node = mapping[nodeId] as JsonObject;
+    if (node.message === null || node.message === undefined) continue;
+    messages.push(...mapMessage(node.message, nodeId, at(at(at(where, 'mapping'), nodeId), 'message'), options));
+  }
+
+  const title = optionalText(conversation.title);
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'chatgpt', messages };
+}
+
+/** Node ids from the root to the current node. */
+function activePath(mapping: JsonObject, currentNode: unknown, where: string): string[] {
+  const leaf = typeof currentNode === 'string' ? currentNode : newestLeaf(mapping, where);
+  if (leaf === undefined) return [];
+  if (!(leaf in mapping)) throw new ShapeError(`current_node ${JSON.stringify(leaf)} is not in ${where}`);
+
+  const path: string[] = [];
+  const seen = new Set<string>();
+  for (let id: string | undefined = leaf; id !== undefined; ) {
+    if (seen.has(id)) throw new ShapeError(`${where} has a cycle through node ${JSON.stringify(id)}`);
+    seen.add(id);
+    path.push(id);
+    const node = requireObject(mapping[id], at(where, id));
+    const parent = node.parent;
+    if (parent === null || parent === undefined) break;
+    if (typeof parent !== 'string') throw new ShapeError(`${at(at(where, id), 'parent')} must be a string or null`);
+    if (!(parent in mapping)) throw new ShapeError(`${at(at(where, id), 'parent')} ${JSON.stringify(parent)} is not in ${where}`);
+    id = parent;
+  }
+  return path.reverse();
+}
+
+/**
+ * Without `current_node` (hand-edited or very old exports) we follow the last child from the root:
+ * children are appended as they are created, so that is the newest branch.
+ */
+function newestLeaf(mapping: JsonObject, where: string): string | undefined {
+  const root = Object.keys(mapping).find((id) => {
+    const node = mapping[id];
+    return isObject(node) && (node.parent === null || node.parent === undefined);
+  });
+  let id = root;
+  const seen = new Set<string>();
+  while (id !== undefined && !seen.has(id)) {
+    seen.add(id);
+    const node = requireObject(mapping[id], at(where, id));
+    const children = Array.isArray(node.children) ? node.children.filter((child): child is string => typeof child === 'string' && child in mapping) : [];
+    const next = children.at(-1);
+    if (next === undefined) return id;
+    id = next;
+  }
+  return id;
+}
+
+function mapMessage(value: unknown, nodeId: string, where: string, options: MappingOptions): MessageInput[] {
+  const message = requireObject(value, where);
+  const author = requireObject(message.author, at(where, 'author'));
+  const authorRole = requireString(author.role, at(at(where, 'author'), 'role'));
+  const content = requireObject(message.content, at(where, 'content'));
+  const contentType = typeof content.content_type === 'string' ? content.content_type : 'text';
+  const recipient = typeof message.recipient === 'string' ? message.recipient : 'all';
+  const id = optionalText(message.id) ?? nodeId;
+  const timestamp = isoFromEpoch(message.create_time);
+  const source = { id, role: 'assistant' as Role, ...(timestamp !== undefined ? { timestamp } : {}) };
+
+  let part: MessagePart;
+  let role: Role;
+  if (contentType === 'thoughts' || contentType === 'reasoning_recap') {
+    part = { kind: 'thinking', text: contentType === 'thoughts' ? thoughtsText(content.thoughts) : stringOr(content.content) };
+    role = 'assistant';
+  } else if (contentType === 'user_editable_context') {
+    // Custom instructions: context the person set up, not something said in the conversation.
+    part = { kind: 'text', text: [optionalText(content.user_profile), optionalText(content.user_instructions)].filter(Boolean).join('\n\n') };
+    role = 'system';
+  } else if (authorRole === 'tool') {
+    const name = optionalText(author.name) ?? 'tool';
+    part = { kind: 'tool-result', name, text: contentText(content, contentType) };
+    role = 'tool';
+  } else if (authorRole === 'assistant' && recipient !== 'all') {
+    // The model addressing a tool (python, browser, dalle...): the message is the call's argument.
+    part = { kind: 'tool-call', name: recipient, args: contentText(content, contentType) };
+    role = 'tool';
+  } else if (authorRole === 'user' || authorRole === 'assistant' || authorRole === 'system') {
+    part = { kind: 'text', text: contentText(content, contentType) };
+    role = authorRole;
+  } else {
+    return []; // a role ChatGPT does not document: nothing we could file it under
+  }
+
+  // Hidden system messages (weight 0, empty parts) and anything else without text are noise.
+  if (part.kind === 'text' && part.text.trim() === '') return [];
+  if (part.kind === 'tool-result' && part.text.trim() === '') return [];
+  return messagesFromParts({ ...source, role }, [part], options);
+}
+
+/** The readable text of a message's content, by `content_type`. */
+function contentText(content: JsonObject, contentType: string): string {
+  switch (contentType) {
+    case 'text':
+    case 'multimodal_text':
+      return Array.isArray(content.parts) ? content.parts.map(partText).filter((text) => text !== '').join('\n') : '';
+    case 'code':
+    case 'execution_output':
+      return stringOr(content.text);
+    case 'tether_browsing_display':
+      return stringOr(content.result) || stringOr(content.summary);
+    case 'tether_quote':
+      return [stringOr(content.title), stringOr(content.text)].filter(Boolean).join('\n');
+    default:
+      // Types the reference does not list: keep whatever text they carry.
+      if (typeof content.text === 'string') return content.text;
+      if (typeof content.result === 'string') return content.result;
+      if (Array.isArray(content.parts)) return content.parts.map(partText).filter((text) => text !== '').join('\n');
+      return '';
+  }
+}
+
+function partText(part: unknown): string {
+  if (typeof part === 'string') return part;
+  if (!isObject(part)) return '';
+  switch (part.content_type) {
+    case 'image_asset_pointer':
+      return IMAGE_PLACEHOLDER;
+    case 'audio_transcription':
+      return stringOr(part.text);
+    default:
+      // Audio and video pointers carry no text; their transcription comes as its own part.
+      return typeof part.text === 'string' ? part.text : '';
+  }
+}
+
+function thoughtsText(thoughts: unknown): string {
+  if (!Array.isArray(thoughts)) return '';
+  return thoughts
+    .map((thought) => (isObject(thought) ? [stringOr(thought.summary), stringOr(thought.content)].filter(Boolean).join('\n') : ''))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
+function stringOr(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -1,0 +1,190 @@
+/**
+ * Transcripts in Markdown or plain text, one speaker label per turn, as people keep them by hand and
+ * as popular chat exporters write them:
+ *
+ *   User: ...            **User**  ...        ### User          用户：...
+ *   Assistant: ...       **Assistant:** ...   ### Assistant     助手：...
+ *
+ *   ## Message 1         ## 👤 User           #### You:
+ *   **You** (<time>)     ...                  ...
+ *   ...                  ---                  #### ChatGPT:
+ *   ## Message 2         ## 🤖 Claude         ...
+ *   **Claude** (<time>)  ...
+ *
+ * Labels name the user (User, Human, You, Me, 用户/用戶, 我), the assistant (Assistant, AI, or the
+ * assistant's name: ChatGPT, Claude, Gemini, Copilot, ...; 助手) or the system (System, 系统/系統), in any
+ * case, after an optional emoji, with an optional ASCII or full-width colon. Bold labels may be
+ * indented; headings by at most three spaces (four make a code block in Markdown).
+ * A label starts a turn; every following line belongs to that speaker until the next label. A time in
+ * parentheses after a bold label (`**You** (2025-03-02T09:14:05Z)`) is the message's timestamp.
+ * Labels inside fenced code blocks are text; `## Message N` headings and `---` rules between turns are
+ * not. A first-level heading before the first turn is the title; a metadata preamble
+ * (`**Conversation ID:** ...`, `Session ID: ...`, or the chat's address) names the session; other text before the first
+ * turn is not part of the conversation.
+ *
+ * No message ids: the engine derives them from role, content and position. The session id is the
+ * preamble's conversation id, else derived from the file's base name, so re-importing an edited file
+ * updates the same session.
+ */
+import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
+
+const USER_NAMES = ['user', 'human', 'you', 'me', '用户', '用戶', '我'];
+const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
+const SYSTEM_NAMES = ['system', '系统', '系統'];
+/** Names that are common words in prose too are labels only in headings and bold, never as `Name:`. */
+const PLAIN_NAMES = ['user', 'human', 'you', 'assistant', 'system', 'chatgpt', 'claude', 'gemini', 'ai', '用户', '用戶', '助手', '系统', '系統'];
+
+function roleOf(name: string): Role | undefined {
+  const lower = name.toLowerCase();
+  if (USER_NAMES.includes(lower)) return 'user';
+  if (ASSISTANT_NAMES.includes(lower)) return 'assistant';
+  if (SYSTEM_NAMES.includes(lower)) return 'system';
+  return undefined;
+}
+
+const ALL_NAMES = `(${[...USER_NAMES, ...ASSISTANT_NAMES, ...SYSTEM_NAMES].join('|')})`;
+const COLON = '[:：]';
+/** An emoji before the name (`## 👤 User`, `## 🤖 Claude`), with its variation selectors and joiners. */
+const EMOJI = '(?:[\\p{Extended_Pictographic}\\u{1F3FB}-\\u{1F3FF}\\uFE0F\\u200D]+\\s*)?';
+
+/**
+ * `### User`, `#### You:`, `## 🤖 Claude`: a heading of any level, the turn's text on the following
+ * lines. The colon and the whitespace before it are one optional group: two whitespace runs around an
+ * optional colon backtrack quadratically through a long run of spaces.
+ */
+const HEADING_LABEL = new RegExp(`^ {0,3}#{1,6}[ \\t]+${EMOJI}${ALL_NAMES}(?:[ \\t]*${COLON})?[ \\t]*$`, 'iu');
+/** `**User**`, `**User:**`, `**User**:`, `**You** (<time>)`; text may follow on the same line. */
+const BOLD_LABEL = new RegExp(`^[ \\t]*\\*\\*${EMOJI}${ALL_NAMES}[ \\t]*${COLON}?\\*\\*[ \\t]*${COLON}?(?:[ \\t]*\\(([^()]{4,40})\\))?[ \\t]?(.*)$`, 'iu');
+/** `User: text`, indented by at most three spaces (four make a code block in Markdown). */
+const PLAIN_LABEL = new RegExp(`^ {0,3}(${PLAIN_NAMES.join('|')})[ \\t]*${COLON}[ \\t]?(.*)$`, 'iu');
+/** `## Message 3`: a numbering heading between turns. */
+const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
+/** `**Conversation ID:** abc`, `Session ID: abc`, `- **Chat ID**: abc` in the preamble. */
+const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
+/** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
+const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
+const FENCE = /^\s{0,3}(```|~~~)/;
+
+interface SpeakerLine {
+  role: Role;
+  /** Text on the label's own line, if any. */
+  rest: string;
+  timestamp?: string;
+}
+
+function speakerOf(line: string): SpeakerLine | undefined {
+  const heading = HEADING_LABEL.exec(line);
+  if (heading) return { role: roleOf(heading[1]!)!, rest: '' };
+  const bold = BOLD_LABEL.exec(line);
+  if (bold) {
+    const role = roleOf(bold[1]!)!;
+    const timestamp = bold[2] === undefined ? undefined : timestampOf(bold[2]);
+    // A parenthesis that is not a time is the start of the turn's text: `**User:** (laughs) ok`.
+    const rest = bold[2] !== undefined && timestamp === undefined ? `(${bold[2]}) ${bold[3] ?? ''}`.trimEnd() : (bold[3] ?? '');
+    return { role, rest, ...(timestamp ? { timestamp } : {}) };
+  }
+  const plain = PLAIN_LABEL.exec(line);
+  return plain ? { role: roleOf(plain[1]!)!, rest: plain[2] ?? '' } : undefined;
+}
+
+/**
+ * A time as exporters print it: ISO 8601 with or without a zone (no zone is read as UTC, so that the
+ * same file gives the same timestamps on every machine), or `2025-03-02 09:14[:05]`.
+ */
+function timestampOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  const iso = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
+  if (!iso) return undefined;
+  const millis = Date.parse(`${iso[1]}T${iso[2]}${iso[3] ?? 'Z'}`);
+  return Number.isNaN(millis) ? undefined : new Date(millis).toISOString();
+}
+
+/** Whether the text has at least one speaker label outside code blocks. */
+export function looksLikeMarkdownTranscript(text: string): boolean {
+  let inFence = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (FENCE.test(line)) inFence = !inFence;
+    else if (!inFence && speakerOf(line)) return true;
+  }
+  return false;
+}
+
+/** @param baseName the file name without folders, e.g. `chat-2024-05-01.md`. */
+export function mapMarkdownTranscript(text: string, baseName: string): SessionInput {
+  const turns: Array<{ role: Role; lines: string[]; timestamp?: string }> = [];
+  let title: string | undefined;
+  let conversationId: string | undefined;
+  let inFence = false;
+
+  for (const line of text.split(/\r?\n/)) {
+    const current = turns.at(-1);
+    const fence = FENCE.test(line);
+    if (fence) inFence = !inFence;
+    const code = inFence || fence;
+    const speaker = code ? undefined : speakerOf(line);
+    if (speaker) {
+      turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest], ...(speaker.timestamp ? { timestamp: speaker.timestamp } : {}) });
+    } else if (!code && MESSAGE_HEADING.test(line)) {
+      // Numbering between turns, not text of the turn before.
+      continue;
+    } else if (current) {
+      current.lines.push(line);
+    } else {
+      const heading = title === undefined ? headingText(line) : undefined;
+      if (heading !== undefined) title = heading;
+      conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
+    }
+  }
+
+  const messages: MessageInput[] = turns
+    .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
+    .filter((message) => message.content !== '');
+  const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
+  return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? stem, source: 'markdown', messages };
+}
+
+/**
+ * A thematic break (`---`, `* * *`, `___`): what `/^\s{0,3}([-*_])(\s*\1){2,}\s*$/` matches, checked
+ * without that expression, whose backtracking overflows the stack on a line of a million dashes.
+ */
+function isRule(line: string): boolean {
+  const body = line.replace(/^\s{0,3}/, '');
+  const marker = body[0];
+  if (marker !== '-' && marker !== '*' && marker !== '_') return false;
+  const gaps = body.split(marker);
+  return gaps.length > 3 && gaps.every((gap) => gap.trim() === '');
+}
+
+/**
+ * The text of a first-level heading (`# Title`, `# Title ##`): what `/^#\s+(.+?)\s*#*\s*$/` captures,
+ * found without that expression, which backtracks quadratically through a long run of `#` or
+ * whitespace followed by anything else (it took minutes on a 4 MB line).
+ */
+function headingText(line: string): string | undefined {
+  if (!/^#\s/.test(line)) return undefined;
+  let start = 1;
+  while (start < line.length && /\s/.test(line[start]!)) start++;
+  if (start === line.length) {
+    // Only whitespace after the '#': the expression takes the last character it can (past the first space).
+    for (let i = line.length - 1; i >= 2; i--) if (!LINE_TERMINATOR.test(line[i]!)) return line[i];
+    return undefined;
+  }
+  // Trailing whitespace, closing hashes, then the whitespace before them.
+  let end = line.length;
+  while (end > start && /\s/.test(line[end - 1]!)) end--;
+  while (end > start && line[end - 1] === '#') end--;
+  while (end > start && /\s/.test(line[end - 1]!)) end--;
+  const title = line.slice(start, Math.max(end, start + 1));
+  // `.` does not match line terminators (a lone \r inside a line).
+  return LINE_TERMINATOR.test(title) ? undefined : title;
+}
+
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/** The turn's lines without surrounding blank lines and without the rules people put between turns. */
+function turnText(lines: string[]): string {
+  const kept = [...lines];
+  while (kept.length > 0 && (kept.at(-1)!.trim() === '' || isRule(kept.at(-1)!))) kept.pop();
+  while (kept.length > 0 && (kept[0]!.trim() === '' || isRule(kept[0]!))) kept.shift();
+  return kept.join('\n').trimEnd();
+}

@@ -1,0 +1,157 @@
+/**
+ * OpenClaw session transcripts (`<sessionId>.jsonl`, written by pi-coding-agent's SessionManager),
+ * including archives of earlier sessions (`<sessionId>.jsonl.reset.<timestamp>`).
+ *
+ * Line 1 is the session header; every later line is an entry with `id` and `parentId`, forming a
+ * tree. The conversation is the path from the last entry to the root. msgId: `<sessionId>:<entry id>`.
+ *
+ * What we keep of the entry types:
+ * - `message`: user, assistant and (with `include: ['tools']`) tool results; assistant thinking and
+ *   tool calls as described in parts.ts. Other message roles (extension-defined) are left out.
+ * - `compaction`: the file is append-only, so the messages the summary replaced are still in the
+ *   file and on the path; we import those. The summary itself is left out: it repeats, in the
+ *   model's words, what the messages already say, and would be found by search next to them.
+ * - `branch_summary`: left out for the same reason (it summarises an abandoned branch).
+ * - `session_info` gives the title; `model_change`, `thinking_level_change`, `label`, `custom`
+ *   and `custom_message` (extension state and injected context) are not dialogue and are left out.
+ *
+ * Version 1 files had no entry ids; their lines are taken in order, with `L<line number>` as the id.
+ *
+ * Since 2026.8 OpenClaw keeps the same lines as rows of a database (openclaw-db.ts) and moves idle
+ * sessions to cold archives: zstd-compressed JSONL of `{"kind":"header","sessionId",...}` followed by
+ * `{"kind":"event","row":{"seq","event_json"}}` (and index rows we ignore). Both are read here as the
+ * lines they hold, with line number `seq + 1` (the line the event had in the session's file).
+ */
+import type { MessageInput, SessionInput } from '../../../shared/domain.js';
+import { ShapeError } from '../errors.js';
+import type { JsonlRecord } from '../readers/jsonl-record.js';
+import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
+import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, requireString, type JsonObject } from '../shape.js';
+import { isoFromDateString, isoFromEpochMillis } from '../time.js';
+
+export function isOpenClawSession(records: readonly JsonlRecord[]): boolean {
+  const header = records[0]?.value;
+  return header !== undefined && (header.type === 'session' || isColdArchiveHeader(header));
+}
+
+function isColdArchiveHeader(value: JsonObject): boolean {
+  return value.kind === 'header' && value.version === 1 && typeof value.sessionId === 'string' && typeof value.generation === 'string';
+}
+
+/** The session's lines held by a cold archive, in order. */
+function coldArchiveEvents(records: readonly JsonlRecord[]): JsonlRecord[] {
+  const events: JsonlRecord[] = [];
+  for (const record of records.slice(1)) {
+    if (record.value.kind !== 'event') continue;
+    const row = requireObject(record.value.row, at(lineWhere(record.lineNo), 'row'));
+    const seq = row.seq;
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ShapeError(`${at(at(lineWhere(record.lineNo), 'row'), 'seq')} must be a whole number`);
+    events.push(openClawEvent(seq, requireString(row.event_json, at(at(lineWhere(record.lineNo), 'row'), 'event_json'))));
+  }
+  return events.sort((a, b) => a.lineNo - b.lineNo);
+}
+
+/** One stored event (a database row's `event_json`, or a cold archive's) as the line it was. */
+export function openClawEvent(seq: number, eventJson: string): JsonlRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(eventJson);
+  } catch {
+    throw new ShapeError(`${lineWhere(seq + 1)} the stored event is not valid JSON`);
+  }
+  if (!isObject(value)) throw new ShapeError(`${lineWhere(seq + 1)} the stored event must be a JSON object`);
+  return { lineNo: seq + 1, value };
+}
+
+export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+  const records = given[0] !== undefined && isColdArchiveHeader(given[0].value) ? coldArchiveEvents(given) : given;
+  const header = records[0];
+  if (header === undefined || header.value.type !== 'session') throw new ShapeError('line 1 must be the session header ({"type":"session",...})');
+  const sessionId = requireNonEmptyString(header.value.id, at(lineWhere(header.lineNo), 'id'));
+  const entries = records.slice(1);
+
+  const messages: MessageInput[] = [];
+  for (const entry of activeBranch(entries)) {
+    if (entry.value.type !== 'message') continue;
+    const entryId = typeof entry.value.id === 'string' ? entry.value.id : `L${entry.lineNo}`;
+    for (const mapped of mapMessage(entry, `${sessionId}:${entryId}`, options)) messages.push(mapped);
+  }
+
+  const title = sessionName(entries);
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'openclaw', messages };
+}
+
+function activeBranch(entries: readonly JsonlRecord[]): JsonlRecord[] {
+  if (!entries.some((entry) => typeof entry.value.id === 'string')) return [...entries];
+
+  const byId = new Map<string, JsonlRecord>();
+  for (const entry of entries) {
+    requireString(entry.value.id, at(lineWhere(entry.lineNo), 'id'));
+    byId.set(entry.value.id as string, entry);
+  }
+  const path: JsonlRecord[] = [];
+  const seen = new Set<string>();
+  for (let entry = entries.at(-1); entry !== undefined; ) {
+    const id = entry.value.id as string;
+    if (seen.has(id)) throw new ShapeError(`${lineWhere(entry.lineNo)} the entries' parentId links form a cycle through ${JSON.stringify(id)}`);
+    seen.add(id);
+    path.push(entry);
+    const parentId = entry.value.parentId;
+    if (parentId === null || parentId === undefined) break;
+    if (typeof parentId !== 'string') throw new ShapeError(`${at(lineWhere(entry.lineNo), 'parentId')} must be a string or null`);
+    const parent = byId.get(parentId);
+    if (parent === undefined) throw new ShapeError(`${at(lineWhere(entry.lineNo), 'parentId')} ${JSON.stringify(parentId)} is not an entry of this file`);
+    entry = parent;
+  }
+  return path.reverse();
+}
+
+function mapMessage(entry: JsonlRecord, id: string, options: MappingOptions): MessageInput[] {
+  const where = at(lineWhere(entry.lineNo), 'message');
+  const message = requireObject(entry.value.message, where);
+  const role = requireString(message.role, at(where, 'role'));
+  const timestamp = isoFromDateString(entry.value.timestamp) ?? isoFromEpochMillis(message.timestamp);
+  const meta = { id, ...(timestamp !== undefined ? { timestamp } : {}) };
+
+  switch (role) {
+    case 'user':
+      return messagesFromParts({ ...meta, role: 'user' }, contentParts(message.content), options);
+    case 'assistant':
+      return messagesFromParts({ ...meta, role: 'assistant' }, contentParts(message.content), options);
+    case 'toolResult': {
+      const name = optionalText(message.toolName) ?? 'tool';
+      const part: MessagePart = { kind: 'tool-result', name, text: textOfResultContent(message.content), isError: message.isError === true };
+      return messagesFromParts({ ...meta, role: 'tool' }, [part], options);
+    }
+    default:
+      return [];
+  }
+}
+
+function contentParts(content: unknown): MessagePart[] {
+  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter(isObject).map((block: JsonObject): MessagePart => {
+    switch (block.type) {
+      case 'text':
+        return { kind: 'text', text: typeof block.text === 'string' ? block.text : '' };
+      case 'image':
+        return { kind: 'text', text: IMAGE_PLACEHOLDER };
+      case 'thinking':
+        return { kind: 'thinking', text: typeof block.thinking === 'string' ? block.thinking : '' };
+      case 'toolCall':
+        return { kind: 'tool-call', name: optionalText(block.name) ?? 'tool', args: block.arguments ?? {} };
+      default:
+        return { kind: 'text', text: '' };
+    }
+  });
+}
+
+/** The name the person gave the session (the latest `session_info`), if any. */
+function sessionName(entries: readonly JsonlRecord[]): string | undefined {
+  let name: string | undefined;
+  for (const entry of entries) {
+    if (entry.value.type === 'session_info') name = optionalText(entry.value.name) ?? name;
+  }
+  return name;
+}
