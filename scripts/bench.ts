@@ -12,6 +12,12 @@
  * (`cliHelpMs`, `hookResaveMs`, `hookAppendMs`, cold and warm: scripts/benchCli.ts), and the
  * database sync of an OpenClaw history of 1,000 sessions after one session got a turn (`dbSyncMs`:
  * scripts/benchDatabase.ts). `--cli-only` measures only these last two.
+ *
+ * Where the time of the re-save, the append and the edit goes, phase by phase, in the empty store and
+ * in the large one (`phases`: the save pipeline's own timings, save/saveTimings.ts).
+ * `--rounds N` runs N first-save rounds (default 3); `--skip turn-by-turn,fork,mcp,cli,no-check`
+ * leaves those parts out (no-check: the appends without the near-duplicate check), for a quicker run
+ * on a busy machine.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +29,7 @@ import { NEAR_DUPLICATE_FLOOR, type SaveReport, type SessionInput } from '../sha
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
+import { chunkIdFor, contentHash, SAVE_PHASES, sha256, type SaveTimings } from '../electron/engine/save/index.js';
 import { ChunkStore, type ChunkRecord } from '../electron/engine/store/index.js';
 import { measureCli } from './benchCli.js';
 import { measureDatabaseSync } from './benchDatabase.js';
@@ -41,8 +47,13 @@ const { values } = parseArgs({
     models: { type: 'string', default: path.resolve('.cache/models') },
     'cli-only': { type: 'boolean', default: false },
     'cli-runs': { type: 'string', default: '9' },
+    rounds: { type: 'string', default: '3' },
+    skip: { type: 'string', default: '' },
   },
 });
+const ROUNDS = Math.max(1, Number(values.rounds));
+const SKIP = new Set(values.skip.split(',').map((s) => s.trim()).filter(Boolean));
+for (const part of SKIP) if (!['turn-by-turn', 'fork', 'mcp', 'cli', 'no-check'].includes(part)) throw new Error(`--skip: unknown part "${part}" (turn-by-turn, fork, mcp, cli, no-check)`);
 const MESSAGES = Number(values.messages);
 const OTHERS = Number(values.others);
 const CHUNKS_PER_OTHER = Number(values['chunks-per-other']);
@@ -63,6 +74,29 @@ function median(xs: number[]): number {
  */
 function withAppended(session: SessionInput, extra: number, passages: readonly Passage[]): SessionInput {
   return { ...session, messages: [...session.messages, ...freshMessages(session.sessionId, extra, 7, passages, session.messages.length)] };
+}
+
+/** The timings of the save whose total is the median of these (one real save, not a mix of phases). */
+function medianSave(saves: readonly SaveTimings[]): SaveTimings {
+  return [...saves].sort((a, b) => a.totalMs - b.totalMs)[Math.floor(saves.length / 2)]!;
+}
+
+/** Phase rows: milliseconds and share of each save, for the phases any of them ran. */
+function phaseTable(columns: Record<string, SaveTimings>): string {
+  const names = Object.keys(columns);
+  const cell = (t: SaveTimings, ms: number | undefined) => (ms === undefined ? '' : `${ms.toFixed(1)} (${((ms / t.totalMs) * 100).toFixed(0)}%)`);
+  const rows = [...SAVE_PHASES.filter((p) => names.some((n) => columns[n]!.phases[p] !== undefined)).map((p) => [p, ...names.map((n) => cell(columns[n]!, columns[n]!.phases[p]))])];
+  rows.push(['other', ...names.map((n) => cell(columns[n]!, columns[n]!.otherMs))]);
+  rows.push(['total', ...names.map((n) => columns[n]!.totalMs.toFixed(1))]);
+  const header = ['phase (ms, share)', ...names];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+/** Rounded for the JSON summary. */
+function roundedTimings(t: SaveTimings): { totalMs: number; otherMs: number; phases: Record<string, number> } {
+  const r = (ms: number) => Math.round(ms * 10) / 10;
+  return { totalMs: r(t.totalMs), otherMs: r(t.otherMs), phases: Object.fromEntries(Object.entries(t.phases).map(([p, ms]) => [p, r(ms)])) };
 }
 
 async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
@@ -211,13 +245,20 @@ async function main(): Promise<void> {
       checkMs += ms + duringEmbeddingMs;
       overlappedMs += duringEmbeddingMs;
     };
+    // The phases of the last save that finished (save/saveTimings.ts).
+    let lastTimings: SaveTimings | null = null;
+    const onSaveTimings = (t: SaveTimings) => (lastTimings = t);
+    const timingsOfLast = (): SaveTimings => {
+      if (!lastTimings) throw new Error('no save timings were reported');
+      return lastTimings;
+    };
     let engine!: MemoryEngine;
     let first!: SaveReport;
     let stallMaxMs = 0;
     let stallP99Ms = 0;
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       if (engine) await engine.close();
-      engine = await MemoryEngine.open({ dataDir: path.join(tmp, `empty-${round}`), embedder, onNearDuplicateCheck });
+      engine = await MemoryEngine.open({ dataDir: path.join(tmp, `empty-${round}`), embedder, onNearDuplicateCheck, onSaveTimings });
       const rawFirst = round % 2 === 1;
       const rawBefore = rawFirst ? (await rawPass())[1] : 0;
       // The thread that runs the engine serves the UI in the desktop app: watch how long it ever stalls.
@@ -237,7 +278,7 @@ async function main(): Promise<void> {
     const firstSaveMs = median(rounds.map((r) => r.firstSaveMs));
     const rawEmbedMs = median(rounds.map((r) => r.rawEmbedMs));
     const firstOverRawRuns = rounds.map((r) => r.firstSaveMs / r.rawEmbedMs);
-    log(`first save        ${firstSaveMs.toFixed(0).padStart(8)} ms  median of 3; raw ${rawEmbedMs.toFixed(0)} ms; first save / raw per round: ${firstOverRawRuns.map((x) => x.toFixed(3)).join(', ')}`);
+    log(`first save        ${firstSaveMs.toFixed(0).padStart(8)} ms  median of ${ROUNDS}; raw ${rawEmbedMs.toFixed(0)} ms; first save / raw per round: ${firstOverRawRuns.map((x) => x.toFixed(3)).join(', ')}`);
     const firstCheckOverheads = rounds.map((r) => r.checkMs / (r.firstSaveMs - r.checkMs));
     log(`near-dup check    first save: ${rounds.map((r) => `${r.checkMs.toFixed(1)} ms`).join(', ')} = ${firstCheckOverheads.map((x) => `${(x * 100).toFixed(2)}%`).join(', ')} of the rest of the save (target <= 10%)`);
     log(`main thread       event-loop delay during the first saves: max ${stallMaxMs.toFixed(1)} ms, p99 ${stallP99Ms.toFixed(1)} ms`);
@@ -245,38 +286,52 @@ async function main(): Promise<void> {
     // The same 2,000 messages saved two at a time (as `watch` saves a live session, turn by turn):
     // what it costs in embeddings, and whether it ends with exactly the chunks of one save.
     const onceChunkIds = (await engine.showSession(session.sessionId)).chunks.map((c) => c.chunkId);
-    const turnEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'turn-by-turn'), embedder });
     let turnByTurnEmbeddings = 0;
-    const [, turnByTurnMs] = await timed(async () => {
-      for (let n = 2; n <= MESSAGES; n += 2) turnByTurnEmbeddings += (await turnEngine.save({ ...session, messages: session.messages.slice(0, n) })).embeddingsComputed;
-    });
-    const turnChunkIds = (await turnEngine.showSession(session.sessionId)).chunks.map((c) => c.chunkId);
-    await turnEngine.close();
-    const turnByTurnMatches = turnChunkIds.length === onceChunkIds.length && turnChunkIds.every((id, i) => id === onceChunkIds[i]);
-    log(`turn by turn      ${turnByTurnMs.toFixed(0).padStart(8)} ms  ${MESSAGES / 2} saves of 2 messages: ${turnByTurnEmbeddings} embeddings (${(turnByTurnEmbeddings / first.embeddingsComputed).toFixed(2)}x one save, target <= 2x); same chunks as one save: ${turnByTurnMatches}`);
+    let turnByTurnMs = NaN;
+    let turnByTurnMatches: boolean | null = null;
+    if (!SKIP.has('turn-by-turn')) {
+      const turnEngine = await MemoryEngine.open({ dataDir: path.join(tmp, 'turn-by-turn'), embedder });
+      [, turnByTurnMs] = await timed(async () => {
+        for (let n = 2; n <= MESSAGES; n += 2) turnByTurnEmbeddings += (await turnEngine.save({ ...session, messages: session.messages.slice(0, n) })).embeddingsComputed;
+      });
+      const turnChunkIds = (await turnEngine.showSession(session.sessionId)).chunks.map((c) => c.chunkId);
+      await turnEngine.close();
+      turnByTurnMatches = turnChunkIds.length === onceChunkIds.length && turnChunkIds.every((id, i) => id === onceChunkIds[i]);
+      log(`turn by turn      ${turnByTurnMs.toFixed(0).padStart(8)} ms  ${MESSAGES / 2} saves of 2 messages: ${turnByTurnEmbeddings} embeddings (${(turnByTurnEmbeddings / first.embeddingsComputed).toFixed(2)}x one save, target <= 2x); same chunks as one save: ${turnByTurnMatches}`);
+    }
 
     // A fork: the whole session under another id, with 200 new messages after it (a branched chat).
     // Only chunks whose text is new are embedded.
-    const forked = withAppended({ ...session, sessionId: 'bench-fork' }, 200, passages);
-    const fork = await engine.save(forked);
-    const onceTexts = new Set((await engine.showSession(session.sessionId)).chunks.map((c) => c.text));
-    const forkNewTextChunks = (await engine.showSession('bench-fork')).chunks.filter((c) => !onceTexts.has(c.text)).length;
-    log(`fork              ${fork.durationMs.toFixed(0).padStart(8)} ms  ${forked.messages.length} messages (${fork.sharedMessages} shared): ${fork.embeddingsComputed} embeddings for ${forkNewTextChunks} chunks with new text (target <= new + 1)`);
-    await engine.forget(['bench-fork']);
+    let fork: SaveReport | null = null;
+    let forkNewTextChunks = NaN;
+    if (!SKIP.has('fork')) {
+      const forked = withAppended({ ...session, sessionId: 'bench-fork' }, 200, passages);
+      fork = await engine.save(forked);
+      const onceTexts = new Set((await engine.showSession(session.sessionId)).chunks.map((c) => c.text));
+      forkNewTextChunks = (await engine.showSession('bench-fork')).chunks.filter((c) => !onceTexts.has(c.text)).length;
+      log(`fork              ${fork.durationMs.toFixed(0).padStart(8)} ms  ${forked.messages.length} messages (${fork.sharedMessages} shared): ${fork.embeddingsComputed} embeddings for ${forkNewTextChunks} chunks with new text (target <= new + 1)`);
+      await engine.forget(['bench-fork']);
+    }
 
     const resaves: Array<[SaveReport, number]> = [];
-    for (let i = 0; i < 5; i++) resaves.push(await timed(() => engine.save(session)));
+    const resaveTimings: SaveTimings[] = [];
+    for (let i = 0; i < 5; i++) {
+      resaves.push(await timed(() => engine.save(session)));
+      resaveTimings.push(timingsOfLast());
+    }
     const resaveMs = median(resaves.map(([, ms]) => ms));
     log(`re-save unchanged ${resaveMs.toFixed(1).padStart(8)} ms  (${((resaveMs / firstSaveMs) * 100).toFixed(3)}% of first save), ${resaves[0]![0].embeddingsComputed} embeddings`);
 
     const appended = withAppended(session, Math.round(MESSAGES / 10), passages);
     checkMs = 0;
     const [append, appendMs] = await timed(() => engine.save(appended));
+    const appendTimings = timingsOfLast();
     const appendCheckMs = checkMs;
     log(`append 10%        ${appendMs.toFixed(0).padStart(8)} ms  (${((appendMs / firstSaveMs) * 100).toFixed(2)}% of first save), ${append.new} new messages, ${append.chunksWritten} chunks, ${append.embeddingsComputed} embeddings`);
 
     const edited: SessionInput = { ...appended, messages: appended.messages.map((m, i) => (i === Math.floor(MESSAGES / 2) ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
     const [edit, editMs] = await timed(() => engine.save(edited));
+    const editTimings = timingsOfLast();
     log(`edit one message  ${editMs.toFixed(1).padStart(8)} ms  (${((editMs / firstSaveMs) * 100).toFixed(3)}% of first save), ${edit.updated} updated, ${edit.chunksWritten} chunk rewritten, ${edit.embeddingsComputed} embeddings`);
 
     await engine.close();
@@ -287,7 +342,7 @@ async function main(): Promise<void> {
     // The store was filled without the engine: its first save rebuilds the archive record, and its
     // near-duplicate check builds the vector sketch from every stored vector (once per store).
     let sketchBuild = '';
-    const large = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck, logger: { warn: () => {}, info: (m) => (sketchBuild = m.startsWith('vector sketch') ? m : sketchBuild) } });
+    const large = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck, onSaveTimings, logger: { warn: () => {}, info: (m) => (sketchBuild = m.startsWith('vector sketch') ? m : sketchBuild) } });
     await large.save({ sessionId: 'warm-up', messages: [{ role: 'user', content: 'warm-up' }] });
     const sketchBuildMs = Number(/in (\d+) ms/.exec(sketchBuild)?.[1] ?? NaN);
     log(`  ${sketchBuild}`);
@@ -296,7 +351,11 @@ async function main(): Promise<void> {
     log(`  maintained: vector index ${indexed[0].vectorIndexBuilt ? 'built' : 'not due'} (${(indexed[1] / 1000).toFixed(1)} s)`);
     await large.save(session);
     const largeResaves: number[] = [];
-    for (let i = 0; i < 5; i++) largeResaves.push((await timed(() => large.save(session)))[1]);
+    const largeResaveTimings: SaveTimings[] = [];
+    for (let i = 0; i < 5; i++) {
+      largeResaves.push((await timed(() => large.save(session)))[1]);
+      largeResaveTimings.push(timingsOfLast());
+    }
     const resaveLargeStoreMs = median(largeResaves);
     const totalChunks = (await large.store.stats()).chunks;
     await large.close();
@@ -309,23 +368,32 @@ async function main(): Promise<void> {
     cpSync(largeDir, snapshot, { recursive: true });
     const appendRuns: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const appendWork: Array<{ checkMs: number; overlappedMs: number; found: number }> = [];
+    const largeAppendTimings: SaveTimings[] = [];
+    const largeEditTimings: SaveTimings[] = [];
+    const variants = SKIP.has('no-check') ? { even: ['on'] as const, odd: ['on'] as const } : { even: ['on', 'off'] as const, odd: ['off', 'on'] as const };
     for (let round = 0; round < 3; round++) {
-      for (const variant of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      for (const variant of round % 2 === 0 ? variants.even : variants.odd) {
         rmSync(largeDir, { recursive: true, force: true });
         cpSync(snapshot, largeDir, { recursive: true });
         flushDisk(); // the copy's write-back would otherwise land inside the timed append
-        const copy = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck, nearDuplicates: variant === 'on' });
+        const copy = await MemoryEngine.open({ dataDir: largeDir, embedder, onNearDuplicateCheck, onSaveTimings, nearDuplicates: variant === 'on' });
         await copy.save({ sessionId: `small-${round}`, messages: [{ role: 'user', content: `one more small thing ${round}` }] });
         checkMs = 0;
         overlappedMs = 0;
         const [report, ms] = await timed(() => copy.save(appended));
+        if (variant === 'on') {
+          largeAppendTimings.push(timingsOfLast());
+          // The one-message edit there too (after the append, as in the empty store).
+          await copy.save(edited);
+          largeEditTimings.push(timingsOfLast());
+        }
         await copy.close();
         appendRuns[variant].push(ms);
         if (variant === 'on') appendWork.push({ checkMs, overlappedMs, found: report.nearDuplicates });
       }
     }
     const appendLargeStoreMs = median(appendRuns.on);
-    const appendLargeStoreNoCheckMs = median(appendRuns.off);
+    const appendLargeStoreNoCheckMs = appendRuns.off.length > 0 ? median(appendRuns.off) : NaN;
     const appendLargeCheckMs = median(appendWork.map((w) => w.checkMs));
     const appendLargeOverlappedMs = median(appendWork.map((w) => w.overlappedMs));
     log(`near-dup check    append ${appendCheckMs.toFixed(1)} ms of work (${((appendCheckMs / (appendMs - appendCheckMs)) * 100).toFixed(2)}% of the rest)`);
@@ -334,9 +402,21 @@ async function main(): Promise<void> {
       `${appendWork[0]?.found ?? 0} of the append's chunks found held by other sessions`);
     log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty)`);
 
-    const mcp = await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten, passages);
-    log(`MCP server (${mcp.chunks} chunks): first answer ${mcp.firstSearchMs.toFixed(0)} ms after start (model load included), search p95 ${mcp.searchP95Ms.toFixed(1)} ms over ${mcp.searches} queries`);
-    const cli = await measureCli(tmp, modelsDir, Number(values['cli-runs']), log);
+    // Where each save's time went (the median save of those repeated).
+    const phases = {
+      resave: medianSave(resaveTimings),
+      append: appendTimings,
+      edit: editTimings,
+      resaveLargeStore: medianSave(largeResaveTimings),
+      appendLargeStore: medianSave(largeAppendTimings),
+      editLargeStore: medianSave(largeEditTimings),
+    };
+    log(`phases of the warm saves (empty store; large store of ${totalChunks} chunks):`);
+    log(phaseTable({ 're-save': phases.resave, append: phases.append, edit: phases.edit, 're-save large': phases.resaveLargeStore, 'append large': phases.appendLargeStore, 'edit large': phases.editLargeStore }));
+
+    const mcp = SKIP.has('mcp') ? null : await measureMcp(tmp, modelsDir, embedder, session, first.chunksWritten, passages);
+    if (mcp) log(`MCP server (${mcp.chunks} chunks): first answer ${mcp.firstSearchMs.toFixed(0)} ms after start (model load included), search p95 ${mcp.searchP95Ms.toFixed(1)} ms over ${mcp.searches} queries`);
+    const cli = SKIP.has('cli') ? null : await measureCli(tmp, modelsDir, Number(values['cli-runs']), log);
 
     const summary = {
       messages: MESSAGES,
@@ -356,9 +436,9 @@ async function main(): Promise<void> {
       mainThreadMaxStallMs: Math.round(stallMaxMs * 10) / 10,
       mainThreadP99StallMs: Math.round(stallP99Ms * 10) / 10,
       largeStoreChunks: totalChunks,
-      forkEmbeddings: fork.embeddingsComputed,
+      forkEmbeddings: fork?.embeddingsComputed ?? null,
       forkNewTextChunks,
-      forkSharedMessages: fork.sharedMessages,
+      forkSharedMessages: fork?.sharedMessages ?? null,
       turnByTurnEmbeddings,
       turnByTurnMatches,
       turnByTurnMs: Math.round(turnByTurnMs),
@@ -379,17 +459,19 @@ async function main(): Promise<void> {
         // Once per store: the sketch of every stored vector, built by the first check.
         sketchBuildMs,
       },
-      mcpFirstSearchMs: Math.round(mcp.firstSearchMs),
-      mcpSearchP95Ms: Math.round(mcp.searchP95Ms * 10) / 10,
-      mcpStoreChunks: mcp.chunks,
-      nodeStartMs: cli.nodeMs,
-      cliHelpMs: cli.cliHelpMs,
-      syncNothingNewMs: cli.syncNothingNewMs,
-      hookResaveMs: cli.hookResaveMs,
-      hookAppendMs: cli.hookAppendMs,
-      hookNothingNewGrownMs: cli.hookNothingNewGrownMs,
-      mcpHandshakeMs: cli.mcpHandshakeMs,
-      cliOverNode: cli.overNode,
+      phases: Object.fromEntries(Object.entries(phases).map(([k, t]) => [k, roundedTimings(t)])),
+      skipped: [...SKIP],
+      mcpFirstSearchMs: mcp ? Math.round(mcp.firstSearchMs) : null,
+      mcpSearchP95Ms: mcp ? Math.round(mcp.searchP95Ms * 10) / 10 : null,
+      mcpStoreChunks: mcp?.chunks ?? null,
+      nodeStartMs: cli?.nodeMs ?? null,
+      cliHelpMs: cli?.cliHelpMs ?? null,
+      syncNothingNewMs: cli?.syncNothingNewMs ?? null,
+      hookResaveMs: cli?.hookResaveMs ?? null,
+      hookAppendMs: cli?.hookAppendMs ?? null,
+      hookNothingNewGrownMs: cli?.hookNothingNewGrownMs ?? null,
+      mcpHandshakeMs: cli?.mcpHandshakeMs ?? null,
+      cliOverNode: cli?.overNode ?? null,
       otherChunks,
       ratios: {
         resaveOfFirst: resaveMs / firstSaveMs,
@@ -397,7 +479,7 @@ async function main(): Promise<void> {
         editOfFirst: editMs / firstSaveMs,
         firstOverRaw: median(firstOverRawRuns),
         firstOverRawRuns,
-        turnByTurnEmbeddingsOverOneSave: turnByTurnEmbeddings / first.embeddingsComputed,
+        turnByTurnEmbeddingsOverOneSave: turnByTurnMatches === null ? null : turnByTurnEmbeddings / first.embeddingsComputed,
         resaveLargeOverEmpty: resaveLargeStoreMs / resaveMs,
         appendLargeOverEmpty: appendLargeStoreMs / appendMs,
       },

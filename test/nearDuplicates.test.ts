@@ -228,6 +228,30 @@ describe('near-duplicate review', () => {
     await engine.close();
   });
 
+  it('a save finds, while its chunks are embedded, the same pairs as a check of the store from scratch', async () => {
+    const { dir, open } = fresh();
+    let engine = await open();
+    await engine.save(original);
+    const stable = (t: string) => t.replace('steady', 'stable');
+    await engine.save(excerpt(original, 'C', 10, 20));
+    await engine.save(excerpt(original, 'D', 20, 26, stable));
+    // An append: the session's last chunk is reopened, and the new chunks are checked as they are embedded.
+    await engine.save(excerpt(original, 'D', 20, 34, stable));
+    await engine.close();
+    const pairsIn = async () => {
+      const journal = new PairJournal(dir);
+      await journal.refresh(false);
+      return [...journal.pairs.values()].map((p) => `${p.a} ${p.b} ${p.s}`).sort();
+    };
+    const saved = await pairsIn();
+    expect(saved.length).toBeGreaterThan(0);
+    rmSync(path.join(dir, NEAR_DUPLICATES_FILE));
+    engine = await open();
+    await engine.duplicates();
+    await engine.close();
+    expect(await pairsIn()).toEqual(saved);
+  });
+
   it('a store whose checks were lost (a kill before the list was written, an older version) is checked again when listed', async () => {
     const { dir, open } = fresh({ nearDuplicates: false });
     let engine = await open();

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
 import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/duplicates/vectorCodes.js';
 import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/duplicates/vectorSketch.js';
+import { closeEntries } from '../electron/engine/duplicates/sketchScan.js';
 import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { seededRandom } from '../scripts/transcriptGenerator.js';
 import { scratchDirs } from './helpers/engine.js';
@@ -95,6 +96,42 @@ const idsOf = (sketch: VectorSketch, sessionId: string) =>
     .filter((x) => x.sessionId === sessionId)
     .map((x) => x.chunkId)
     .sort();
+
+describe('the scan of a sketch holding copies', () => {
+  it('compares each distinct code once and gives the candidates of a scan of every entry: in order, the closest past a cap, none of the own session or of removed chunks', async () => {
+    const sketch = new VectorSketch(dataDir(), MODEL);
+    await sketch.refresh();
+    // Ten texts, each held by six sessions (copies: the same vector), and a near copy of each.
+    const texts = Array.from({ length: 10 }, () => randomVector(MODEL.dim));
+    const near = texts.map((v) => at(v, 0.97));
+    for (let s = 0; s < 6; s++) {
+      await sketch.append([{ sessionId: `S${s}`, previous: '', fingerprint: `f${s}`, replace: true, removed: [], added: texts.map((v, i) => ({ chunkId: `S${s}-${i}`, code: sketch.encode(v) })) }]);
+    }
+    await sketch.append([{ sessionId: 'N', previous: '', fingerprint: 'n', replace: true, removed: [], added: near.map((v, i) => ({ chunkId: `N-${i}`, code: sketch.encode(v) })) }]);
+    // Enough queries for the grouped scan: the texts, their near copies, and unrelated vectors.
+    const queries = [...texts.map((v) => at(v, 0.99)), ...near, randomVector(MODEL.dim), randomVector(MODEL.dim)];
+    expect(sketch.candidates(queries, 'Q', NEAR_DUPLICATE_FLOOR)[0]).toHaveLength(7);
+    // Then (the groups made) a session's copies removed (the chunks leave the sketch) and one written again.
+    await sketch.append([{ sessionId: 'S2', previous: 'f2', fingerprint: 'g2', replace: false, removed: ['S2-0', 'S2-1'], added: [] }]);
+    await sketch.append([{ sessionId: 'S3', previous: 'f3', fingerprint: 'g3', replace: false, removed: [], added: [{ chunkId: 'S3-4', code: sketch.encode(texts[4]!) }] }]);
+    const inner = sketch as unknown as { encoder: CodeEncoder; codes: Uint32Array; owners: Int32Array; count: number; sessionIndex: Map<string, number> };
+    const everyEntry = (queries: Float32Array[], sessionId: string, most: number) =>
+      closeEntries({ encoder: inner.encoder, codes: inner.codes, owners: inner.owners, count: inner.count }, inner.sessionIndex.get(sessionId) ?? -2, queries, NEAR_DUPLICATE_FLOOR, most).map((list) => list.map((e) => sketch.entry(e).chunkId));
+    const grouped = (queries: Float32Array[], sessionId: string, most: number) => sketch.candidates(queries, sessionId, NEAR_DUPLICATE_FLOOR, most).map((list) => list.map((e) => sketch.entry(e).chunkId));
+    for (const [sessionId, most] of [['Q', Infinity], ['Q', 3], ['S1', 4], ['N', 16]] as const) {
+      const expected = everyEntry(queries, sessionId, most);
+      expect(grouped(queries, sessionId, most)).toEqual(expected);
+    }
+    // What a query of a text finds: its copies in every session but the removed ones, and its near copy.
+    const all = grouped(queries, 'Q', Infinity);
+    expect([...all[0]!].sort()).toEqual(['N-0', 'S0-0', 'S1-0', 'S3-0', 'S4-0', 'S5-0']);
+    expect(all[0]!.length).toBe(6);
+    // Entries added after the groups were made join them.
+    await sketch.append([{ sessionId: 'T', previous: '', fingerprint: 't', replace: true, removed: [], added: [{ chunkId: 'T-0', code: sketch.encode(texts[0]!) }] }]);
+    expect(grouped(queries, 'Q', Infinity)).toEqual(everyEntry(queries, 'Q', Infinity));
+    expect(grouped(queries, 'Q', Infinity)[0]).toContain('T-0');
+  });
+});
 
 describe('the sketch journal', () => {
   it('is shared by processes: each reads what the other appended, and a rewrite under a new generation', async () => {

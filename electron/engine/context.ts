@@ -12,6 +12,7 @@ import type { ForgottenMarks } from './privacy/forgottenMarks.js';
 import type { ChunkStore } from './store/store.js';
 import type { PairJournal } from './duplicates/pairJournal.js';
 import type { VectorSketch } from './duplicates/vectorSketch.js';
+import type { SaveTimings } from './save/saveTimings.js';
 
 
 /** Default of `writeBatchChunks`. */
@@ -48,6 +49,8 @@ export interface MemoryEngineOptions {
    * comparisons took while the chunks were still being embedded (the benchmark's `nearDupOverhead`).
    */
   onNearDuplicateCheck?: (ms: number, duringEmbeddingMs: number) => void;
+  /** Told where each save's time went, phase by phase (save/saveTimings.ts; the benchmarks read it). */
+  onSaveTimings?: (timings: SaveTimings) => void;
   logger?: Logger;
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** The embedding worker script (a packaged build passes its compiled one). */

@@ -45,8 +45,20 @@ export type { Logger } from './files/logger.js';
 export { optimizeIntervalFor } from './store/maintenance.js';
 export { machineName } from './store/writeGuard.js';
 
+/**
+ * How long the engine waits, with no save queued, before the searches' view reads what the last saves
+ * added (SearchView.prepare). Saves that follow one another closely (`watch` saving turn by turn, an
+ * import) then run without that read beside them, and it runs once after the last of them.
+ */
+export const SEARCH_PREPARE_DELAY_MS = 250;
+
 export class MemoryEngine {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Saves called and not yet finished. */
+  private savesPending = 0;
+  /** A save wrote since the searches' view last read the new rows. */
+  private searchPrepareOwed = false;
+  private searchPrepareTimer: NodeJS.Timeout | null = null;
   private embedderPromise: Promise<Embedder> | null = null;
   private ownsEmbedder = false;
   private closed = false;
@@ -186,6 +198,7 @@ export class MemoryEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.holdSearchPrepare();
     await this.queue.catch(() => {});
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
     this.guard.close();
@@ -211,14 +224,40 @@ export class MemoryEngine {
 
   /** Saves are queued: one at a time per engine, and one writer per data directory across processes. */
   save(input: SessionInput, options: SaveCallOptions = {}): Promise<SaveReport> {
+    this.savesPending++;
+    // A save is coming: the background read of the last save's rows waits until it is done.
+    this.holdSearchPrepare();
     return this.enqueue(async () => {
-      if (this.closed) throw new EngineError('cancelled', 'the store is closed');
-      const report = await saveSession(this.ctx, input, options);
-      // The rows it added are outside the indexes until the next compaction: read for searches now
-      // rather than by the next search (a no-op in a process that has not searched).
-      if (report.chunksWritten > 0 || report.chunksDeleted > 0) this.ctx.store.prepareSearch();
-      return report;
+      try {
+        if (this.closed) throw new EngineError('cancelled', 'the store is closed');
+        const report = await saveSession(this.ctx, input, options);
+        // The rows it added are outside the indexes until the next compaction: read for searches
+        // once no save waits (a no-op in a process that has not searched), rather than by the next search.
+        if (report.chunksWritten > 0 || report.chunksDeleted > 0) this.searchPrepareOwed = true;
+        return report;
+      } finally {
+        this.savesPending--;
+        this.scheduleSearchPrepare();
+      }
     });
+  }
+
+  private holdSearchPrepare(): void {
+    if (this.searchPrepareTimer) clearTimeout(this.searchPrepareTimer);
+    this.searchPrepareTimer = null;
+  }
+
+  /** Starts the searches' background read SEARCH_PREPARE_DELAY_MS after the last queued save, unless another comes first. */
+  private scheduleSearchPrepare(): void {
+    this.holdSearchPrepare();
+    if (!this.searchPrepareOwed || this.savesPending > 0 || this.closed) return;
+    this.searchPrepareTimer = setTimeout(() => {
+      this.searchPrepareTimer = null;
+      if (this.savesPending > 0 || this.closed) return;
+      this.searchPrepareOwed = false;
+      this.ctx.store.prepareSearch();
+    }, SEARCH_PREPARE_DELAY_MS);
+    this.searchPrepareTimer.unref();
   }
 
   /** Forgets whole sessions (see forget.ts): queued like a save, under the write lock. */

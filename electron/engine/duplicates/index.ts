@@ -4,3 +4,6 @@
  * by path.
  */
 export { DUPLICATE_THRESHOLD } from './nearDuplicates.js';
+// The sketch and its scan, for the benchmark of the check's code comparisons (scripts/bench-sketch.ts).
+export { VectorSketch } from './vectorSketch.js';
+export { closeEntries } from './sketchScan.js';

@@ -66,6 +66,7 @@ async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: stri
     sessionId,
     NEIGHBOURS,
     searched.map(([hash]) => precheck?.found.get(hash)),
+    precheck,
   );
   searched.forEach(([, own], i) => {
     for (const near of neighbours[i]!) for (const chunk of own) pairs.push(makePair(chunk, near, near.similarity));

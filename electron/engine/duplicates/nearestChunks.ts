@@ -102,7 +102,9 @@ function candidatesOf(sketch: VectorSketch, vectors: readonly Float32Array[], se
 
 /**
  * A save's code comparisons, run batch by batch as its new chunks are embedded: the model works in
- * its worker on one core, and these run meanwhile on the engine's thread. Under the write lock.
+ * its worker on one core, and these run meanwhile on the engine's thread; the candidates' stored
+ * vectors are read meanwhile too (the store reads on its own threads), so that what is left after
+ * the commit is comparing them. Under the write lock: no other writer removes a candidate meanwhile.
  */
 export interface Precheck {
   add(hashes: readonly string[], vectors: readonly Float32Array[]): void;
@@ -111,11 +113,16 @@ export interface Precheck {
   readonly sketch: VectorSketch;
   /** Time spent comparing codes. */
   readonly ms: number;
+  /** The stored vectors of the candidates found, read as they were found (those whose read failed are missing). */
+  vectors(): Promise<ReadonlyMap<string, Float32Array>>;
 }
 
 export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, sessionId: string): Promise<Precheck> {
   const sketch = await syncedSketch(ctx, record, sessionId);
   const found = new Map<string, Candidate[]>();
+  const read = new Map<string, Float32Array>();
+  const asked = new Set<string>();
+  const reads: Array<Promise<void>> = [];
   let ms = 0;
   return {
     sketch,
@@ -127,7 +134,16 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
       const started = performance.now();
       // Texts without candidates here are looked up again after the commit.
       if (vectors.every((v) => v.length === sketch.dim)) candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
+      const ids: string[] = [];
+      for (const hash of hashes) for (const { chunkId } of found.get(hash) ?? []) if (!asked.has(chunkId)) ids.push(chunkId);
+      for (const id of ids) asked.add(id);
+      // A read that fails leaves its vectors missing: the check after the commit reads them itself.
+      if (ids.length > 0) reads.push(ctx.store.vectorsByChunkId(ids).then((vectors) => vectors.forEach((v, id) => read.set(id, v)), () => {}));
       ms += performance.now() - started;
+    },
+    async vectors() {
+      await Promise.all(reads);
+      return read;
     },
   };
 }
@@ -137,7 +153,7 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
  * NEAR_DUPLICATE_FLOOR or more, nearest first. Only the candidates the sketch picks (or `known`
  * picked during embedding) are read from the store.
  */
-export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, k: number, known: ReadonlyArray<Candidate[] | undefined> = []): Promise<Neighbour[][]> {
+export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorSketch, vectors: readonly Float32Array[], sessionId: string, k: number, known: ReadonlyArray<Candidate[] | undefined> = [], prefetched?: Precheck): Promise<Neighbour[][]> {
   const unknown = vectors.map((_, i) => i).filter((i) => !known[i]);
   const computed = candidatesOf(sketch, unknown.map((i) => vectors[i]!), sessionId);
   const candidates = vectors.map((_, i) => known[i] ?? []);
@@ -145,7 +161,9 @@ export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorS
   const wanted = new Set<string>();
   for (const list of candidates) for (const c of list) wanted.add(c.chunkId);
   if (wanted.size === 0) return vectors.map(() => []);
-  const stored = await ctx.store.vectorsByChunkId([...wanted]);
+  const stored = new Map(prefetched ? await prefetched.vectors() : []);
+  const unread = [...wanted].filter((id) => !stored.has(id));
+  if (unread.length > 0) for (const [id, vector] of await ctx.store.vectorsByChunkId(unread)) stored.set(id, vector);
   return candidates.map((list, q) => {
     const near: Neighbour[] = [];
     for (const { chunkId, sessionId: other } of list) {

@@ -20,7 +20,7 @@ import { crashPoint } from '../files/crashPoints.js';
 import { readSince, replaceWhole, truncateAt, writeAt } from '../files/journalFile.js';
 import { encodeRecord, headerBytes, padded, parseHeader, recordLength, type SketchChange } from './sketchRecords.js';
 import { CodeEncoder } from './vectorCodes.js';
-import { closeEntries } from './sketchScan.js';
+import { closeEntries, type CodeGroups } from './sketchScan.js';
 
 import { SKETCH_FILE } from '../files/layout.js';
 export { SKETCH_FILE };
@@ -34,6 +34,13 @@ interface SessionState {
 
 /** A fingerprint no archive entry has: the session must be read again. */
 const BROKEN = '!';
+
+/**
+ * Queries from which a scan compares each distinct code once (sketchScan.ts): grouping the entries
+ * costs about one scan, kept up to date afterwards, so it is built for a save's batches of new
+ * chunks, not for the one or two chunks of a small append.
+ */
+const GROUP_FROM_QUERIES = 8;
 
 export class VectorSketch {
   private readonly encoder: CodeEncoder;
@@ -50,6 +57,8 @@ export class VectorSketch {
   private readonly sessions = new Map<string, SessionState>();
   private readonly sessionIndex = new Map<string, number>();
   private readonly sessionNames: string[] = [];
+  /** The entries grouped by code (built by the first scan with enough queries; dropped when entries move). */
+  private groups: (CodeGroups & { byHash: Map<number, number[]> }) | null = null;
   /** Journal position: the file's generation and the end of its last whole record. */
   private generation: Buffer | null = null;
   private end = 0;
@@ -150,7 +159,34 @@ export class VectorSketch {
    */
   candidates(vectors: readonly Float32Array[], sessionId: string, similarity: number, most = Infinity): number[][] {
     if (vectors.length === 0 || this.size === 0) return vectors.map(() => [] as number[]);
-    return closeEntries({ encoder: this.encoder, codes: this.codes, owners: this.owners, count: this.count }, this.sessionIndex.get(sessionId) ?? -2, vectors, similarity, most);
+    if (!this.groups && vectors.length >= GROUP_FROM_QUERIES) {
+      this.groups = { heads: [], members: [], byHash: new Map() };
+      for (let e = 0; e < this.count; e++) if (this.owners[e]! >= 0) this.group(e);
+    }
+    return closeEntries({ encoder: this.encoder, codes: this.codes, owners: this.owners, count: this.count }, this.sessionIndex.get(sessionId) ?? -2, vectors, similarity, most, this.groups ?? undefined);
+  }
+
+  /** Puts an entry into the group of its code (entries are grouped in increasing order). */
+  private group(e: number): void {
+    const groups = this.groups!;
+    const { codes, words } = this;
+    const o = e * words;
+    let hash = 0x811c9dc5;
+    for (let w = 0; w < words; w++) hash = Math.imul(hash ^ codes[o + w]!, 0x01000193);
+    // Groups whose codes share the hash: the one whose code is this entry's, compared word by word.
+    const same = groups.byHash.get(hash);
+    const g = same?.find((g) => {
+      const h = groups.heads[g]! * words;
+      for (let w = 0; w < words; w++) if (codes[h + w] !== codes[o + w]) return false;
+      return true;
+    });
+    if (g !== undefined) groups.members[g]!.push(e);
+    else {
+      if (same) same.push(groups.heads.length);
+      else groups.byHash.set(hash, [groups.heads.length]);
+      groups.heads.push(e);
+      groups.members.push([e]);
+    }
   }
 
   /** The chunk and session of an entry `candidates` returned. */
@@ -225,6 +261,7 @@ export class VectorSketch {
       at += step;
       this.owners[e] = owner;
       state.entries.push(e);
+      if (this.groups) this.group(e);
     }
     if (replace && fingerprint === '' && state.entries.length === 0) this.sessions.delete(sessionId);
     else state.fingerprint = chained ? fingerprint : BROKEN;
@@ -275,6 +312,7 @@ export class VectorSketch {
    * names of sessions gone (indices change: only between calls).
    */
   private pack(): void {
+    this.groups = null;
     let to = 0;
     const moved = new Int32Array(this.count);
     const sources = new Map<number, number>();
@@ -309,6 +347,7 @@ export class VectorSketch {
   }
 
   private clear(): void {
+    this.groups = null;
     this.codes = new Uint32Array(0);
     this.owners = new Int32Array(0);
     this.idSource = new Int32Array(0);

@@ -6,6 +6,7 @@ import { EngineError } from '../errors.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import type { ChunkRecord, OwnedMessage } from '../store/store.js';
+import type { SaveClock } from './saveTimings.js';
 
 const EMBED_BATCH = 32;
 /** Batches kept in flight in the worker while the previous ones are written. */
@@ -33,6 +34,7 @@ export class ChunkWriter {
     private readonly options: SaveCallOptions,
     private readonly report: SaveReport,
     private readonly progress: (phase: SaveProgress['phase'], done: number, total: number) => void,
+    private readonly clock: SaveClock,
   ) {}
 
   removedIds(): string[] {
@@ -51,7 +53,7 @@ export class ChunkWriter {
     this.throwIfAborted();
     this.progress('writing', 0, records.length);
     assertWriteLock(this.ctx.dataDir);
-    await this.ctx.store.commit(records, { sessionId: this.sessionId, chunkIds: removal.removedIds, allOthers: removal.replaceSession });
+    await this.clock.time('chunkCommit', () => this.ctx.store.commit(records, { sessionId: this.sessionId, chunkIds: removal.removedIds, allOthers: removal.replaceSession }));
     this.commits++;
     this.count(records, removal.removedIds);
   }
@@ -66,9 +68,9 @@ export class ChunkWriter {
     const unique = new Map<string, string>();
     for (const c of plan) if (!unique.has(c.textHash)) unique.set(c.textHash, c.text);
     // Texts another session (or an earlier save) already embedded keep their vectors.
-    const vectors = unique.size > 0 ? await this.ctx.store.vectorsByTextHash([...unique.keys()]) : new Map<string, Float32Array>();
+    const vectors = unique.size > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash([...unique.keys()])) : new Map<string, Float32Array>();
     const hashes = [...unique.keys()].filter((h) => !vectors.has(h));
-    const embedder = hashes.length > 0 ? await this.ctx.embedder() : null;
+    const embedder = hashes.length > 0 ? await this.clock.time('embedding', () => this.ctx.embedder()) : null;
     const batches: string[][] = [];
     for (let i = 0; i < hashes.length; i += EMBED_BATCH) batches.push(hashes.slice(i, i + EMBED_BATCH));
     const inFlight: Array<Promise<Float32Array[]>> = [];
@@ -86,7 +88,7 @@ export class ChunkWriter {
       if (pending.length === 0) return;
       crashPoint('write-batch');
       assertWriteLock(this.ctx.dataDir);
-      await this.ctx.store.commit(pending, { sessionId: this.sessionId });
+      await this.clock.time('chunkCommit', () => this.ctx.store.commit(pending, { sessionId: this.sessionId }));
       this.commits++;
       this.count(pending, []);
       pending = [];
@@ -112,7 +114,7 @@ export class ChunkWriter {
     try {
       if (!(await drain())) return;
       for (let b = 0; b < batches.length; b++) {
-        const result = await inFlight[b]!;
+        const result = await this.clock.time('embedding', () => inFlight[b]!);
         launch(b + EMBED_LOOKAHEAD);
         this.report.embeddingsComputed += result.length;
         batches[b]!.forEach((hash, i) => {
@@ -155,16 +157,16 @@ export class ChunkWriter {
       this.report.embeddingsComputed += hashes.filter((h) => !stored.has(h)).length;
       return new Map();
     }
-    const vectors = hashes.length > 0 ? await this.ctx.store.vectorsByTextHash(hashes) : new Map<string, Float32Array>();
+    const vectors = hashes.length > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash(hashes)) : new Map<string, Float32Array>();
     const missing = hashes.filter((h) => !vectors.has(h));
     if (missing.length === 0) return vectors;
     const texts = new Map(plan.map((c) => [c.textHash, c.text]));
-    const embedder = await this.ctx.embedder();
+    const embedder = await this.clock.time('embedding', () => this.ctx.embedder());
     this.progress('embedding', 0, missing.length);
     for (let i = 0; i < missing.length; i += EMBED_BATCH) {
       this.throwIfAborted();
       const batch = missing.slice(i, i + EMBED_BATCH);
-      const result = await embedder.embed(batch.map((h) => texts.get(h)!));
+      const result = await this.clock.time('embedding', () => embedder.embed(batch.map((h) => texts.get(h)!)));
       batch.forEach((h, j) => {
         vectors.set(h, result[j]!);
         this.freshHashes.add(h);

@@ -5,3 +5,4 @@
  */
 export { detachedString, normalizeSession } from './normalize.js';
 export { chunkIdFor, contentHash, sha256 } from './hashing.js';
+export { SAVE_PHASES, type SavePhase, type SaveTimings } from './saveTimings.js';

@@ -28,6 +28,7 @@ import { checkSaved } from '../duplicates/nearDuplicates.js';
 import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
 import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
 import { assertWriteLock } from '../files/writeLock.js';
+import { SaveClock } from './saveTimings.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -59,6 +60,8 @@ function forgottenReport(sessionId: string, mode: SaveMode, warnings: string[], 
 
 async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCallOptions): Promise<SaveReport> {
   const started = performance.now();
+  const clock = new SaveClock();
+  let ok = false;
   crashPoint('save');
   // Warnings of reading the record (a damaged one is rebuilt) and of the mode join the report's.
   const recordWarnings: string[] = [];
@@ -87,7 +90,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
   let release: (() => Promise<void>) | null = null;
   let sessionId = givenId;
   try {
-    if (!options.dryRun && !options.lockHeld) release = await ctx.lock();
+    if (!options.dryRun && !options.lockHeld) release = await clock.time('lock', () => ctx.lock());
     // A session forgotten on any machine of this store is not saved again by a sync, a hook or an
     // import, unless a person asks for it (`unforget`), which lifts its mark (forgottenMarks.ts).
     if (givenId !== '' && (await ctx.forgotten.isForgotten(givenId))) {
@@ -99,7 +102,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       }
     }
     if (!options.dryRun && givenFingerprint) {
-      const record = await ctx.records.load(recordWarnings, { locked: true });
+      const record = await clock.time('record', () => ctx.records.load(recordWarnings, { locked: true }));
       const known = record.sessions[givenId];
       if (known?.input_fingerprint === givenFingerprint) {
         const total = known.input_total ?? known.message_count;
@@ -108,7 +111,9 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         report.skipped = total;
         report.sharedMessages = forkOfEntry(known, record)?.sharedMessages ?? 0;
         options.onProgress?.({ sessionId: givenId, phase: 'reading', done: 0, total });
-        return await finish(ctx, report, record, started, syncDeletes, []);
+        const result = await finish(ctx, clock, report, record, started, syncDeletes, []);
+        ok = true;
+        return result;
       }
     }
 
@@ -116,7 +121,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // in its worker, while the input is checked and compared with the store (a cold start takes
     // about half a second). A failure to start is reported where the model is first needed.
     if (!options.dryRun) ctx.embedder().catch(() => {});
-    const { session, warnings } = await normalizeSessionAsync(input, { redact });
+    const { session, warnings } = await clock.time('normalize', () => normalizeSessionAsync(input, { redact }));
     sessionId = session.sessionId;
     givenTotal = session.messages.length;
     const report: SaveReport = emptySaveReport(sessionId, mode, session.messages.length, [...warnings, ...recordWarnings], options.dryRun);
@@ -130,11 +135,13 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
     if (!options.dryRun) {
       // A store written by an earlier version is brought to the current layout before anything is written.
-      await ctx.store.upgrade();
-      // A forget or a purge that a kill interrupted is finished first (a caller holding the lock has done so).
-      if (!options.lockHeld) await finishPendingWork(ctx);
+      await clock.time('upgrade', async () => {
+        await ctx.store.upgrade();
+        // A forget or a purge that a kill interrupted is finished first (a caller holding the lock has done so).
+        if (!options.lockHeld) await finishPendingWork(ctx);
+      });
     }
-    const record = await ctx.records.load(report.warnings, { locked: !options.dryRun });
+    const record = await clock.time('record', () => ctx.records.load(report.warnings, { locked: !options.dryRun }));
     const entry = record.sessions[sessionId];
     const storedFingerprint = messageSetFingerprint(sortById(session.messages));
 
@@ -143,23 +150,29 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       report.skippedSession = true;
       report.skipped = session.messages.length;
       report.sharedMessages = forkOfEntry(entry, record)?.sharedMessages ?? 0;
-      return await finish(ctx, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
+      const result = await finish(ctx, clock, report, record, started, syncDeletes, [], options.dryRun, !options.dryRun && mode === 'incremental' && remember(entry));
+      ok = true;
+      return result;
     }
 
     // Message level: compare with what the store holds for this session (its rows only).
+    const diffStarted = performance.now();
     let heads = await ctx.store.sessionHeads(sessionId);
     let diff = diffSession(session.messages, heads);
     // Where the new messages go among the stored ones (order.ts).
     const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
     let placement = place();
+    clock.add('diff', performance.now() - diffStarted);
     if (placement && !options.dryRun && !positionsDistinct(placement.order, placement.seqs)) {
       // No position is left between two neighbours (about fifty insertions into one gap): the stored
       // messages are numbered afresh, in their order, by one commit that rewrites the session's rows
       // (the same chunks, texts and vectors); then the new ones are placed among them.
-      await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
-      heads = await ctx.store.sessionHeads(sessionId);
-      diff = diffSession(session.messages, heads);
-      placement = place();
+      await clock.time('renumber', async () => {
+        await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
+        heads = await ctx.store.sessionHeads(sessionId);
+        diff = diffSession(session.messages, heads);
+        placement = place();
+      });
     }
     const { stored, fresh, updated, unchanged } = diff;
     const deletable = options.deletable;
@@ -169,11 +182,11 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     report.updated = updated.length;
     report.deleted = mode === 'overwrite' || syncDeletes ? removedMessages.length : 0;
 
-    const writer = new ChunkWriter(ctx, sessionId, options, report, progress);
+    const writer = new ChunkWriter(ctx, sessionId, options, report, progress, clock);
     let precheck: Precheck | undefined;
     if (mode === 'overwrite') {
       const ordered = inOrder(session.messages, placeMessages([], session.messages).seqs);
-      const plan = await chunkDialogueAsync(sessionId, ordered, { maxTokens: await maxTokens() });
+      const plan = await clock.time('chunking', async () => chunkDialogueAsync(sessionId, ordered, { maxTokens: await maxTokens() }));
       const owned = new Map(ordered.map((m) => [m.msgId, toOwned(m)]));
       const oldIds = heads.map((h) => h.chunkId);
       await writer.writeAll(plan, owned, { replaceSession: true, removedIds: oldIds.filter((id) => !plan.some((c) => c.chunkId === id)) });
@@ -183,8 +196,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       const gone = new Set(syncDeletes ? removedMessages : []);
       const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
       // Message content is read only for the chunks being rebuilt.
-      const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
-      const { rebuilt, owned, removedIds } = await rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
+      const { rebuilt, owned, removedIds } = await clock.time('chunking', async () => {
+        const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
+        return rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
+      });
       const rebuiltAny = rebuilt.length > 0 || removedIds.length > 0;
       if (rebuiltAny) await writer.writeAll(rebuilt, owned, { replaceSession: false, removedIds });
 
@@ -198,9 +213,11 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         // the chunks come out the same however often the session is saved.
         const tail = runs.at(-1)!;
         const appended = heads.length > 0 && !rebuiltAny && order.at(-1) === tail.at(-1)!.msgId && stored.has(order[order.length - tail.length - 1] ?? '');
+        const chunkingStarted = performance.now();
         const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.ownedMessages(sessionId, ids), toOwned, await maxTokens()) : null;
         const plan: PlannedChunk[] = [];
         for (const run of reopened ? runs.slice(0, -1) : runs) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
+        clock.add('chunking', performance.now() - chunkingStarted);
         const freshOwned = new Map([...placed.values()].map((m) => [m.msgId, toOwned(m)]));
         if (reopened) {
           // The chunks holding stored messages replace the reopened ones in one commit; the rest stream.
@@ -214,8 +231,12 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         // A dry run commits nothing and holds no lock: it must not bring the sketch up to date.
         if (!options.dryRun && ctx.options.nearDuplicates !== false && plan.length > 0) {
           try {
-            const check = await startPrecheck(ctx, record, sessionId);
-            writer.onEmbedded = (hashes, vectors) => check.add(hashes, vectors);
+            const check = await clock.time('nearDuplicates', () => startPrecheck(ctx, record, sessionId));
+            writer.onEmbedded = (hashes, vectors) => {
+              const addStarted = performance.now();
+              check.add(hashes, vectors);
+              clock.add('nearDuplicates', performance.now() - addStarted);
+            };
             precheck = check;
           } catch (error) {
             // Derived data: the check after the commit tries again, and a save never fails for it.
@@ -226,8 +247,12 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       }
     }
 
-    if (options.dryRun) return await finish(ctx, report, record, started, syncDeletes, [], true);
-    await recordSessionMeta(ctx, sessionId, session, heads.length === 0);
+    if (options.dryRun) {
+      const result = await finish(ctx, clock, report, record, started, syncDeletes, [], true);
+      ok = true;
+      return result;
+    }
+    await clock.time('sessionMeta', () => recordSessionMeta(ctx, sessionId, session, heads.length === 0));
     const after = applyToHeads(heads, writer.written, writer.removed);
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
@@ -236,11 +261,11 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     else if (next.head_key !== entry?.head_key || writer.removed.size > 0 || !entry) {
       // The leading messages are new or changed: look again for the session this one branched from.
       assertWriteLock(ctx.dataDir);
-      await recordFork(ctx, next, await findFork(ctx, record, sessionId, after));
+      await clock.time('forks', async () => recordFork(ctx, next, await findFork(ctx, record, sessionId, after)));
     }
     report.sharedMessages = forkOfEntry(next, record)?.sharedMessages ?? 0;
     // Sessions that branched from this one: what they share may have changed with it.
-    if (writer.commits > 0) await refreshForksOf(ctx, record, sessionId);
+    if (writer.commits > 0) await clock.time('forks', () => refreshForksOf(ctx, record, sessionId));
     // Copies of what this save wrote in other sessions, kept for `duplicates` (nearDuplicates.ts).
     if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
       const checkStarted = performance.now();
@@ -251,37 +276,44 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         // session again the next time it is read (its fingerprint there is the old one).
         report.warnings.push(`the check for copies of this session in other sessions did not finish (${error instanceof Error ? error.message : String(error)}); \`duplicates\` checks it again`);
       }
+      clock.add('nearDuplicates', performance.now() - checkStarted);
       ctx.options.onNearDuplicateCheck?.(performance.now() - checkStarted, precheck?.ms ?? 0);
     }
     record.writesSinceOptimize += writer.commits;
     // A cancelled save holds only part of its input: the next save of it must look again.
     const remembered = !writer.cancelled && remember(record.sessions[sessionId]);
-    const result = await finish(ctx, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
+    const result = await finish(ctx, clock, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
     if (writer.cancelled) {
       throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
     }
+    ok = true;
     return result;
   } catch (error) {
     throw describeIoError(error, `saving ${sessionId || 'a session'}`);
   } finally {
-    await release?.();
+    if (release) await clock.time('release', release);
+    ctx.options.onSaveTimings?.(clock.result(sessionId, ok));
   }
 }
 
 /** Writes the record and the history event; compacts the store when writes have piled up. */
-async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, recordChanged = false): Promise<SaveReport> {
+async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, record: ArchiveRecord, started: number, syncDeletes: boolean, removedIds: string[], dryRun?: boolean, recordChanged = false): Promise<SaveReport> {
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (dryRun) return report;
   if (recordChanged) {
     assertWriteLock(ctx.dataDir);
     if (record.writesSinceOptimize >= (await optimizeInterval(ctx)) && !ctx.maintaining()) {
-      await ctx.store.optimize();
-      await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
-      await ctx.state.compact(new Date(Date.now() - VERSION_RETENTION_MS));
+      await clock.time('optimize', async () => {
+        await ctx.store.optimize();
+        await ctx.history.compact(new Date(Date.now() - VERSION_RETENTION_MS));
+        await ctx.state.compact(new Date(Date.now() - VERSION_RETENTION_MS));
+      });
       record.writesSinceOptimize = 0;
     }
-    record.storeVersion = await ctx.store.version();
-    await ctx.records.write(record);
+    await clock.time('recordWrite', async () => {
+      record.storeVersion = await ctx.store.version();
+      await ctx.records.write(record);
+    });
   }
   const event: SaveEvent = {
     sessionId: report.sessionId,
@@ -303,7 +335,7 @@ async function finish(ctx: EngineContext, report: SaveReport, record: ArchiveRec
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  await ctx.history.append(event);
+  await clock.time('historyCommit', () => ctx.history.append(event));
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }
