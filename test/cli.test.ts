@@ -75,7 +75,7 @@ describe('session-memory CLI', () => {
 
     const verify = await runCli(['--data', data, 'verify', '--json']);
     expect(verify.status).toBe(0);
-    expect(JSON.parse(verify.stdout)).toEqual({ ok: true, sessions: 1, messages: 15, chunks: expect.any(Number), problems: [] });
+    expect(JSON.parse(verify.stdout)).toEqual({ ok: true, sessions: 1, messages: 15, chunks: expect.any(Number), problems: [], retention: expect.objectContaining({ state: 'none' }) });
   });
 
   it('duplicates lists what two sessions both hold, as text and as the documented JSON, and a dismissed cluster stays away', async () => {
