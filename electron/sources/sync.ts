@@ -133,18 +133,23 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
     if (outcome === 'saved') await options.cursors.advance(file, cursor, saved);
   } catch (error) {
-    if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
-      await options.cursors.advance(file, cursor);
-      return true;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    result?.errors.push(message);
-    options.onError(sourceId, file, message);
-    // A file the importers refuse is refused again until it changes: not read again before then.
-    // A failure of the store is not the file's: it is tried again at the next sync.
-    if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
+    await fileFailed(error, sourceId, file, cursor, options, result, mayHoldNone);
   }
   return true;
+}
+
+/** Reports a file whose sync failed, and moves its cursor past it when the failure is the file's own. */
+async function fileFailed(error: unknown, sourceId: string, file: string, cursor: FileCursor, options: SyncOptions, result: SourceSyncResult | undefined, mayHoldNone: boolean): Promise<void> {
+  if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
+    await options.cursors.advance(file, cursor);
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  result?.errors.push(message);
+  options.onError(sourceId, file, message);
+  // A file the importers refuse is refused again until it changes: not read again before then.
+  // A failure of the store is not the file's: it is tried again at the next sync.
+  if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
 }
 
 /**
@@ -169,6 +174,11 @@ async function syncDatabase(sourceId: string, file: string, cursor: FileCursor, 
         }
         const engine = await options.engine();
         const report = await engine.save(session, { redact: options.redact ?? true, ...(options.signal ? { signal: options.signal } : {}) });
+        // Forgotten on another machine of the store: the engine refused it.
+        if (report.forgotten) {
+          saved.leftOut++;
+          continue;
+        }
         if (result) result.sessionsSaved++;
         saved.sessions.push(report.sessionId);
         options.onReport(sourceId, file, report);
@@ -184,14 +194,7 @@ async function syncDatabase(sourceId: string, file: string, cursor: FileCursor, 
     await options.cursors.advance(file, cursor, { ...saved, sessions });
   } catch (error) {
     if (error instanceof EngineError && error.code === 'cancelled') return true;
-    if (mayHoldNone && error instanceof ImportError && error.code === 'unknown-format') {
-      await options.cursors.advance(file, cursor);
-      return true;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    result?.errors.push(message);
-    options.onError(sourceId, file, message);
-    if (error instanceof ImportError && error.code !== 'unreadable') await options.cursors.advance(file, cursor);
+    await fileFailed(error, sourceId, file, cursor, options, result, mayHoldNone);
   }
   return true;
 }
