@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
@@ -17,27 +17,19 @@ import { LEASE_TABLE } from '../electron/engine/store/storeLease.js';
 import { WriteGuard } from '../electron/engine/store/writeGuard.js';
 import { assertWriteLock } from '../electron/engine/files/writeLock.js';
 import { BIN, cliEnv, collect, REPO, runCli, startCli } from './helpers/cli.js';
-import { conversation, scratchDirs, startTestEmbedder } from './helpers/engine.js';
+import { conversation, scratchDirs } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
-import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import type { ObjectStoreServers } from './helpers/objectStore.js';
+import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 
 let servers: ObjectStoreServers;
 let embedder: WorkerEmbedder;
 const dir = scratchDirs('sm-lease-');
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  servers = await startObjectStoreServers();
-  // This process is a machine too: it reaches the servers as the CLI does.
-  Object.assign(process.env, servers.env);
-  embedder = await startTestEmbedder();
-}, 60_000);
-
-afterAll(async () => {
-  await embedder?.close();
-  await servers?.close();
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+// This process is a machine too: it reaches the servers as the CLI does.
+useObjectStoreMachine((started, startedEmbedder) => {
+  servers = started;
+  embedder = startedEmbedder;
 });
 
 /** A machine: its own local folder and name, the servers' endpoints. */

@@ -3,7 +3,7 @@
  * servers (s3rver and dynalite on 127.0.0.1). Each "machine" is a process with its own local folder
  * (SESSION_MEMORY_HOME) and name (SESSION_MEMORY_MACHINE); they meet only in the bucket.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
@@ -13,28 +13,20 @@ import { MemoryEngine } from '../electron/engine/engine.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, cliEnv, collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
-import { conversation, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, tempDir } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
-import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import type { ObjectStoreServers } from './helpers/objectStore.js';
+import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
 
 let servers: ObjectStoreServers;
 let embedder: WorkerEmbedder;
 const cleanups: Array<() => void> = [];
-const savedEnv = { ...process.env };
 
-beforeAll(async () => {
-  servers = await startObjectStoreServers();
-  // This process is a machine too (the engine tests below): it reaches the servers as the CLI does.
-  Object.assign(process.env, servers.env);
-  embedder = await startTestEmbedder();
-}, 60_000);
-
-afterAll(async () => {
-  await embedder?.close();
-  await servers?.close();
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  cleanups.forEach((cleanup) => cleanup());
-});
+// This process is a machine too (the engine tests below): it reaches the servers as the CLI does.
+useObjectStoreMachine((started, startedEmbedder) => {
+  servers = started;
+  embedder = startedEmbedder;
+}, cleanups);
 
 function dir(): string {
   const t = tempDir('sm-shared-');
