@@ -121,15 +121,3 @@ describe('settings: privacy', () => {
     await vi.waitFor(() => expect((within(card).getByRole('checkbox', { name: 'Redact secrets before storing' }) as HTMLInputElement).checked).toBe(false));
   });
 });
-
-describe('settings: save after every turn', () => {
-  it("gives Claude Code's Stop and SessionEnd hooks a timeout, without which Claude Code cancels a SessionEnd hook after 1.5 s", async () => {
-    const { claudeCodeHooks } = await import('../../renderer/src/views/HooksCard.js');
-    const launch = { command: '/usr/bin/node', args: ['/opt/session-memory/bin/session-memory.mjs', '--data', '/home/ana/memory', 'hook'], env: {} };
-    const config = JSON.parse(claudeCodeHooks(launch)) as { hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string; timeout?: number }> }>> };
-    for (const event of ['Stop', 'SessionEnd']) {
-      const [entry] = config.hooks[event]![0]!.hooks;
-      expect(entry).toEqual({ type: 'command', command: '/usr/bin/node /opt/session-memory/bin/session-memory.mjs --data /home/ana/memory hook', timeout: 60 });
-    }
-  });
-});

@@ -52,8 +52,9 @@ describe('sources', () => {
     const card = (await screen.findByRole('heading', { name: 'Save after every turn' })).closest('section') as HTMLElement;
     const settings = JSON.parse(within(card).getByLabelText('Claude Code (~/.claude/settings.json)').textContent ?? '') as { hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string }> }>> };
     const command = "ELECTRON_RUN_AS_NODE=1 '/opt/Session Memory/session-memory' --data /home/ana/memory hook";
-    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command }] }]);
-    expect(settings.hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command }] }]);
+    // With a timeout (seconds): without one, Claude Code cancels a SessionEnd hook after 1.5 s.
+    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command, timeout: 60 }] }]);
+    expect(settings.hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command, timeout: 60 }] }]);
     const openclaw = JSON.parse(within(card).getByLabelText('OpenClaw: recall through MCP (~/.openclaw/openclaw.json)').textContent ?? '') as { mcp: { servers: Record<string, unknown> } };
     expect(openclaw.mcp.servers['session-memory']).toEqual({ command: mcpServer.command, args: mcpServer.args, env: mcpServer.env });
   });
