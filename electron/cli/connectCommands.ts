@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitStatus, type GlobalOptions, type Io } from './support.js';
-import { ASSISTANT_IDS, ConfigFileError, connectAssistant, describeConnect, type AssistantId } from '../connect/connect.js';
 import { cliCommand, runningCliLauncher } from '../connect/launch.js';
-import { describeService, installService } from '../connect/service.js';
-import type { McpLaunch } from '../../shared/ipc.js';
+import { ASSISTANT_IDS, type AssistantId, type McpLaunch } from '../../shared/ipc.js';
+// The assistants' configuration code (its JSON5 and TOML parsers) loads only when `connect` or
+// `service` runs: every other command, a hook after each turn above all, starts without it.
 
 /** The CLI as an assistant or a service should start it: this install's, with the store this command was given. */
 export function launcherFor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env, base: McpLaunch = runningCliLauncher()): McpLaunch {
@@ -30,6 +30,7 @@ export function registerConnectCommands(program: Command, io: Io, globals: () =>
     .option('--dry-run', 'write nothing; print each entry before and after')
     .option('--json', 'print the result as JSON: {tool, action, dryRun, changed, files: [{file, changed, backup?, entries: [{entry, before, after}]}], notes}')
     .action(async (tool: AssistantId, flags: { remove?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const { ConfigFileError, connectAssistant, describeConnect } = await import('../connect/connect.js');
       try {
         const result = await connectAssistant(tool, { home: os.homedir(), env: process.env, platform: process.platform, launcher: launcherFor(globals()), remove: Boolean(flags.remove), dryRun: Boolean(flags.dryRun) });
         if (flags.json) io.out(JSON.stringify(result));
@@ -49,6 +50,7 @@ export function registerConnectCommands(program: Command, io: Io, globals: () =>
     .option('--dry-run', 'write and run nothing; print the file and the commands')
     .option('--json', 'print the result as JSON: {platform, action, dryRun, file, changed, commands: [{command, args, status}], notes}')
     .action(async (action: 'install' | 'remove', flags: { dryRun?: boolean; json?: boolean }) => {
+      const { describeService, installService } = await import('../connect/service.js');
       const sync = cliCommand(launcherFor(globals()), [], ['sync', '--watch']);
       const result = await installService({ home: os.homedir(), env: process.env, platform: process.platform, sync, remove: action === 'remove', dryRun: Boolean(flags.dryRun) });
       if (flags.json) io.out(JSON.stringify(result));

@@ -12,7 +12,9 @@
 import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
 import { EngineError } from '../../shared/errors.js';
-import { ImportError, isSqliteHeader } from '../importers/index.js';
+// The importers' root modules only: the importers themselves load when a file is read.
+import { isSqliteHeader } from '../importers/databaseHeader.js';
+import { ImportError } from '../importers/errors.js';
 import type { SkippedPart } from '../importers/read-types.js';
 import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
 import type { FoundSource } from './discover.js';

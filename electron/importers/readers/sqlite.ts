@@ -42,12 +42,7 @@ export interface ReadOnlyDatabase {
 /** How long a read waits for a lock before it gives up (the writer's checkpoints take milliseconds). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** Every SQLite 3 database starts with these 16 bytes. */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-export function isSqliteHeader(head: Uint8Array): boolean {
-  return head.length >= SQLITE_HEADER.length && Buffer.from(head.buffer, head.byteOffset, SQLITE_HEADER.length).equals(SQLITE_HEADER);
-}
+export { isSqliteHeader } from '../databaseHeader.js';
 
 /** The backends to try, in order, for a runtime (`process.versions`). */
 export function backendOrder(versions: { electron?: string | undefined }): SqliteBackend[] {
