@@ -56,6 +56,16 @@ function launches(context: ConnectContext, hookArgs: string[] = []): { mcp: McpL
   return { mcp: cliCommand(context.launcher, [], ['mcp']), hook: shellCommandLine(cliCommand(context.launcher, [], ['hook', ...hookArgs])) };
 }
 
+/** Our hook on each of `events` in a `{hooks: {Event: [group, ...]}}` file (Claude Code, Codex, Gemini CLI). */
+function setHookGroups(file: string, doc: JsonObject, events: readonly string[], group: JsonObject, remove: boolean) {
+  return events.map((event) => setHookInList(file, doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups'));
+}
+
+/** A hook group that runs `command`; Gemini CLI counts a timeout in ms, the others in seconds. */
+function commandGroup(command: string, timeout: number, extra: JsonObject = {}): JsonObject {
+  return { hooks: [{ ...extra, type: 'command', command, timeout }] };
+}
+
 function claudeFolder(context: PlaceContext): string {
   return context.env.CLAUDE_CONFIG_DIR || join(context, context.home, '.claude');
 }
@@ -87,12 +97,10 @@ export const ASSISTANTS: readonly Assistant[] = [
       const folder = claudeFolder(context);
       // Claude Code keeps its user-scope servers in `.claude.json`: in the home folder, or inside CLAUDE_CONFIG_DIR when that is set.
       const mcpFile = context.env.CLAUDE_CONFIG_DIR ? join(context, folder, '.claude.json') : join(context, context.home, '.claude.json');
-      const group = { hooks: [{ type: 'command', command: hook, timeout: HOOK_TIMEOUT_S }] };
+      const settings = join(context, folder, 'settings.json');
       return [
         await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { type: 'stdio', env: {}, ...mcpEntry(mcp) })]),
-        await planJsonFile(join(context, folder, 'settings.json'), 'json', (doc) =>
-          ['Stop', 'SessionEnd'].map((event) => setHookInList(join(context, folder, 'settings.json'), doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups')),
-        ),
+        await planJsonFile(settings, 'json', (doc) => setHookGroups(settings, doc, ['Stop', 'SessionEnd'], commandGroup(hook, HOOK_TIMEOUT_S), remove)),
       ];
     },
   },
@@ -105,10 +113,9 @@ export const ASSISTANTS: readonly Assistant[] = [
       const { mcp, hook } = launches(context);
       const folder = codexFolder(context);
       const hooksFile = join(context, folder, 'hooks.json');
-      const group = { hooks: [{ type: 'command', command: hook, timeout: HOOK_TIMEOUT_S }] };
       return [
         await planTomlTable(join(context, folder, 'config.toml'), ['mcp_servers', SERVER_NAME], remove ? undefined : mcpEntry(mcp)),
-        await planJsonFile(hooksFile, 'json', (doc) => [setHookInList(hooksFile, doc, ['hooks'], 'Stop', remove ? undefined : group, ourHook, 'groups')]),
+        await planJsonFile(hooksFile, 'json', (doc) => setHookGroups(hooksFile, doc, ['Stop'], commandGroup(hook, HOOK_TIMEOUT_S), remove)),
       ];
     },
   },
@@ -120,11 +127,10 @@ export const ASSISTANTS: readonly Assistant[] = [
     plan: async (context, remove) => {
       const { mcp, hook } = launches(context);
       const file = join(context, geminiFolder(context), 'settings.json');
-      const group = { hooks: [{ name: SERVER_NAME, type: 'command', command: hook, timeout: HOOK_TIMEOUT_S * 1000 }] };
       return [
         await planJsonFile(file, 'json', (doc) => [
           setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
-          ...['AfterAgent', 'SessionEnd'].map((event) => setHookInList(file, doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups')),
+          ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME }), remove),
         ]),
       ];
     },
