@@ -55,6 +55,8 @@ export const requestSchemas = {
       syncDeletes: z.boolean().optional(),
       /** Only these sessions of the files (all when absent). */
       sessionIds: z.array(id).max(10_000).optional(),
+      /** Sessions forgotten on some machine of this store that the person chose to save again, on purpose. */
+      unforget: z.array(id).max(10_000).optional(),
     })
     .strict(),
   'import:cancel': z.object({}).strict(),

@@ -228,6 +228,38 @@ describe('IPC boundary', () => {
     expect(await call('store:verify', {})).toMatchObject({ ok: true, messages: 4 });
   });
 
+  it('a forgotten conversation dropped again is shown as forgotten and left out; ticked, it is saved again on purpose', async () => {
+    const h = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(h.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    type Report = { sessionId: string; new: number; forgotten?: boolean; chunksWritten: number };
+    const stage = async (name: string): Promise<string> => ((await call('files:stage', { name, dataBase64: b64(transcript(6)) })) as { fileId: string }).fileId;
+    try {
+      await call('import:run', { fileIds: [await stage('chat.json')] });
+      await call('sessions:forget', { sessionIds: ['host-session'] });
+
+      // The preview says what saving it again would do, and that it was forgotten.
+      const preview: Array<{ sessions: Report[] }> = await call('import:preview', { fileIds: [await stage('again.json')] });
+      expect(preview[0]!.sessions[0]).toMatchObject({ sessionId: 'host-session', forgotten: true, new: 6 });
+      // Imported without the person's choice, it stays forgotten: nothing is written.
+      const left: { files: Array<{ reports: Report[] }> } = await call('import:run', { fileIds: [await stage('again.json')] });
+      expect(left.files[0]!.reports[0]).toMatchObject({ forgotten: true, new: 0, chunksWritten: 0 });
+      expect(await call('sessions:list', {})).toEqual([]);
+      // Ticked (unforget), it is saved, and its mark is lifted: a later preview is an ordinary one.
+      const saved: { files: Array<{ reports: Report[] }> } = await call('import:run', { fileIds: [await stage('again.json')], unforget: ['host-session'] });
+      expect(saved.files[0]!.reports[0]).toMatchObject({ new: 6 });
+      expect(saved.files[0]!.reports[0]!.forgotten).toBeUndefined();
+      expect(await call('sessions:list', {})).toEqual([expect.objectContaining({ sessionId: 'host-session', messageCount: 6 })]);
+      const after: Array<{ sessions: Report[] }> = await call('import:preview', { fileIds: [await stage('later.json')] });
+      expect(after[0]!.sessions[0]!.forgotten).toBeUndefined();
+    } finally {
+      await h.close();
+    }
+  });
+
   it('a preview touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
     const data = dir();
     const own = new MemoryHost({ dataDir: data, model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, stagingDir: dir(), fileLog: true });

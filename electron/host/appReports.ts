@@ -50,6 +50,7 @@ export function forTheApp(report: SaveReport, title?: string): SaveReport & { ti
     warnings: report.warnings.length > 0 ? report.warnings : NO_WARNINGS,
   };
   if (report.dryRun) row.dryRun = true;
+  if (report.forgotten) row.forgotten = true;
   if (title) row.title = detachedString(title);
   return row;
 }

@@ -85,6 +85,7 @@ export class ImportsHost {
     this.running = controller;
     const job = importFiles(files, () => this.options.engine(), {
       ...(request.sessionIds ? { sessionIds: request.sessionIds } : {}),
+      ...(request.unforget ? { unforget: request.unforget } : {}),
       ...(request.include ? { include: request.include } : {}),
       mode: (request.mode as SaveReport['mode'] | undefined) ?? 'incremental',
       syncDeletes: Boolean(request.syncDeletes),

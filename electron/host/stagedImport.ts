@@ -39,8 +39,11 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
       try {
         const engine = await engineOf();
         for await (const session of file.sessions) {
-          const report = await engine.save(session, { mode: options.mode, syncDeletes: options.syncDeletes, redact: options.redact, dryRun: true, ...incompleteOf(file) });
-          preview.sessions.push(forTheApp(report, session.title));
+          const saveOptions = { mode: options.mode, syncDeletes: options.syncDeletes, redact: options.redact, dryRun: true, ...incompleteOf(file) };
+          const report = await engine.save(session, saveOptions);
+          // A forgotten session is left out unless the person ticks it: the preview says what saving it again would do.
+          const row = report.forgotten ? { ...forTheApp(await engine.save(session, { ...saveOptions, unforget: true }), session.title), forgotten: true } : forTheApp(report, session.title);
+          preview.sessions.push(row);
         }
       } catch (error) {
         preview.error = toErrorInfo(error);
@@ -54,16 +57,18 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
 
 /**
  * Saves the sessions of these files (those of `sessionIds` when given) until done or `signal` is
- * aborted; a cancelled save leaves its written commits whole, and the result says it was cancelled.
+ * aborted. A forgotten session is saved again only when it is in `unforget` (the person ticked it).
+ * A cancelled save leaves its written commits whole, and the result says it was cancelled.
  */
 export async function importFiles(
   files: readonly StagedEntry[],
   engineOf: () => Promise<MemoryEngine>,
-  options: ReadOptions & { sessionIds?: readonly string[]; signal: AbortSignal; onProgress?: (progress: SaveProgress & { fileIndex: number; fileCount: number }) => void },
+  options: ReadOptions & { sessionIds?: readonly string[]; unforget?: readonly string[]; signal: AbortSignal; onProgress?: (progress: SaveProgress & { fileIndex: number; fileCount: number }) => void },
 ): Promise<ImportResult> {
   const { signal } = options;
   const result: ImportResult = { files: [], cancelled: false };
   const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
+  const unforget = new Set(options.unforget ?? []);
   for (const [index, { fileId, staged }] of files.entries()) {
     const entry: ImportResult['files'][number] = { fileId, name: staged.name, reports: [] };
     result.files.push(entry);
@@ -83,6 +88,7 @@ export async function importFiles(
             syncDeletes: options.syncDeletes,
             redact: options.redact,
             signal,
+            ...(unforget.has(session.sessionId) ? { unforget: true } : {}),
             ...incompleteOf(file),
             onProgress: (p) => options.onProgress?.({ ...p, fileIndex: index, fileCount: files.length }),
           });

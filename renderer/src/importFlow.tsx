@@ -108,6 +108,22 @@ export function selectedSessions(state: Pick<ImportFlowState, 'previews' | 'excl
   );
 }
 
+/**
+ * A session forgotten on some machine of this store starts unticked: saving it again is a choice the
+ * person makes by ticking it. Sessions the person has already seen keep their choice.
+ */
+export function withForgottenLeftOut(state: Pick<ImportFlowState, 'previews' | 'excluded'>, previews: readonly FilePreview[]): ReadonlySet<string> {
+  const seen = new Set((state.previews ?? []).flatMap((preview) => preview.sessions.map((session) => sessionKey(preview.fileId, session.sessionId))));
+  const excluded = new Set(state.excluded);
+  for (const preview of previews) {
+    for (const session of preview.sessions) {
+      const key = sessionKey(preview.fileId, session.sessionId);
+      if (session.forgotten && !seen.has(key)) excluded.add(key);
+    }
+  }
+  return excluded;
+}
+
 const ImportFlowContext = createContext<ImportFlow | null>(null);
 
 export function ImportFlowProvider({ children }: { children: ReactNode }): ReactNode {
@@ -139,7 +155,7 @@ export function ImportFlowProvider({ children }: { children: ReactNode }): React
     try {
       const previews = await api['import:preview']({ fileIds });
       if (ticket !== generation.current) return;
-      update((current) => ({ ...current, previews, previewing: false }));
+      update((current) => ({ ...current, previews, previewing: false, excluded: withForgottenLeftOut(current, previews) }));
     } catch (error) {
       if (ticket !== generation.current) return;
       report(error);
@@ -193,6 +209,7 @@ export function ImportFlowProvider({ children }: { children: ReactNode }): React
     const chosen = selectedSessions(current);
     const fileIds = [...new Set(chosen.map((entry) => entry.fileId))];
     if (fileIds.length === 0) return;
+    const unforget = [...new Set(chosen.filter((entry) => entry.session.forgotten).map((entry) => entry.session.sessionId))];
     const everything = (current.previews ?? []).every((preview) => preview.error || preview.sessions.every((session) => !current.excluded.has(sessionKey(preview.fileId, session.sessionId))));
     const base = { phase: 'starting' as ProgressPhase, done: 0, total: 0, fileIndex: 0, fileCount: fileIds.length, sessionsDone: 0, sessionsTotal: chosen.length };
     update((state) => ({ ...state, progress: { ...base, fraction: 0 }, cancelling: false, result: null, busyNotice: false }));
@@ -207,6 +224,7 @@ export function ImportFlowProvider({ children }: { children: ReactNode }): React
       mode: current.mode,
       ...(current.syncDeletes ? { syncDeletes: true } : {}),
       ...(everything ? {} : { sessionIds: [...new Set(chosen.map((entry) => entry.session.sessionId))] }),
+      ...(unforget.length > 0 ? { unforget } : {}),
     })
       .then(
         (result) => update((state) => ({ ...state, result, cancelling: false })),

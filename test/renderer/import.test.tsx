@@ -71,6 +71,27 @@ describe('import', () => {
     expect(await screen.findByText('2 sessions saved: 0 new, 0 updated, 9 skipped, 0 deleted messages.')).toBeTruthy();
   });
 
+  it('leaves a forgotten conversation out, says so, and saves it again only when the person ticks it', async () => {
+    const mock = createMockMemory();
+    mock.host.save(NEW_SESSION);
+    await mock.host.api['sessions:forget']({ sessionIds: ['risotto'] });
+    renderApp(mock, '#/import');
+    dropFiles([exportFile()]);
+    const rows = await previewRows();
+    const risotto = rows[0] as HTMLElement;
+    expect(within(risotto).getByText('Forgotten')).toBeTruthy();
+    // It starts unticked, with what saving it again would do.
+    expect((within(risotto).getByRole('checkbox') as HTMLInputElement).checked).toBe(false);
+    expect(countsOf(risotto).slice(0, 2)).toEqual(['2', '2']);
+    expect(screen.getByRole('button', { name: 'Import 1 session' })).toBeTruthy();
+
+    fireEvent.click(within(risotto).getByRole('checkbox'));
+    fireEvent.click(screen.getByRole('button', { name: 'Import 2 sessions' }));
+    await screen.findByRole('heading', { name: 'Import finished' });
+    expect(mock.requestsOn('import:run')).toEqual([{ fileIds: ['file-1'], mode: 'incremental', unforget: ['risotto'] }]);
+    expect(mock.host.sessionIds()).toContain('risotto');
+  });
+
   it('shows a file that cannot be read in one line and still imports the others', async () => {
     const mock = createMockMemory();
     renderApp(mock, '#/import');

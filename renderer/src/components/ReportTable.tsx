@@ -67,6 +67,11 @@ export function ReportSessionCell({ report, title, link }: { report: SaveReport;
     <>
       {link ? <a href={sessionHref(report.sessionId)}>{name}</a> : <span>{name}</span>}
       {report.skippedSession && <span className="tag tag--muted">{t('report.skippedSession')}</span>}
+      {report.forgotten && (
+        <span className="tag tag--warning" title={t(report.dryRun ? 'report.forgottenPreviewHint' : 'report.forgottenHint')}>
+          {t('report.forgotten')}
+        </span>
+      )}
       {report.redacted > 0 && (
         <span className="tag tag--muted" title={t('report.redactedHint')}>
           {t('report.redacted', { n: report.redacted })}

@@ -69,8 +69,15 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
     return session;
   };
 
+  /** Sessions forgotten whole: not saved again unless on purpose. */
+  const forgotten = new Set<string>();
   const save = (input: SessionInput, saveOptions: SaveOptionsInMemory = {}): SaveReport => {
     const mode = saveOptions.mode ?? 'incremental';
+    // As the engine: a forgotten session is left out unless it is saved on purpose, which lifts its mark.
+    if (forgotten.has(input.sessionId)) {
+      if (!saveOptions.unforget) return { ...emptySaveReport(input.sessionId, mode, 0, [], Boolean(saveOptions.dryRun)), forgotten: true };
+      if (!saveOptions.dryRun) forgotten.delete(input.sessionId);
+    }
     const at = saveOptions.at ?? now().toISOString();
     const existing = sessions.get(input.sessionId);
     const seen = new Set<string>();
@@ -261,13 +268,17 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         const file = readStaged(fileId);
         try {
           const { format, sessions: inputs, skipped } = parseTranscriptFile(file.name, file.bytes);
-          return { fileId, name: file.name, format, sessions: inputs.map((input) => ({ ...save(input, { dryRun: true }), title: input.title ?? input.sessionId })), ...(skipped?.length ? { skipped } : {}) };
+          const preview = (input: SessionInput): SaveReport => {
+            const report = save(input, { dryRun: true });
+            return report.forgotten ? { ...save(input, { dryRun: true, unforget: true }), forgotten: true } : report;
+          };
+          return { fileId, name: file.name, format, sessions: inputs.map((input) => ({ ...preview(input), title: input.title ?? input.sessionId })), ...(skipped?.length ? { skipped } : {}) };
         } catch (error) {
           if (!(error instanceof HostError)) throw error;
           return { fileId, name: file.name, error: { code: error.code, message: error.message }, sessions: [] };
         }
       }),
-    'import:run': async ({ fileIds, mode, syncDeletes, sessionIds }) => {
+    'import:run': async ({ fileIds, mode, syncDeletes, sessionIds, unforget }) => {
       if (running) throw new HostError('locked', 'An import is already running.');
       const job = { cancelled: false };
       running = job;
@@ -287,7 +298,8 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
           result.files.push(entry);
           const chosen = parsed.sessions.filter((input) => !sessionIds || sessionIds.includes(input.sessionId));
           for (const input of chosen) {
-            const plan = save(input, { mode: mode as SaveMode | undefined, syncDeletes, dryRun: true });
+            const onPurpose = unforget?.includes(input.sessionId) ? { unforget: true } : {};
+            const plan = save(input, { mode: mode as SaveMode | undefined, syncDeletes, dryRun: true, ...onPurpose });
             const progress = (phase: EventMap['onSaveProgress']['phase'], done: number, total: number): void =>
               emit('onSaveProgress', { sessionId: input.sessionId, phase, done, total, fileIndex, fileCount: fileIds.length });
             const steps: Array<[EventMap['onSaveProgress']['phase'], number, number]> = [
@@ -304,7 +316,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
                 return result;
               }
             }
-            entry.reports.push(save(input, { mode: mode as SaveMode | undefined, syncDeletes }));
+            entry.reports.push(save(input, { mode: mode as SaveMode | undefined, syncDeletes, ...onPurpose }));
             progress('done', plan.total, plan.total);
           }
         }
@@ -354,6 +366,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
         const session = requireSession(sessionId);
         if (!messageIds) {
           sessions.delete(sessionId);
+          forgotten.add(sessionId);
           return { sessionId, messagesRemoved: session.messages.length, chunksRemoved: session.chunks.length };
         }
         const remaining = session.messages.filter((m) => !messageIds.includes(m.msgId));

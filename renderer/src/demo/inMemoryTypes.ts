@@ -27,6 +27,8 @@ export interface SaveOptionsInMemory {
   at?: string;
   /** The machine that saved (seeding a shared store's history); defaults to this one. */
   machine?: string;
+  /** Save a forgotten session on purpose, lifting its mark (as the engine's `unforget`). */
+  unforget?: boolean;
 }
 
 export interface StoredSession {

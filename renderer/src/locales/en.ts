@@ -177,6 +177,9 @@ export const en = {
 
   'report.caption': 'What the save did',
   'report.skippedSession': 'Already archived: nothing to do',
+  'report.forgotten': 'Forgotten',
+  'report.forgottenPreviewHint': 'You forgot this conversation (on this or another computer of this memory). It is left out; tick it to save it again on purpose.',
+  'report.forgottenHint': 'You forgot this conversation: it was not saved again. Tick it in the preview to save it on purpose.',
   'report.warnings': 'Warnings',
   'report.redacted': '{n:secret|secrets} redacted',
   'report.redactedHint': 'Replaced with [REDACTED:<kind>] before storing (Settings, Privacy)',

@@ -179,6 +179,9 @@ export const zhCN: Dictionary = {
 
   'report.caption': '本次保存的结果',
   'report.skippedSession': '已归档：无需处理',
+  'report.forgotten': '已遗忘',
+  'report.forgottenPreviewHint': '你已遗忘此对话（在本机或共用此记忆的其他电脑上）。它不会被导入；勾选即可有意重新保存。',
+  'report.forgottenHint': '你已遗忘此对话：未重新保存。在预览中勾选即可有意保存。',
   'report.warnings': '警告',
   'report.redacted': '已隐去 {n} 处密钥',
   'report.redactedHint': '保存前已替换为 [REDACTED:<类型>]（设置 › 隐私）',
