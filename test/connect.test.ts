@@ -7,6 +7,7 @@ import * as TOML from 'smol-toml';
 import { ASSISTANT_IDS, ConfigFileError, connectAssistant, describeConnect, listAssistants, type AssistantId } from '../electron/connect/connect.js';
 import { launcherFor } from '../electron/cli/connectCommands.js';
 import { runningCliLauncher } from '../electron/connect/launch.js';
+import { isOurHookCommand } from '../electron/connect/tools.js';
 import { describeService, installService, LAUNCHD_LABEL } from '../electron/connect/service.js';
 import { dispatch } from '../electron/host/dispatch.js';
 import { MemoryHost } from '../electron/host/memoryHost.js';
@@ -236,6 +237,21 @@ describe('connect, per tool', () => {
     expect((await json(home, 'claude-config/settings.json')).hooks.Stop).toHaveLength(1);
     expect(existsSync(path.join(codexDir, 'config.toml')) && existsSync(path.join(codexDir, 'hooks.json'))).toBe(true);
     expect(existsSync(path.join(home, '.claude.json')) || existsSync(path.join(home, '.codex'))).toBe(false);
+  });
+
+  it('Gemini CLI on Windows: the hook is a PowerShell line (the shell it runs hooks with there), its variables in the entry\'s env', async () => {
+    const app = { command: "C:\\Program Files\\Session Memory\\Session Memory.exe", args: ["C:\\Users\\o'brien\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs"], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    const result = await connectAssistant('gemini-cli', { home: 'C:\\Users\\ana', env: {}, platform: 'win32', launcher: app, dryRun: true });
+    const group = (r: typeof result, event: string) => (r.files[0]!.entries.find((e) => e.entry === `hooks.${event}`)!.after as { hooks: Array<{ command: string; env?: object }> }).hooks[0]!;
+    const hook = group(result, 'AfterAgent');
+    expect(hook.command).toBe("& 'C:\\Program Files\\Session Memory\\Session Memory.exe' 'C:\\Users\\o''brien\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs' 'hook'");
+    expect(hook.env).toEqual({ ELECTRON_RUN_AS_NODE: '1' });
+    expect(group(result, 'SessionEnd')).toEqual(hook);
+    // A later connect or remove knows the line as ours.
+    expect(isOurHookCommand(hook.command)).toBe(true);
+    // Elsewhere it stays the POSIX line Gemini CLI runs with bash.
+    const linux = await connectAssistant('gemini-cli', { ...options('/home/ana'), launcher: app, dryRun: true });
+    expect(group(linux, 'AfterAgent').command).toMatch(/^ELECTRON_RUN_AS_NODE=1 'C:/);
   });
 
   it('Claude Desktop: the config folder of each platform', async () => {

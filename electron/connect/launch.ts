@@ -30,6 +30,19 @@ export function shellCommandLine(launch: McpLaunch): string {
   return [...env, ...[launch.command, ...launch.args].map(shellWord)].join(' ');
 }
 
+/** A PowerShell word: always single-quoted ('' inside stands for one quote). */
+export function powershellWord(word: string): string {
+  return `'${word.replace(/'/g, "''")}'`;
+}
+
+/**
+ * The command line for a client that runs hooks through PowerShell (Gemini CLI on Windows: `powershell
+ * -Command <line>`): the call operator `&` runs a quoted path; variables are the hook entry's `env`.
+ */
+export function powershellCommandLine(launch: Pick<McpLaunch, 'command' | 'args'>): string {
+  return `& ${[launch.command, ...launch.args].map(powershellWord).join(' ')}`;
+}
+
 /** The `command`/`args`/`env` of an MCP server entry (env left out when empty, as the clients' examples do). */
 export function mcpEntry(launch: McpLaunch): { command: string; args: string[]; env?: Record<string, string> } {
   return { command: launch.command, args: [...launch.args], ...(Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {}) };

@@ -17,7 +17,7 @@
 import type { AssistantId, McpLaunch } from '../../shared/ipc.js';
 import { configHome, joinFor, type PlaceContext } from '../sources/catalogue.js';
 import { planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
-import { cliCommand, mcpEntry, shellCommandLine } from './launch.js';
+import { cliCommand, mcpEntry, powershellCommandLine, shellCommandLine } from './launch.js';
 import { openclawHandler, openclawHookDoc, OPENCLAW_HOOK_NAME } from './openclawHook.js';
 
 export { ASSISTANT_IDS, type AssistantId } from '../../shared/ipc.js';
@@ -47,7 +47,7 @@ const join = (context: PlaceContext, ...parts: string[]) => joinFor(context.plat
 
 /** A hook of ours, whatever install wrote it: it runs this CLI's `hook` (a checkout, the app, or an earlier README's line). */
 export function isOurHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /session[- ]memory|dist-electron[\\/]cli\.cjs/i.test(command) && /(^|\s)hook(\s|$)/.test(command);
+  return typeof command === 'string' && /session[- ]memory|dist-electron[\\/]cli\.cjs/i.test(command) && /(^|\s)['"]?hook['"]?(\s|$)/.test(command);
 }
 
 const ourHook = (hook: unknown) => isObject(hook) && isOurHookCommand(hook.command);
@@ -64,6 +64,11 @@ function setHookGroups(file: string, doc: JsonObject, events: readonly string[],
 /** A hook group that runs `command`; Gemini CLI counts a timeout in ms, the others in seconds. */
 function commandGroup(command: string, timeout: number, extra: JsonObject = {}): JsonObject {
   return { hooks: [{ ...extra, type: 'command', command, timeout }] };
+}
+
+/** The launcher's variables as a hook entry's `env` (none when it has none). */
+function envOf(launcher: McpLaunch): JsonObject {
+  return Object.keys(launcher.env).length > 0 ? { env: { ...launcher.env } } : {};
 }
 
 function claudeFolder(context: PlaceContext): string {
@@ -127,10 +132,15 @@ export const ASSISTANTS: readonly Assistant[] = [
     plan: async (context, remove) => {
       const { mcp, hook } = launches(context);
       const file = join(context, geminiFolder(context), 'settings.json');
+      // On Windows Gemini CLI runs a hook with PowerShell, and takes the hook's variables from its `env`.
+      const group =
+        context.platform === 'win32'
+          ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, ...envOf(context.launcher) })
+          : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
       return [
         await planJsonFile(file, 'json', (doc) => [
           setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
-          ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME }), remove),
+          ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], group, remove),
         ]),
       ];
     },

@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import type { SessionInput } from '../../shared/domain.js';
 import { createMockMemory, TRIP, transcriptFile } from './mockApi.js';
 import { dropFiles, renderApp } from './render.js';
 
-const NEW_SESSION = {
+const NEW_SESSION: SessionInput = {
   sessionId: 'risotto',
   title: 'Risotto without stirring',
   source: 'open-webui',
