@@ -1,5 +1,5 @@
 /**
- * `npm run bench:recall -- [--set beam|locomo [--speaker-names]] --data <folder or file> [--only N] [--stores <folder>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo] [--speaker-names] --data <folder or file> [--only N] [--stores <folder>] [--json]`
  *
  * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
@@ -16,7 +16,8 @@
  * text LoCoMo gives for it (`[shares <caption>]` after the message, as LoCoMo's own retrieval baseline
  * reads it); message ids are LoCoMo's dialog ids (`D1:3`), which the questions' evidence names.
  * `--speaker-names` begins each message's text with its speaker's name (`Caroline: ...`), as a chat
- * export between people shows them (stores built with it are other stores: keep them apart).
+ * export between people shows them; with BEAM, whose speakers are a user and an assistant, the name is
+ * the role (`User: ...`). Stores built with it are other stores: keep them apart.
  *
  * Each conversation goes into its own store through the engine as the app saves it. Every question with
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
@@ -106,7 +107,7 @@ function sessionsOf(dir: string, name: string): SessionInput[] {
       messages: messages.map((m) => ({
         msgId: String(m.id),
         role: m.role,
-        content: m.content.replace(/\s*->->\s*\d+\s*,\s*\d+\s*$/u, ''),
+        content: `${values['speaker-names'] ? `${m.role === 'user' ? 'User' : 'Assistant'}: ` : ''}${m.content.replace(/\s*->->\s*\d+\s*,\s*\d+\s*$/u, '')}`,
         ...(date ? { timestamp: date } : {}),
       })),
     };

@@ -7,6 +7,7 @@ import { passageWords, quotedFirst, quoteReader } from '../electron/engine/searc
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
+import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -243,5 +244,41 @@ describe('rules that read words, in the language of the text', () => {
     expect(holdsUserWish('user: 他的代码注释里写着 never store passwords in plain text，这句话怎么翻译？')).toBe(false);
     expect(holdsUserWish('user: 以后回答请用中文')).toBe(false);
     expect(holdsUserWish('user: 你好\nassistant: 你好\nuser: Never use tabs in my code.')).toBe(true);
+  });
+});
+
+describe("the question's words among the first candidates", () => {
+  const said = (chunkId: string, text: string, score: number) => ({ hit: { chunkId, text }, score });
+  const order = (question: string, list: ReturnType<typeof said>[]) => favourQuestionWords(question, list).map((r) => r.hit.chunkId);
+
+  it('puts the turn one line of which says what was asked ahead of turns that only talk around it', () => {
+    const list = [
+      said('around', 'user: How was your week?\nassistant: Busy! Group meetings, the kids, a new painting.', 0.1),
+      said('group', 'user: Anything new?\nassistant: Just work.', 0.095),
+      said('answer', 'user: I went to the LGBTQ support group yesterday.\nassistant: That sounds powerful!', 0.09),
+      said('other', 'user: The weather is nice.\nassistant: Sunny here too.', 0.085),
+    ];
+    expect(order('When did Caroline go to the LGBTQ support group?', list)[0]).toBe('answer');
+  });
+
+  it('scores a candidate by its best line: words scattered over several messages count for less', () => {
+    const list = [
+      said('scattered', 'user: I read a book about pottery.\nassistant: I love classes.\nuser: A weekend is short.', 0.1),
+      said('together', 'user: The weekend pottery classes start soon.\nassistant: Nice.', 0.095),
+      said('neither', 'user: Hello there.\nassistant: Hi.', 0.09),
+    ];
+    expect(order('Which pottery classes on the weekend?', list)).toEqual(['together', 'scattered', 'neither']);
+  });
+
+  it('weighs a word every candidate holds for little, and leaves the order alone when no line holds the rare words', () => {
+    const list = [said('a', 'user: What did you say about the trip?', 0.1), said('b', 'user: What did you say about dinner?', 0.099), said('c', 'user: What did you say about work?', 0.098)];
+    expect(order('What did you say about Kyoto?', list)).toEqual(['a', 'b', 'c']);
+    expect(order('What did you say about dinner?', list)[0]).toBe('b');
+  });
+
+  it('takes English words by their stem, and not the role lines for words', () => {
+    expect(stemmedWords('camped camping')).toEqual(new Set(['camp']));
+    const list = [said('role', 'user: Lovely.\nassistant: Thanks.', 0.1), said('camp', 'assistant: We camped by the lake.', 0.09)];
+    expect(order('Did the user go camping?', list)[0]).toBe('camp');
   });
 });

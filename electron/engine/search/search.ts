@@ -8,6 +8,7 @@ import { byDistinctText, fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
 import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
+import { favourQuestionWords } from './questionWords.js';
 import { favourSaidTimes, favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
@@ -23,8 +24,9 @@ export interface SearchOptions {
  * Vector search and full-text search (storeSearch.ts) of what the question is about (less its words
  * about the conversations themselves: questionTopic.ts), and for a request the asker's standing
  * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
- * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and a passage the question quotes comes
- * first (quotedPassage.ts); one hit per chunk, and each memory once:
+ * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
+ * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
+ * passage the question quotes comes first (quotedPassage.ts); one hit per chunk, and each memory once:
  * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
  * them as `alsoIn` (collapse.ts) unless `collapse` is false. Every read of one search is at one
  * version of the store, the newest when it began (searchView.ts).
@@ -72,7 +74,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
       ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
-    const fused = quotedFirst(query, favourSaidTimes(query, timed, depth));
+    const fused = quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth)));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
