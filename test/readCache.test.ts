@@ -97,6 +97,25 @@ describe('the read cache of a store on S3', () => {
     }
   }, 240_000);
 
+  it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
+    const { plainUri } = await servers.newStore('read-cache-plain');
+    const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
+    try {
+      await engine.save(session('plain', 'lighthouse'));
+      proxy.trace = [];
+      expect((await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId).toBe('plain');
+      expect(proxy.trace.some((line) => / LIST /.test(line))).toBe(true);
+      proxy.trace = null;
+      let top: string | undefined;
+      expect(await immutableReads(async () => (top = (await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId))).toBe(0);
+      expect(top).toBe('plain');
+      await engine.save(session('later', 'glacier crevasse'));
+      expect((await engine.search('glacier crevasse', { limit: 3 }))[0]?.sessionId).toBe('later');
+    } finally {
+      await engine.close();
+    }
+  }, 240_000);
+
   it('sees another machine\'s save at the next search (only the immutable files are cached)', async () => {
     const { sharedUri } = await servers.newStore('read-cache-fresh');
     const writer = await bed.open(dir(), { storeUri: sharedUri });
