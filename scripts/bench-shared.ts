@@ -19,7 +19,9 @@
  *   - re-save: the same session again, nothing new (median of 5);
  *   - append: 4 new messages at its end (median of 2);
  *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
- *     p50 and p95 of `--queries` questions after 3 untimed ones; and its parts on their own (vector
+ *     the first one alone with the searches' read cache on disk empty (store/objectCache.ts; its size
+ *     after the searches is reported; `--read-cache-mb 0` measures without it), then p50 and p95 of
+ *     `--queries` questions after 3 untimed ones; and its parts on their own (vector
  *     search and full-text search of the store, 40 candidates each as a search asks).
  * Requests are counted per operation in the third place; `--trace` prints those of one search there
  * in the order they were sent, grouped into the rounds a search waits for one after the other. Those of a search must not grow with the
