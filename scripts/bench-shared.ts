@@ -238,6 +238,8 @@ interface Measured {
   textP95Ms: number;
   /** The first search, with the read cache empty: its time and requests. */
   coldSearchMs: number;
+  /** CPU time of the benchmark's process per search (all its threads, the servers included). */
+  searchCpuMs: number;
   /** Bytes in the read cache after the searches. */
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
@@ -298,9 +300,13 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }));
     for (const q of queries.slice(1, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
     const searches: number[] = [];
+    const cpuBefore = process.cpuUsage();
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
     });
+    const cpu = process.cpuUsage(cpuBefore);
+    // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
+    const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
     // The parts on their own, with the queries' vectors computed beforehand.
     const vectors = await embedder.embed(queries.slice(SEARCH_WARMUP));
     const vectorTimes: number[] = [];
@@ -316,6 +322,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       place: place.name,
       chunks: await engine.store.countChunks(),
       coldSearchMs,
+      searchCpuMs,
       readCacheBytes: folderBytes(cacheDir),
       saveMs,
       resaveMs: percentile(resaves, 50),
@@ -401,7 +408,7 @@ async function main(): Promise<void> {
         log(`  ${place.label} (${measured.chunks} chunks):`);
         log(`    save of a new ${PROBE_MESSAGES}-message session ${ms(measured.saveMs)} ms; re-save (nothing new) ${ms(measured.resaveMs)} ms; append of ${APPEND_MESSAGES} messages ${ms(measured.appendMs)} ms`);
         log(`    first search (read cache empty) ${ms(measured.coldSearchMs)} ms; read cache ${(measured.readCacheBytes / 1024 / 1024).toFixed(1)} MB (${(measured.readCacheBytes / 1024 / 1024 / (measured.chunks / 10_000)).toFixed(1)} MB per 10k chunks)`);
-        log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
+        log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms, CPU ${ms(measured.searchCpuMs)} ms per search (the process's, servers included) (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
         if (measured.requests) {
           const r = measured.requests;
           log(`    requests per save ${describeRequests(r.save)}`);
