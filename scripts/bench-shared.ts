@@ -1,5 +1,5 @@
 /**
- * `npm run bench:shared [-- --sizes 2000,10000,20000] [-- --distinct N] [-- --queries N] [-- --latency-ms 20] [-- --json]`
+ * `npm run bench:shared [-- --sizes 2000,10000,20000] [-- --distinct N] [-- --queries N] [-- --latency-ms 20] [-- --read-cache-mb 1024] [-- --json]`
  *
  * A memory on object storage against one in a local folder: the same store, filled with real
  * passages embedded by the real offline model (benchCorpus.ts: `--distinct` passages, 20k by default,
@@ -19,7 +19,9 @@
  *   - re-save: the same session again, nothing new (median of 5);
  *   - append: 4 new messages at its end (median of 2);
  *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
- *     p50 and p95 of `--queries` questions after 3 untimed ones; and its parts on their own (vector
+ *     the first one alone with the searches' read cache on disk empty (store/objectCache.ts; its size
+ *     after the searches is reported; `--read-cache-mb 0` measures without it), then p50 and p95 of
+ *     `--queries` questions after 3 untimed ones; and its parts on their own (vector
  *     search and full-text search of the store, 40 candidates each as a search asks).
  * Requests are counted per operation in the third place; `--trace` prints those of one search there
  * in the order they were sent, grouped into the rounds a search waits for one after the other. Those of a search must not grow with the
@@ -27,7 +29,7 @@
  * it a search reads every vector, in a few large reads).
  */
 import './quietLance.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +38,7 @@ import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
+import { OBJECT_CACHE_FOLDER } from '../electron/engine/files/index.js';
 import { startObjectStoreServers } from '../test/helpers/objectStore.js';
 import { drawQueries, embeddedPassages, freshMessages, passageSession, type Passage } from './benchCorpus.js';
 import { countsSince, startLatencyProxy, type LatencyProxy, type ProxyCounts } from './latencyProxy.js';
@@ -50,6 +53,8 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string', default: '20' },
     // Prints the requests of one search with latency at each size, in rounds (see traceSearch).
     trace: { type: 'boolean', default: false },
+    // The searches' read cache on this machine's disk (store/objectCache.ts), in MB; 0: none.
+    'read-cache-mb': { type: 'string', default: '1024' },
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
@@ -64,6 +69,7 @@ const SIZES = values.sizes.split(',').map((s) => positiveInt('sizes', s.trim()))
 const QUERIES = positiveInt('queries', values.queries);
 const DISTINCT = positiveInt('distinct', values.distinct);
 const LATENCY_MS = positiveInt('latency-ms', values['latency-ms']);
+const READ_CACHE_BYTES = values['read-cache-mb'] === '0' ? 0 : positiveInt('read-cache-mb', values['read-cache-mb']) * 1024 * 1024;
 const CHUNKS_PER_SESSION = 50;
 const FILL_COMMIT_ROWS = 2_000;
 const PROBE_MESSAGES = 40;
@@ -87,6 +93,20 @@ async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();
   const result = await job();
   return [result, performance.now() - started];
+}
+
+/** The bytes of the files under a folder (0 when there is none). */
+function folderBytes(dir: string): number {
+  let bytes = 0;
+  try {
+    for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+      const stat = statSync(path.join(dir, name));
+      if (stat.isFile()) bytes += stat.size;
+    }
+  } catch {
+    // No cache.
+  }
+  return bytes;
 }
 
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -216,6 +236,12 @@ interface Measured {
   vectorP95Ms: number;
   textP50Ms: number;
   textP95Ms: number;
+  /** The first search, with the read cache empty: its time and requests. */
+  coldSearchMs: number;
+  /** CPU time of the benchmark's process per search (all its threads, the servers included). */
+  searchCpuMs: number;
+  /** Bytes in the read cache after the searches. */
+  readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
   trace: string[];
   requests?: {
@@ -223,6 +249,7 @@ interface Measured {
     resave: ReturnType<typeof perOp>;
     append: ReturnType<typeof perOp>;
     search: ReturnType<typeof perOp>;
+    coldSearch: ReturnType<typeof perOp>;
     vectorSearch: ReturnType<typeof perOp>;
     textSearch: ReturnType<typeof perOp>;
   };
@@ -234,7 +261,10 @@ function useEnv(env: Record<string, string>): void {
 
 async function measurePlace(place: Place, size: number, seed: number, embedder: WorkerEmbedder, passages: readonly Passage[], counter: Counter | null): Promise<Measured> {
   useEnv(place.env);
-  const engine = await MemoryEngine.open({ dataDir: place.dataDir, ...(place.storeUri ? { storeUri: place.storeUri } : {}), embedder, lockWaitMs: 60_000 });
+  // Each place starts with an empty read cache: its first search is a cold one.
+  const cacheDir = path.join(place.dataDir, OBJECT_CACHE_FOLDER);
+  rmSync(cacheDir, { recursive: true, force: true });
+  const engine = await MemoryEngine.open({ dataDir: place.dataDir, ...(place.storeUri ? { storeUri: place.storeUri } : {}), embedder, lockWaitMs: 60_000, readCacheBytes: READ_CACHE_BYTES });
   try {
     // Caught up: the record and the sketch read what the fill and the other places wrote.
     await engine.save({ sessionId: `warm-${place.name}-${size}`, messages: [{ role: 'user', content: `warm-up ${place.name} ${size}` }] });
@@ -267,11 +297,16 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     });
 
     const queries = drawQueries(QUERIES + SEARCH_WARMUP);
-    for (const q of queries.slice(0, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
+    const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }));
+    for (const q of queries.slice(1, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
     const searches: number[] = [];
+    const cpuBefore = process.cpuUsage();
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
     });
+    const cpu = process.cpuUsage(cpuBefore);
+    // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
+    const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
     // The parts on their own, with the queries' vectors computed beforehand.
     const vectors = await embedder.embed(queries.slice(SEARCH_WARMUP));
     const vectorTimes: number[] = [];
@@ -286,6 +321,9 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     return {
       place: place.name,
       chunks: await engine.store.countChunks(),
+      coldSearchMs,
+      searchCpuMs,
+      readCacheBytes: folderBytes(cacheDir),
       saveMs,
       resaveMs: percentile(resaves, 50),
       appendMs: percentile(appends, 50),
@@ -296,13 +334,14 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       textP50Ms: percentile(textTimes, 50),
       textP95Ms: percentile(textTimes, 95),
       trace,
-      ...(saveRequests && resaveRequests && appendRequests && searchRequests && vectorRequests && textRequests
+      ...(saveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && vectorRequests && textRequests
         ? {
             requests: {
               save: perOp(saveRequests, 1),
               resave: perOp(resaveRequests, RESAVES),
               append: perOp(appendRequests, APPENDS),
               search: perOp(searchRequests, QUERIES),
+              coldSearch: perOp(coldRequests, 1),
               vectorSearch: perOp(vectorRequests, QUERIES),
               textSearch: perOp(textRequests, QUERIES),
             },
@@ -368,12 +407,14 @@ async function main(): Promise<void> {
         results.push(measured);
         log(`  ${place.label} (${measured.chunks} chunks):`);
         log(`    save of a new ${PROBE_MESSAGES}-message session ${ms(measured.saveMs)} ms; re-save (nothing new) ${ms(measured.resaveMs)} ms; append of ${APPEND_MESSAGES} messages ${ms(measured.appendMs)} ms`);
-        log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
+        log(`    first search (read cache empty) ${ms(measured.coldSearchMs)} ms; read cache ${(measured.readCacheBytes / 1024 / 1024).toFixed(1)} MB (${(measured.readCacheBytes / 1024 / 1024 / (measured.chunks / 10_000)).toFixed(1)} MB per 10k chunks)`);
+        log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms, CPU ${ms(measured.searchCpuMs)} ms per search (the process's, servers included) (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
         if (measured.requests) {
           const r = measured.requests;
           log(`    requests per save ${describeRequests(r.save)}`);
           log(`    requests per re-save ${describeRequests(r.resave)}`);
           log(`    requests per append ${describeRequests(r.append)}`);
+          log(`    requests of the first search (read cache empty) ${describeRequests(r.coldSearch)}`);
           log(`    requests per search ${describeRequests(r.search)}`);
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
@@ -388,7 +429,7 @@ async function main(): Promise<void> {
     log(`\nper operation on s3+ddb:// with ${LATENCY_MS} ms latency, by store size (requests in all / object reads: S3 GET, HEAD and LIST):`);
     for (const r of latency) {
       const q = r.requests!;
-      log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: search ${q.search.requests} / ${reads(q.search)}, ` +
+      log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: first search ${q.coldSearch.requests} / ${reads(q.coldSearch)} (${ms(r.coldSearchMs)} ms), search ${q.search.requests} / ${reads(q.search)}, ` +
         `save ${q.save.requests} / ${reads(q.save)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
     }
     log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${atTarget.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(atTarget.searchP95Ms)} ms, ${atTarget.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);

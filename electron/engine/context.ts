@@ -40,6 +40,12 @@ export interface MemoryEngineOptions {
   writeBatchChunks?: number;
   /** Compact the store after this many commits (more in a large store, see optimizeInterval). Default 16. */
   optimizeEvery?: number;
+  /**
+   * Bytes at most of the store's immutable objects (data and index files) the searches keep on this
+   * machine's disk, in `<dataDir>/object-cache` (store/objectCache.ts), for a store on S3. Default:
+   * `$SESSION_MEMORY_READ_CACHE_MB` megabytes, else 1 GiB; 0: no cache.
+   */
+  readCacheBytes?: number;
   /** Chunks from which `maintain` builds a vector index. Default VECTOR_INDEX_MIN_ROWS (10k). */
   vectorIndexMinRows?: number;
   /** Look up each save's new chunks in the other sessions for `duplicates` (nearDuplicates.ts). Default true; off only to measure what it costs. */

@@ -24,7 +24,8 @@ import { RecordCache } from './record/recordCache.js';
 import { SaveHistory } from './record/history.js';
 import { recentWriters } from '../../shared/recentWriters.js';
 import { StoreState } from './record/storeState.js';
-import { MODELS_FOLDER, STORE_FOLDER } from './files/layout.js';
+import { MODELS_FOLDER, OBJECT_CACHE_FOLDER, STORE_FOLDER } from './files/layout.js';
+import { DEFAULT_OBJECT_CACHE_BYTES } from './store/objectCache.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
 import { redactStore, type RedactStoreReport } from './privacy/redactStore.js';
 import { saveSession } from './save/savePipeline.js';
@@ -51,6 +52,13 @@ export { machineName } from './store/writeGuard.js';
  * import) then run without that read beside them, and it runs once after the last of them.
  */
 export const SEARCH_PREPARE_DELAY_MS = 250;
+
+/** The read cache's bound (MemoryEngineOptions.readCacheBytes). */
+function readCacheBytes(options: MemoryEngineOptions): number {
+  if (options.readCacheBytes !== undefined) return options.readCacheBytes;
+  const mb = Number(process.env.SESSION_MEMORY_READ_CACHE_MB);
+  return process.env.SESSION_MEMORY_READ_CACHE_MB !== undefined && Number.isFinite(mb) && mb >= 0 ? Math.floor(mb * 1024 * 1024) : DEFAULT_OBJECT_CACHE_BYTES;
+}
 
 export class MemoryEngine {
   private queue: Promise<unknown> = Promise.resolve();
@@ -131,6 +139,7 @@ export class MemoryEngine {
       store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, {
         ...(options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {}),
         lockForCreation: () => creationGuard.acquire(),
+        readCache: { dir: path.join(dataDir, OBJECT_CACHE_FOLDER), maxBytes: readCacheBytes(options) },
       });
     } catch (error) {
       if (ownsEmbedder) await embedder?.close();
@@ -171,6 +180,14 @@ export class MemoryEngine {
       if (dropped > 0) this.ctx.logger.info(`dropped this machine's traces of ${dropped} forgotten session(s)`);
     } catch (error) {
       this.ctx.logger.info(`traces of forgotten sessions not dropped now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+      // The searches' read cache may hold files that a forget or a redact (on any machine) removed
+      // from the store since: they go, with their text. One listing of the store, when the cache holds anything.
+      const pruned = await this.store.pruneReadCache();
+      if (pruned > 0) this.ctx.logger.info(`dropped ${pruned} file(s) the store no longer has from the read cache`);
+    } catch (error) {
+      this.ctx.logger.info(`the read cache was not checked against the store now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -6,6 +6,6 @@
 export { PRODUCT_NAME, defaultDataDir } from './paths.js';
 export { isStoreUri, locate, StoreLocationError, type EngineLocation } from './location.js';
 export { writeFileAtomic } from './atomicFile.js';
-export { LOG_FOLDER } from './layout.js';
+export { LOG_FOLDER, OBJECT_CACHE_FOLDER } from './layout.js';
 export { testSwitch } from './testSwitches.js';
 export type { Logger } from './logger.js';

@@ -45,6 +45,8 @@ export const SKETCH_FILE = 'vector-sketch.bin';
 export const PAIRS_FILE = 'near-duplicates.jsonl';
 /** Local: the app's and the CLI's logs. */
 export const LOG_FOLDER = 'logs';
+/** Local: the searches' copies of a shared store's immutable objects (store/objectCache.ts). */
+export const OBJECT_CACHE_FOLDER = 'object-cache';
 /** Local: where uploads wait while they are read. */
 export const STAGING_FOLDER = 'staging';
 /** Local: downloaded embedding models. */

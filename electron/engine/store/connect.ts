@@ -5,9 +5,17 @@
 import * as lancedb from '@lancedb/lancedb';
 import { isStoreUri, storageOptionsFor, storeKindOf } from '../files/location.js';
 
-export function connectStore(uri: string, options: Partial<lancedb.ConnectionOptions> = {}): Promise<lancedb.Connection> {
-  const storageOptions = storageOptionsFor(storeKindOf(uri), process.env);
-  return lancedb.connect(uri, { ...options, ...(Object.keys(storageOptions).length > 0 ? { storageOptions } : {}) });
+/**
+ * `through`: the storage options to use instead of the store's own (the searches' read cache,
+ * objectCacheEndpoint.ts, puts its endpoint in place of the store's).
+ */
+export function connectStore(uri: string, options: Partial<lancedb.ConnectionOptions> = {}, through?: (storageOptions: Record<string, string>) => Record<string, string>): Promise<lancedb.Connection> {
+  const own = storageOptionsFor(storeKindOf(uri), process.env);
+  const storageOptions = through ? through(own) : own;
+  const connectOptions = { ...options, ...(Object.keys(storageOptions).length > 0 ? { storageOptions } : {}) };
+  // LanceDB keeps the object stores it opened in its session, by bucket: a connection with other
+  // storage options in the same session would be handed the store's own, so it gets a session of its own.
+  return through ? lancedb.connect(uri, connectOptions, new lancedb.Session()) : lancedb.connect(uri, connectOptions);
 }
 
 /** True when the store is on object storage (no local files to read, sweep or copy). */

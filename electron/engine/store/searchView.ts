@@ -14,6 +14,7 @@
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
+import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
@@ -62,6 +63,8 @@ export class SearchView {
     private readonly hasIndex: (column: string) => Promise<boolean>,
     /** Whether `text` has the word index (not the n-gram index of an older layout). */
     private readonly hasWordIndex: () => Promise<boolean>,
+    /** The read cache the view's connection reads the store through (a store on S3 with a cache folder), or none. */
+    private readonly readCache: () => Promise<ObjectCacheEndpoint | null> = async () => null,
   ) {}
 
   /** Runs `search` with reads at the store's newest version (see above). */
@@ -117,7 +120,8 @@ export class SearchView {
       this.recentBefore?.close();
       this.recentBefore = null;
       // No read consistency interval: the handle stays at the version it holds until moved on (run()).
-      this.db = await connectStore(this.uri);
+      const cache = await this.readCache();
+      this.db = await connectStore(this.uri, {}, cache ? (options) => cache.storageOptions(options) : undefined);
       return this.db.openTable(CHUNKS_TABLE);
     })();
     this.table.catch(() => (this.table = null));

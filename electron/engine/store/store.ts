@@ -12,7 +12,11 @@ import * as lancedb from '@lancedb/lancedb';
 import os from 'node:os';
 import path from 'node:path';
 import { crashPoint } from '../files/crashPoints.js';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { connectStore, isRemoteStore } from './connect.js';
+import { storageOptionsFor, storeKindOf } from '../files/location.js';
+import { ObjectCache } from './objectCache.js';
+import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo } from './storeRows.js';
@@ -36,6 +40,11 @@ export interface StoreOpenOptions {
   vectorIndexMinRows?: number;
   /** Takes the write lock while the store's tables are created (returns its release). */
   lockForCreation?: () => Promise<() => Promise<void>>;
+  /**
+   * Where searches keep the store's immutable objects on this machine's disk, and how many bytes at
+   * most (objectCache.ts): used for a store on S3 (`s3://`, `s3+ddb://`); none, or 0 bytes: no cache.
+   */
+  readCache?: { dir: string; maxBytes: number };
 }
 
 /** Below this many chunks a flat vector scan is fast enough (and exact). */
@@ -67,6 +76,7 @@ export class ChunkStore {
     private readonly meta: lancedb.Table,
     private ftsLayout: string | null,
     private readonly vectorIndexMinRows: number,
+    private readonly readCacheOptions: StoreOpenOptions['readCache'],
   ) {}
 
   /**
@@ -77,7 +87,7 @@ export class ChunkStore {
     ensureLanceThreads();
     // Another machine committing to a shared store at this moment can fail the opening once; it is tried again.
     const t = await retryTransient(() => openStoreTables(uri, wanted, options.lockForCreation));
-    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
+    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS, options.readCache);
   }
 
   /** The model recorded in a store, without opening it for writing. */
@@ -102,6 +112,8 @@ export class ChunkStore {
 
   close(): void {
     this.view?.close();
+    void this.readCacheEndpoint?.then((endpoint) => endpoint?.close(), () => {});
+    this.readCacheEndpoint = null;
     this.meta.close();
     this.chunks.close();
     this.sessions.close();
@@ -238,11 +250,56 @@ export class ChunkStore {
    * when it began, on a handle of their own (searchView.ts).
    */
   searching<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
-    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.hasIndex('text')));
+    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.hasIndex('text')), () => this.readCache());
     return this.view.run(search);
   }
 
   private view: SearchView | null = null;
+  private readCacheEndpoint: Promise<ObjectCacheEndpoint | null> | null = null;
+
+  /** The searches' read cache (objectCache.ts), started at the first search; null when the store has none. */
+  readCache(): Promise<ObjectCacheEndpoint | null> {
+    this.readCacheEndpoint ??= (async () => {
+      const cache = this.objectCache();
+      if (!cache) return null;
+      const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' });
+    })();
+    return this.readCacheEndpoint;
+  }
+
+  private objectCache(): ObjectCache | null {
+    const kind = storeKindOf(this.uri);
+    if (!this.readCacheOptions || this.readCacheOptions.maxBytes <= 0 || (kind !== 's3' && kind !== 's3+ddb')) return null;
+    return new ObjectCache(this.readCacheOptions.dir, this.readCacheOptions.maxBytes);
+  }
+
+  /**
+   * Drops from the read cache every object the store no longer has: after a forget or a redact here
+   * or on another machine, no text they removed from the store stays on this machine's disk.
+   * Returns how many objects went.
+   */
+  async pruneReadCache(): Promise<number> {
+    const cache = this.objectCache();
+    if (!cache || !(await cache.holdsAny())) return 0;
+    const url = new URL(this.uri.replace(/^s3\+ddb:/, 's3:'));
+    const bucket = url.hostname;
+    const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
+    const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+    const client = new S3Client({ region: options.region ?? 'us-east-1', ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}) });
+    const kept = new Set<string>();
+    try {
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }));
+        for (const item of page.Contents ?? []) if (item.Key) kept.add(`${bucket}/${item.Key}`);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } finally {
+      client.destroy();
+    }
+    return cache.prune((objectPath) => kept.has(objectPath));
+  }
 
   /** After a write: the searches' view reads the rows outside the indexes at the newest version in the background (searchView.ts). */
   prepareSearch(): void {
@@ -349,6 +406,8 @@ export class ChunkStore {
     // writing, which would commit a version naming files removed under it. A commit killed mid-write
     // can so leave its objects (and its text) for up to that week.
     for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
+    // The read cache may hold the removed files (and their text).
+    await this.pruneReadCache();
   }
 
   /**

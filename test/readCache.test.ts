@@ -1,0 +1,208 @@
+/**
+ * The searches' read cache for a store on S3 (store/objectCache.ts, store/objectCacheEndpoint.ts),
+ * against real servers (s3rver and dynalite on 127.0.0.1) with a counting proxy in front of S3: after
+ * the first search, the data and index files are read from this machine's disk; the cache is
+ * bounded, least recently used first; a damaged block is read again; and a forget, here or on
+ * another machine, leaves none of the forgotten text in it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { SessionInput } from '../shared/domain.js';
+import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
+import { engineTestBed, tempDir } from './helpers/engine.js';
+import { filesContaining } from './helpers/files.js';
+import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js';
+
+const bed = engineTestBed();
+let servers: ObjectStoreServers;
+let proxy: LatencyProxy;
+const savedEnv = { ...process.env };
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  servers = await startObjectStoreServers();
+  proxy = await startLatencyProxy(Number(new URL(servers.env.AWS_ENDPOINT_URL_S3!).port), 0);
+  // The engine reaches S3 through the counting proxy.
+  Object.assign(process.env, servers.env, { AWS_ENDPOINT_URL_S3: proxy.endpoint });
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await servers?.close();
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
+  cleanups.forEach((c) => c());
+});
+
+function dir(): string {
+  const t = tempDir('sm-read-cache-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+/** A session of `count` messages whose text names `marker`. */
+function session(sessionId: string, marker: string, count = 12): SessionInput {
+  return {
+    sessionId,
+    title: `About ${marker}`,
+    messages: Array.from({ length: count }, (_, i) => ({
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: i % 2 === 0 ? `Question ${i} about ${marker}: how does the ${marker} fare in winter storms?` : `Answer ${i}: the ${marker} keeps its lamp lit, and the keeper logs every storm in the ${marker} journal.`,
+    })),
+  };
+}
+
+/** The S3 reads of data, index and deletion files a job sends to the store. */
+async function immutableReads(job: () => Promise<unknown>): Promise<number> {
+  proxy.trace = [];
+  try {
+    await job();
+    return proxy.trace.filter((line) => / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line)).length;
+  } finally {
+    proxy.trace = null;
+  }
+}
+
+describe('the read cache of a store on S3', () => {
+  it('serves every search after the first from disk: no data or index file is read from the store again, and the hits are the same', async () => {
+    const { sharedUri } = await servers.newStore('read-cache');
+    const writer = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      for (let i = 0; i < 4; i++) await writer.save(session(`s-${i}`, ['lighthouse', 'orchard', 'glacier', 'harbour'][i]!));
+      await writer.maintain();
+    } finally {
+      await writer.close();
+    }
+    const uncached = await bed.open(dir(), { storeUri: sharedUri, readCacheBytes: 0 });
+    const cachedDir = dir();
+    const cached = await bed.open(cachedDir, { storeUri: sharedUri });
+    try {
+      const query = 'how does the lighthouse fare in winter storms';
+      const expected = (await uncached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score]);
+      // Without the cache, every search reads the files again.
+      expect(await immutableReads(() => uncached.search(query, { limit: 5 }))).toBeGreaterThan(0);
+
+      expect(await immutableReads(() => cached.search(query, { limit: 5 }))).toBeGreaterThan(0);
+      let hits: Array<[string, number]> = [];
+      expect(await immutableReads(async () => (hits = (await cached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score])))).toBe(0);
+      expect(hits).toEqual(expected);
+      // Another question reads the same files: from disk too.
+      expect(await immutableReads(() => cached.search('the orchard journal', { limit: 5 }))).toBe(0);
+      expect(filesContaining(path.join(cachedDir, 'object-cache'), 'lighthouse').length).toBeGreaterThan(0);
+    } finally {
+      await uncached.close();
+      await cached.close();
+    }
+  }, 240_000);
+
+  it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
+    const { plainUri } = await servers.newStore('read-cache-plain');
+    const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
+    try {
+      await engine.save(session('plain', 'lighthouse'));
+      proxy.trace = [];
+      expect((await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId).toBe('plain');
+      expect(proxy.trace.some((line) => / LIST /.test(line))).toBe(true);
+      proxy.trace = null;
+      let top: string | undefined;
+      expect(await immutableReads(async () => (top = (await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId))).toBe(0);
+      expect(top).toBe('plain');
+      await engine.save(session('later', 'glacier crevasse'));
+      expect((await engine.search('glacier crevasse', { limit: 3 }))[0]?.sessionId).toBe('later');
+    } finally {
+      await engine.close();
+    }
+  }, 240_000);
+
+  it('sees another machine\'s save at the next search (only the immutable files are cached)', async () => {
+    const { sharedUri } = await servers.newStore('read-cache-fresh');
+    const writer = await bed.open(dir(), { storeUri: sharedUri });
+    const reader = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      await writer.save(session('first', 'lighthouse'));
+      expect((await reader.search('glacier crevasse', { limit: 3 })).some((h) => h.sessionId === 'second')).toBe(false);
+      await writer.save(session('second', 'glacier crevasse'));
+      expect((await reader.search('glacier crevasse', { limit: 3 }))[0]?.sessionId).toBe('second');
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  }, 240_000);
+
+  it('leaves no forgotten text on the disk of the machine that forgets, nor on another machine at its next open', async () => {
+    const { sharedUri } = await servers.newStore('read-cache-forget');
+    const laptopDir = dir();
+    const desktopDir = dir();
+    const laptop = await bed.open(laptopDir, { storeUri: sharedUri });
+    let desktop = await bed.open(desktopDir, { storeUri: sharedUri });
+    try {
+      await laptop.save(session('secret', 'marmalade submarine'));
+      await laptop.save(session('kept', 'orchard fence'));
+      for (const engine of [laptop, desktop]) await engine.search('marmalade submarine', { limit: 5 });
+      for (const d of [laptopDir, desktopDir]) expect(filesContaining(path.join(d, 'object-cache'), 'marmalade submarine').length).toBeGreaterThan(0);
+
+      await laptop.forget(['secret']);
+      expect(filesContaining(path.join(laptopDir, 'object-cache'), 'marmalade submarine')).toEqual([]);
+      // The kept session is still found, from the store's new files.
+      expect((await laptop.search('orchard fence', { limit: 3 }))[0]?.sessionId).toBe('kept');
+
+      await desktop.close();
+      desktop = await bed.open(desktopDir, { storeUri: sharedUri });
+      expect(filesContaining(path.join(desktopDir, 'object-cache'), 'marmalade submarine')).toEqual([]);
+      expect((await desktop.search('orchard fence', { limit: 3 }))[0]?.sessionId).toBe('kept');
+    } finally {
+      await laptop.close();
+      await desktop.close();
+    }
+  }, 240_000);
+});
+
+describe('the cache on disk', () => {
+  const meta = (name: string, size: number): CachedObjectMeta => ({ path: `bucket/memory/chunks.lance/data/${name}.lance`, size, lastModified: new Date(0).toUTCString(), etag: null });
+  const block = (fill: number, size = 1024) => Buffer.alloc(size, fill);
+
+  it('keeps within its bound, dropping the blocks used least recently first', async () => {
+    const cache = new ObjectCache(dir(), 3 * 1024, 1024);
+    const objects = ['a', 'b', 'c'].map((name) => meta(name, 1024));
+    for (const [i, m] of objects.entries()) {
+      await cache.remember(m);
+      await cache.store(m, 0, block(i));
+    }
+    // Written in that order, long ago; then `a` is read: it is the most recently used.
+    const files = await blockFilesOf(cache.dir);
+    const old = Date.now() / 1000 - 3600;
+    for (const [name, file] of files) await fs.utimes(file, old + 'abc'.indexOf(name), old + 'abc'.indexOf(name));
+    expect(await cache.block(objects[0]!, 0)).toEqual(block(0));
+    const d = meta('d', 1024);
+    await cache.remember(d);
+    await cache.store(d, 0, block(3));
+    expect(await cache.countedBytes()).toBeLessThanOrEqual(3 * 1024);
+    expect(await cache.block(objects[0]!, 0)).toEqual(block(0));
+    expect(await cache.block(objects[1]!, 0)).toBeNull();
+    expect(await cache.block(d, 0)).toEqual(block(3));
+  });
+
+  it('reads a block again from the store when its file is not whole', async () => {
+    const cache = new ObjectCache(dir(), 1024 * 1024, 1024);
+    const m = meta('e', 1500);
+    await cache.remember(m);
+    await cache.store(m, 0, Buffer.concat([block(1), block(2, 476)]));
+    expect(await cache.block(m, 1)).toEqual(block(2, 476));
+    const files = await blockFilesOf(cache.dir);
+    await fs.truncate(files.find(([, f]) => f.endsWith(`${path.sep}1`))![1], 100);
+    expect(await cache.block(m, 1)).toBeNull();
+  });
+
+  /** [object letter, block file] for every block file, the letter read from its object's record. */
+  async function blockFilesOf(root: string): Promise<Array<[string, string]>> {
+    const found: Array<[string, string]> = [];
+    for (const name of await fs.readdir(root)) {
+      const record = JSON.parse(await fs.readFile(path.join(root, name, 'meta.json'), 'utf8')) as CachedObjectMeta;
+      const letter = /data\/(\w)\.lance$/.exec(record.path)![1]!;
+      for (const entry of await fs.readdir(path.join(root, name))) if (/^\d+$/.test(entry)) found.push([letter, path.join(root, name, entry)]);
+    }
+    return found;
+  }
+});
