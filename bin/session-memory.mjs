@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the bundled CLI (dist-cli/, built by `npm ci` through the prepare script) while it is up to
 // date with the sources, and the TypeScript sources through tsx otherwise.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,20 +12,24 @@ process.env.LANCEDB_LOG ??= 'error';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = path.join(root, 'dist-cli', 'cli.mjs');
 
-function newestSource(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (/\.(ts|mjs)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
+// The bundle is fresh while none of the files it was built from (dist-cli/inputs.json, written by the
+// build) changed since: a few hundred stats, no walk of the source folders. A file the build did not
+// see matters only once one of these imports it, and that one changes then.
 function bundleIsFresh() {
-  if (!existsSync(bundle)) return false;
-  const built = statSync(bundle).mtimeMs;
-  return ['electron', 'shared'].every((dir) => !existsSync(path.join(root, dir)) || newestSource(path.join(root, dir)) <= built);
+  let built;
+  let inputs;
+  try {
+    built = statSync(bundle).mtimeMs;
+    inputs = JSON.parse(readFileSync(path.join(root, 'dist-cli', 'inputs.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+  for (const input of inputs) {
+    const stats = statSync(path.join(root, input), { throwIfNoEntry: false });
+    // A file gone (moved, renamed) changed the sources too; without the sources at all (a package of the bundle alone), the bundle is all there is.
+    if (stats ? stats.mtimeMs > built : existsSync(path.join(root, 'electron'))) return false;
+  }
+  return true;
 }
 
 let main;

@@ -16,6 +16,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { mcpHandshake } from './mcpHandshake.js';
 
 const BIN = path.resolve('bin/session-memory.mjs');
 const SESSION = '0b1e7c2d-3a4f-4b5c-9d6e-7f8091a2b3c4';
@@ -61,31 +62,15 @@ function bookkeepingLines(after: number): string {
 }
 
 /** `mcp` from its start to its answer to tools/list (initialize first, as every client does). */
-function mcpHandshake(env: NodeJS.ProcessEnv, data: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const reply = JSON.parse(buffer.slice(0, newline)) as { id?: number };
-        buffer = buffer.slice(newline + 1);
-        if (reply.id === 1) {
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (reply.id === 2) {
-          const ms = performance.now() - started;
-          child.once('close', () => resolve(ms));
-          child.stdin.end();
-        }
-      }
-    });
-    child.once('error', reject);
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
-  });
+async function timedMcpHandshake(env: NodeJS.ProcessEnv, data: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  await mcpHandshake(child, 'bench');
+  const ms = performance.now() - started;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.stdin.end();
+  await closed;
+  return ms;
 }
 
 const TIME = '/usr/bin/time';
@@ -138,7 +123,7 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
     appendCold.push(timedRun([BIN, ...hook], env, hookInput, 'hookAppendColdMs'));
     appendFileSync(log0, bookkeepingLines(next - 1));
     grown.push(timedRun([BIN, ...hook], env, hookInput, 'hookNothingNewGrownMs'));
-    handshake.push(await mcpHandshake(env, data));
+    handshake.push(await timedMcpHandshake(env, data));
   }
 
   // Warm: a `sync --watch` holds the store and the model; hooks hand their saves to it.

@@ -18,6 +18,7 @@ import type {
   SessionSummary,
   VerifyResult,
 } from './domain.js';
+import { ASSISTANT_IDS, type AssistantId } from './assistants.js';
 import { NEAR_DUPLICATE_FLOOR, SAVE_MODES } from './domain.js';
 import type { ErrorInfo } from './errors.js';
 import type { StoreKind } from './storeUri.js';
@@ -32,9 +33,7 @@ const include = z.array(z.enum(['tools', 'thinking'])).max(2).optional();
 
 const similarityThreshold = z.number().min(NEAR_DUPLICATE_FLOOR).max(1);
 
-/** The assistants `session-memory connect` (and Settings › Connect an assistant) can set up. */
-export const ASSISTANT_IDS = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'cursor', 'claude-desktop'] as const;
-export type AssistantId = (typeof ASSISTANT_IDS)[number];
+export { ASSISTANT_IDS, type AssistantId } from './assistants.js';
 
 export const requestSchemas = {
   'sessions:list': z.object({}).strict(),

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { handoffAddress, TOKEN_FILE } from '../electron/sources/handoff.js';
 import { BIN, cliEnv, collect, jsonLines, REPO, runCli, type CliResult } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
+import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModules.js';
 
 const scratch = scratchDirs('sm-hooks-');
 const CLAUDE_SESSION = '7c1f0a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -139,9 +140,15 @@ describe('session-memory hook, as each assistant runs it', () => {
     // The test model is built from an npm package wherever it is missing: a folder under a file cannot hold it.
     const noModel = { SESSION_MEMORY_MODELS_DIR: path.join(log, 'no-models-here') };
     await fs.appendFile(log, bookkeepingLines(5));
-    const grown = await hook(['--data', data, 'hook', '--json'], input, noModel);
+    const loaded = path.join(path.dirname(data), 'loaded.txt');
+    const grown = await hook(['--data', data, 'hook', '--json'], input, { ...noModel, ...loadedModulesEnv(loaded) });
     expect(grown).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect((await hookLog(data)).at(-1)?.msg).toMatch(/nothing new$/);
+    // It read the log again (the importers' Claude Code reader) and loaded nothing of the store, the
+    // model, the other formats' packages, the sources' discovery or the commands that open a store.
+    const modules = await loadedModules(loaded);
+    expect(modules).toContain('electron/importers/agents/claude-code.ts');
+    expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'zod', 'html-to-text', 'yauzl', 'stream-json', 'tinyglobby', 'cli-progress', 'pino', 'electron/cli/storeCommands.ts', 'electron/sources/discover.ts'])).toEqual([]);
 
     // New dialogue needs the model: with none to be had the save fails (logged, still status 0), and with it the turn is saved.
     await fs.appendFile(log, claudeCodeLines(6, 2, 's-5') + bookkeepingLines(7));

@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, cliEnv, REPO, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
+import { mcpHandshake } from '../scripts/mcpHandshake.js';
+import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModules.js';
 
 const scratch = scratchDirs('sm-mcp-handshake-');
 const HOLD = path.join(REPO, 'test', 'fixtures', 'hold', 'register.mjs');
@@ -59,6 +61,23 @@ describe('session-memory mcp start-up', () => {
     }
   }, 180_000);
 
+  it('has loaded neither the engine, the store, the importers nor the sources\' code when it answers the tool list', async () => {
+    const dir = scratch();
+    const loaded = path.join(dir, 'loaded.txt');
+    mkdirSync(path.join(dir, 'data'));
+    const child = spawn(process.execPath, [BIN, '--data', path.join(dir, 'data'), 'mcp'], { cwd: REPO, env: cliEnv(loadedModulesEnv(loaded)), stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      const tools = await within(60_000, 'tools/list', mcpHandshake(child, 'loaded-modules'));
+      // What was loaded before the second answer (the tool list) was written; the warm-up loads the rest after it.
+      const modules = await loadedModules(loaded, 2);
+      expect(tools).toContain('search_memory');
+      expect(modules).toContain('electron/mcp/server.ts');
+      expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'electron/importers/formats.ts', 'electron/sources/', 'tinyglobby', 'cli-progress', 'pino'])).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
+
   it('exits when the client hangs up right after the tool list, while the store and the model are still loading', async () => {
     const dir = scratch();
     const data = path.join(dir, 'data');
@@ -68,24 +87,8 @@ describe('session-memory mcp start-up', () => {
 
     const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { cwd: REPO, env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const reply = JSON.parse(buffer.slice(0, newline)) as { id?: number };
-        buffer = buffer.slice(newline + 1);
-        if (reply.id === 1) {
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (reply.id === 2) {
-          // The warm-up starts now; the client goes away at once.
-          child.stdin.end();
-        }
-      }
-    });
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'short-session', version: '1' } } });
+    // The warm-up starts once the tool list is answered; the client goes away at once.
+    void mcpHandshake(child, 'short-session').then(() => child.stdin.end(), () => {});
     try {
       expect(await within(120_000, 'the exit', exited)).toBe(0);
     } finally {

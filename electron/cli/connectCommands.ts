@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitStatus, type GlobalOptions, type Io } from './support.js';
 import { cliCommand, runningCliLauncher } from '../connect/launch.js';
-import { ASSISTANT_IDS, type AssistantId, type McpLaunch } from '../../shared/ipc.js';
+import { ASSISTANT_IDS, type AssistantId } from '../../shared/assistants.js';
+import type { McpLaunch } from '../../shared/ipc.js';
 // The assistants' configuration code (its JSON5 and TOML parsers) loads only when `connect` or
 // `service` runs: every other command, a hook after each turn above all, starts without it.
 

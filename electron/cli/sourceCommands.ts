@@ -3,19 +3,22 @@
  * tools' places and saved as they happen. Light to load: the store and the importers are loaded
  * only once a file has something new, so a hook after a turn with nothing new returns at once.
  */
-import { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
-import { SourceCursors } from '../sources/cursors.js';
-import { discoverSources, type FoundSource } from '../sources/discover.js';
-import { HANDOFF_TIMEOUT_MS, handOff } from '../sources/handoff.js';
 import { testSwitch } from '../engine/files/index.js';
-import { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } from '../sources/hookInput.js';
-import { loadSourceSettings } from '../sources/sourceSettings.js';
-import { syncFile, syncSources, type SyncOptions } from '../sources/sync.js';
-import { stopRequests } from './stopRequests.js';
+import type { FoundSource } from '../sources/discover.js';
+import type { SyncOptions } from '../sources/sync.js';
 import { dataDirOf, describeReport, describeSkipped, ExitStatus, parseInclude, positiveInt, reportJson, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+
+// The sources' code (finding them, with tinyglobby; their cursors; the hand-over) loads when one of
+// these commands runs, not with every command: `--help` and the MCP server start without it.
+const sourceCode = async () => {
+  const [discover, cursors, sync, settings] = await Promise.all([import('../sources/discover.js'), import('../sources/cursors.js'), import('../sources/sync.js'), import('../sources/sourceSettings.js')]);
+  return { discoverSources: discover.discoverSources, SourceCursors: cursors.SourceCursors, syncFile: sync.syncFile, syncSources: sync.syncSources, loadSourceSettings: settings.loadSourceSettings };
+};
 
 interface SyncFlags {
   watch?: boolean;
@@ -33,6 +36,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
     .description('list the assistants\' conversation folders found on this machine (nothing is read)')
     .option('--json', 'print JSON: [{"id","tool","path","sessions","lastModified","enabled"}]')
     .action(async (options: { json?: boolean }) => {
+      const { discoverSources, loadSourceSettings } = await sourceCode();
       const settings = await loadSourceSettings(dataDirOf(globals()));
       const found = await discoverSources({ personFolders: settings.folders });
       const rows = found.map((s) => ({ id: s.id, tool: s.tool, path: s.path, sessions: s.sessions, lastModified: s.lastModified, enabled: settings.enabled[s.id] === true }));
@@ -56,9 +60,10 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
     .addOption(new Option('--json', 'one save report per line, as `import --json` prints them, with "source" and "file"; {"source","file","error"} per failed file; {"source","unsupported"} per source whose format does not import yet'))
     .action(async (flags: SyncFlags) => {
       // Listened for from the start: Ctrl-C during the first sync stops it at a safe point too.
-      const stop = flags.watch ? stopRequests() : null;
+      const stop = flags.watch ? (await import('./stopRequests.js')).stopRequests() : null;
       try {
         const dataDir = dataDirOf(globals());
+        const { discoverSources, loadSourceSettings, SourceCursors, syncSources } = await sourceCode();
         const settings = await loadSourceSettings(dataDir);
         const sources = selectSources(await discoverSources({ personFolders: settings.folders }), flags.source);
         const engine = lazyEngineOnDemand(globals(), io);
@@ -104,6 +109,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
     .allowExcessArguments()
     .action(async (payload: string[], flags: { file?: string; include?: IncludedExtra[]; json?: boolean }) => {
       const dataDir = dataDirOf(globals());
+      const { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } = await import('../sources/hookInput.js');
       const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
       const event = 'event' in target && target.event ? ` (${target.event})` : '';
       let file: string;
@@ -121,7 +127,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       } else {
         file = path.resolve(target.file);
       }
-      if (!existsSync(file)) {
+      if (!(await exists(file))) {
         io.err(`hook: nothing saved: ${file} does not exist`);
         return;
       }
@@ -135,6 +141,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
         saved++;
         onReport(source, from, report);
       };
+      const { handOff } = await import('../sources/handoff.js');
       const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
         if ('report' in reply) {
           saved++;
@@ -144,7 +151,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
           failed++;
           io.err(`session-memory: ${reply.error}`);
         }
-      }, handoffTimeoutMs()).catch(() => 'no-server' as const);
+      }, await handoffTimeoutMs()).catch(() => 'no-server' as const);
       if (handed === 'timed-out') {
         io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
         return;
@@ -152,6 +159,8 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       if (handed === 'no-server') {
         // The store opens, and the model loads, only once a session read from the file differs from
         // what its last save stored: a log grown only by a client's bookkeeping loads neither.
+        // Not the sources' discovery (tinyglobby): the hook names its file.
+        const [{ SourceCursors }, { syncFile }] = await Promise.all([import('../sources/cursors.js'), import('../sources/sync.js')]);
         const engine = lazyEngineOnDemand(globals(), io);
         const cursors = await SourceCursors.load(dataDir);
         try {
@@ -166,7 +175,8 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
 }
 
 /** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
-function handoffTimeoutMs(): number {
+async function handoffTimeoutMs(): Promise<number> {
+  const { HANDOFF_TIMEOUT_MS } = await import('../sources/handoff.js');
   const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
   return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
 }
@@ -203,6 +213,10 @@ function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<SyncOption
     onSkipped: (source, part) => (json ? io.out(JSON.stringify({ source, ...part })) : io.err(`session-memory: ${source}: skipped ${describeSkipped(part)}`)),
     onUnsupported: (source, message) => (json ? io.out(JSON.stringify({ source, unsupported: message })) : io.err(`${source}: ${message}`)),
   };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(() => true, () => false);
 }
 
 /** The hook's stdin, or nothing when it is a terminal (a person typing `hook` by hand). */

@@ -1,6 +1,5 @@
-/** What the CLI's commands share: options, output, reports and exit statuses. Light: `--help` loads only this. */
-import cliProgress from 'cli-progress';
-import { NEAR_DUPLICATE_FLOOR, type SaveProgress, type SaveReport } from '../../shared/domain.js';
+/** What the CLI's commands share: options, output, reports and exit statuses. Light: `--help` and a hook load this. */
+import { NEAR_DUPLICATE_FLOOR, type SaveReport } from '../../shared/domain.js';
 import { locate, StoreLocationError, type EngineLocation } from '../engine/files/index.js';
 import type { SkippedPart } from '../importers/read-types.js';
 
@@ -70,23 +69,6 @@ export function dataDirOf(options: GlobalOptions): string {
 export function describeSkipped(part: SkippedPart): string {
   const where = part.line !== undefined ? `, line ${part.line}` : part.session !== undefined ? `, conversation ${part.session}` : '';
   return `${part.file}${where}: ${part.error}`;
-}
-
-export function progressBar(io: Io, enabled: boolean): { onProgress?: (p: SaveProgress) => void; stop: () => void } {
-  if (!enabled || !io.isTTY) return { stop: () => {} };
-  const bar = new cliProgress.SingleBar({ format: ' {session} {phase} [{bar}] {value}/{total} chunks', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
-  let started = false;
-  return {
-    onProgress: (p) => {
-      if (p.phase !== 'embedding' || p.total < 64) return;
-      if (!started) {
-        bar.start(p.total, p.done, { session: p.sessionId, phase: p.phase });
-        started = true;
-      }
-      bar.update(p.done, { session: p.sessionId, phase: p.phase });
-    },
-    stop: () => started && bar.stop(),
-  };
 }
 
 export class ExitStatus extends Error {

@@ -6,8 +6,6 @@
  */
 import path from 'node:path';
 import { pipeline } from 'node:stream';
-import Parser from 'stream-json/Parser.js';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { SessionInput } from '../../shared/domain.js';
 import { Utf8Validator } from './readers/encoding.js';
 import { ImportError, ShapeError } from './errors.js';
@@ -192,6 +190,8 @@ export async function streamDocument(source: TranscriptSource, mapping: ReadMapp
 
 /** The elements of the top-level array, parsed one at a time (stream-json keeps only the current one). */
 async function* arrayItems(source: TranscriptSource): AsyncGenerator<{ index: number; value: unknown }> {
+  // Loaded for a large document only: reading a log does not need it.
+  const [{ default: Parser }, { default: StreamArray }] = await Promise.all([import('stream-json/Parser.js'), import('stream-json/streamers/StreamArray.js')]);
   const items = new StreamArray();
   pipeline(await source.open(), new Utf8Validator(source.label), new Parser({ streamValues: false }), items, () => {
     // Errors reach us through the iteration below.

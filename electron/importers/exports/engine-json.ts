@@ -6,12 +6,15 @@
  * or an array of such sessions. Keys are snake_case as written; camelCase `sessionId` / `msgId`
  * are accepted too, since people write this format by hand or from scripts. `msg_id` and
  * `timestamp` are optional (the engine derives ids from role, content and position).
- * Validated with zod; the error names the first problem by its path (`messages[3].content`).
+ * Validated with zod; the error names the first problem by its path (`messages[3].content`). zod
+ * loads with the first such file (readers/lazyPackage.ts): a hook reading a coding agent's log does
+ * not load it.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ROLES, type Role, type SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
 import { at, isObject } from '../shape.js';
+import { loadPackage } from '../readers/lazyPackage.js';
 
 export function isEngineSession(value: unknown): boolean {
   return isObject(value) && ('session_id' in value || 'sessionId' in value || Array.isArray(value.messages));
@@ -21,41 +24,47 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|
 
 const missingOr = (problem: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is missing' : `${problem}${found(issue.input)}`);
 
-const optionalId = z.string({ error: missingOr('must be a string') }).min(1, { error: 'must be a non-empty string' }).optional();
+function buildSessionSchema() {
+  const { z } = loadPackage<typeof import('zod')>('zod');
+  const optionalId = z.string({ error: missingOr('must be a string') }).min(1, { error: 'must be a non-empty string' }).optional();
 
-const messageSchema = z.object(
-  {
-    msg_id: optionalId,
-    msgId: optionalId,
-    role: z.enum(ROLES as [Role, ...Role[]], { error: missingOr(`must be one of ${ROLES.join(', ')}`) }),
-    content: z.string({ error: missingOr('must be a non-empty string') }).min(1, { error: 'must be a non-empty string' }),
-    timestamp: z
-      .string({ error: missingOr('must be an ISO 8601 string') })
-      .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), { error: (issue) => `must be an ISO 8601 date-time${found(issue.input)}` })
-      .nullish(),
-  },
-  { error: missingOr('must be an object') },
-);
-
-const sessionSchema = z
-  .object(
+  const messageSchema = z.object(
     {
-      session_id: optionalId,
-      sessionId: optionalId,
-      title: z.string({ error: missingOr('must be a string') }).nullish(),
-      source: z.string({ error: missingOr('must be a string') }).nullish(),
-      messages: z.array(messageSchema, { error: missingOr('must be an array') }),
+      msg_id: optionalId,
+      msgId: optionalId,
+      role: z.enum(ROLES as [Role, ...Role[]], { error: missingOr(`must be one of ${ROLES.join(', ')}`) }),
+      content: z.string({ error: missingOr('must be a non-empty string') }).min(1, { error: 'must be a non-empty string' }),
+      timestamp: z
+        .string({ error: missingOr('must be an ISO 8601 string') })
+        .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), { error: (issue) => `must be an ISO 8601 date-time${found(issue.input)}` })
+        .nullish(),
     },
     { error: missingOr('must be an object') },
-  )
-  .check((context) => {
-    if (context.value.session_id === undefined && context.value.sessionId === undefined) {
-      context.issues.push({ code: 'custom', path: ['session_id'], message: 'is missing (neither session_id nor sessionId is set)', input: context.value });
-    }
-  });
+  );
+
+  return z
+    .object(
+      {
+        session_id: optionalId,
+        sessionId: optionalId,
+        title: z.string({ error: missingOr('must be a string') }).nullish(),
+        source: z.string({ error: missingOr('must be a string') }).nullish(),
+        messages: z.array(messageSchema, { error: missingOr('must be an array') }),
+      },
+      { error: missingOr('must be an object') },
+    )
+    .check((context) => {
+      if (context.value.session_id === undefined && context.value.sessionId === undefined) {
+        context.issues.push({ code: 'custom', path: ['session_id'], message: 'is missing (neither session_id nor sessionId is set)', input: context.value });
+      }
+    });
+}
+
+let sessionSchema: ReturnType<typeof buildSessionSchema> | undefined;
 
 export function mapEngineSession(value: unknown, where: string, fallbackSessionId?: string): SessionInput {
   const given = fallbackSessionId && typeof value === 'object' && value !== null && !('session_id' in value) && !('sessionId' in value) ? { ...value, session_id: fallbackSessionId } : value;
+  sessionSchema ??= buildSessionSchema();
   const result = sessionSchema.safeParse(given);
   if (!result.success) throw new ShapeError(describeIssues(result.error.issues, where));
   const session = result.data;

@@ -12,7 +12,7 @@
  * keep their shape; links keep their text).
  */
 import { createHash } from 'node:crypto';
-import { convert } from 'html-to-text';
+import { loadPackage } from '../readers/lazyPackage.js';
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import { isObject, optionalText, type JsonObject } from '../shape.js';
 
@@ -89,7 +89,11 @@ function answerOf(record: JsonObject): string | undefined {
   return text === '' ? undefined : text;
 }
 
+// Loaded on the first answer converted: only this format needs it.
+let convert: typeof import('html-to-text').convert | undefined;
+
 export function htmlToText(html: string): string {
+  convert ??= loadPackage<typeof import('html-to-text')>('html-to-text').convert;
   return convert(html, {
     wordwrap: false,
     selectors: [

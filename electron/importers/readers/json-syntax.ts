@@ -6,7 +6,6 @@
  * only once the input ends is a truncation.
  */
 import { StringDecoder } from 'node:string_decoder';
-import Verifier from 'stream-json/utils/Verifier.js';
 
 export type JsonSyntaxProblem =
   | { kind: 'truncated' }
@@ -21,6 +20,8 @@ interface VerifierError extends Error {
 
 /** The first syntax problem of the JSON text in `chunks` (UTF-8 bytes), or undefined when it is valid. */
 export async function findJsonSyntaxProblem(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<JsonSyntaxProblem | undefined> {
+  // Loaded when a JSON document fails to parse: reading a log does not need it.
+  const { default: Verifier } = await import('stream-json/utils/Verifier.js');
   const verifier = new Verifier();
   let failure: VerifierError | undefined;
   verifier.on('error', (error: VerifierError) => {

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { ImportError } from '../errors.js';
 import { collect, guardedStream, unreadableError, type TranscriptSource } from './sources.js';
 import { isTranscriptFileName } from '../transcript-files.js';
@@ -137,7 +137,9 @@ function entryStreamError(label: string, entry: EntryInfo, error: unknown): Impo
 
 async function openZip(zipPath: string, label: string): Promise<yauzl.ZipFile> {
   try {
-    return await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true });
+    // Loaded with the first archive: reading a log does not need it.
+    const { default: zip } = await import('yauzl');
+    return await zip.openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== undefined) throw unreadableError(label, error);
     throw new ImportError(label, 'bad-zip', `not a readable ZIP archive (${error instanceof Error ? error.message : String(error)})`, { cause: error });
