@@ -10,13 +10,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import type { Embedder } from '../electron/embedding/embedder.js';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { connectStore } from '../electron/engine/store/connect.js';
 import { LEASE_TABLE } from '../electron/engine/store/storeLease.js';
 import { WriteGuard } from '../electron/engine/store/writeGuard.js';
 import { assertWriteLock } from '../electron/engine/files/writeLock.js';
-import { BIN, cliEnv, collect, HASH_EMBEDDER, REPO, runCli, startCli } from './helpers/cli.js';
+import { BIN, cliEnv, collect, REPO, runCli, startCli } from './helpers/cli.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
@@ -24,22 +24,17 @@ import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 
 let servers: ObjectStoreServers;
-let embedder: Embedder;
+let embedder: WorkerEmbedder;
 const dir = scratchDirs('sm-lease-');
-// This process is a machine too: it reaches the servers as the CLI does. The subject is the lease,
-// not embedding: this process and every machine embed with the hashing stand-in.
-useObjectStoreMachine(
-  (started, startedEmbedder) => {
-    servers = started;
-    embedder = startedEmbedder;
-  },
-  [],
-  { hashEmbedder: true },
-);
+// This process is a machine too: it reaches the servers as the CLI does.
+useObjectStoreMachine((started, startedEmbedder) => {
+  servers = started;
+  embedder = startedEmbedder;
+});
 
 /** A machine: its own local folder and name, the servers' endpoints. */
 function machine(name: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...HASH_EMBEDDER, ...extra };
+  return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...extra };
 }
 
 /** `session-memory` run as on another computer: in its own PID namespace, where this machine's processes do not exist. */

@@ -8,7 +8,7 @@ import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import type { Embedder } from '../electron/embedding/embedder.js';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -19,7 +19,7 @@ import type { ObjectStoreServers } from './helpers/objectStore.js';
 import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
 
 let servers: ObjectStoreServers;
-let embedder: Embedder;
+let embedder: WorkerEmbedder;
 const cleanups: Array<() => void> = [];
 
 // This process is a machine too (the engine tests below): it reaches the servers as the CLI does.

@@ -1,22 +1,20 @@
 // A test file whose own process is a machine of a shared store: the S3 and DynamoDB servers run
 // for the file, this process reaches them as the CLI does (their endpoints in its environment), and
-// an embedder is shared by the engines it opens (the real model, or for a file whose subject is not
-// embedding the hashing stand-in that the CLI's machines then use too: HASH_EMBEDDER). All of it is
-// stopped, and the environment put back, after the file.
+// an embedder is shared by the engines it opens. All of it is stopped, and the environment put back,
+// after the file.
 import { afterAll, beforeAll } from 'vitest';
-import type { Embedder } from '../../electron/embedding/embedder.js';
-import { HashEmbedder } from '../../electron/embedding/hashEmbedder.js';
+import type { WorkerEmbedder } from '../../electron/embedding/embedder.js';
 import { startTestEmbedder } from './engine.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './objectStore.js';
 
-export function useObjectStoreMachine(started: (servers: ObjectStoreServers, embedder: Embedder) => void, cleanups: Array<() => void> = [], options: { hashEmbedder?: boolean } = {}): void {
+export function useObjectStoreMachine(started: (servers: ObjectStoreServers, embedder: WorkerEmbedder) => void, cleanups: Array<() => void> = []): void {
   const savedEnv = { ...process.env };
   let servers: ObjectStoreServers | undefined;
-  let embedder: Embedder | undefined;
+  let embedder: WorkerEmbedder | undefined;
   beforeAll(async () => {
     servers = await startObjectStoreServers();
     Object.assign(process.env, servers.env);
-    embedder = options.hashEmbedder ? new HashEmbedder() : await startTestEmbedder();
+    embedder = await startTestEmbedder();
     started(servers, embedder);
   }, 60_000);
   afterAll(async () => {
