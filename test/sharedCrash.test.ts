@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
-import { HASH_EMBEDDER, jsonLines, runCli } from './helpers/cli.js';
+import { jsonLines, runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
 
@@ -22,9 +22,7 @@ interface Shown {
 }
 
 const SESSION = 'crash-session';
-// The subject is the bucket's state after a kill, not embedding: the hashing stand-in embeds, so that
-// none of the ~60 runs loads a model (test/sharedStore.test.ts saves to a bucket with the real one).
-const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4', ...HASH_EMBEDDER };
+const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4' };
 const SEED = Number(process.env.CRASH_SEED ?? 20261204);
 const TRIALS_TIMEOUT = 15 * 60_000;
 
