@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { runCli, type CliResult } from './helpers/cli.js';
+import { HASH_EMBEDDER, runCli, type CliResult } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 import { folderSnapshot } from './helpers/files.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
@@ -33,7 +33,8 @@ function workDir(): string {
 describe('session-memory copy', () => {
   it('copies a memory from a folder to a bucket and back, and refuses a target that holds one', async () => {
     const dir = workDir();
-    const env = { ...servers.env, SESSION_MEMORY_HOME: path.join(dir, 'home') };
+    // The subject is the copy, not embedding: the hashing stand-in embeds the saves and the searches.
+    const env = { ...servers.env, SESSION_MEMORY_HOME: path.join(dir, 'home'), ...HASH_EMBEDDER };
     const cli = (args: string[]): Promise<CliResult> => runCli(args, env);
     const ok = async (args: string[]): Promise<string> => {
       const result = await cli(args);

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, promises as fs, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { jsonLines, runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, runCli as runAnyCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 
 let root: string;
@@ -25,6 +25,11 @@ beforeAll(async () => {
   writeFileSync(second, JSON.stringify(realisticConversation('second', 40, 2)));
 });
 afterAll(() => cleanup());
+
+/** The subject is damage and what the CLI says of it, not embedding: the hashing stand-in embeds. */
+function runCli(args: string[]) {
+  return runAnyCli(args, HASH_EMBEDDER);
+}
 
 async function storeWithTwoSessions(name: string): Promise<string> {
   const data = path.join(root, name);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { forgetCursorSessions, SourceCursors } from '../electron/sources/cursors.js';
-import { jsonLines, runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
 import { claudeCodeLines } from './helpers/claudeCode.js';
@@ -33,7 +33,8 @@ describe('forgetting a session saved from a source', () => {
     await fs.writeFile(forgottenLog, claudeCodeLines(FORGOTTEN, 'the surprise party', 0, 6));
     await fs.writeFile(keptLog, claudeCodeLines(KEPT, 'the garden shed', 0, 6));
     const data = path.join(scratch(), 'data');
-    const env = { HOME: home, USERPROFILE: home };
+    // The subject is forgetting, not embedding: the hashing stand-in embeds.
+    const env = { HOME: home, USERPROFILE: home, ...HASH_EMBEDDER };
 
     const first = await runCli(['--data', data, 'sync', '--json', '--source', 'claude-code'], env);
     expect(first.status).toBe(0);

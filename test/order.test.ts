@@ -10,7 +10,7 @@ import type { MessageInput, SessionInput } from '../shared/domain.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import { placeMessages } from '../electron/engine/save/order.js';
-import { runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, runCli } from './helpers/cli.js';
 import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 let embedder: WorkerEmbedder;
@@ -228,9 +228,10 @@ describe('order after a crash', () => {
     const mixed = path.join(dir, 'mixed.json');
     await fs.writeFile(first, JSON.stringify(session(range(1, 20))));
     await fs.writeFile(mixed, JSON.stringify(session([...range(1, 5), ...range(21, 60)])));
-    const env = { SESSION_MEMORY_TEST_WRITE_BATCH: '2' };
+    // The subject is order after a kill, not embedding: the hashing stand-in embeds.
+    const env = { SESSION_MEMORY_TEST_WRITE_BATCH: '2', ...HASH_EMBEDDER };
     const showNumbers = async (data: string) => {
-      const show = await runCli(['--data', data, 'show', 'ordered', '--json']);
+      const show = await runCli(['--data', data, 'show', 'ordered', '--json'], env);
       expect(show.status, show.stderr).toBe(0);
       return (JSON.parse(show.stdout) as { messages: Array<{ content: string }> }).messages.map((m) => Number(/^Message (\d+)/.exec(m.content)![1]));
     };

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { ChunkDetail, DeletedObjectRetention, DuplicateListing, MaintenanceReport, RecentWriter, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
 import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
+import { HashEmbedder } from '../embedding/hashEmbedder.js';
 import type { ArchiveRecord } from './record/archiveRecord.js';
 import { PairJournal } from './duplicates/pairJournal.js';
 import { VectorSketch } from './duplicates/vectorSketch.js';
@@ -36,6 +37,7 @@ import { isRemoteStore } from './store/connect.js';
 import { verifyStore } from './store/verify.js';
 import { retryTransient } from './store/transient.js';
 import { acquireWriteLock, letWaitingWritersIn } from './files/writeLock.js';
+import { testSwitch } from './files/testSwitches.js';
 import { ForgottenMarks } from './privacy/forgottenMarks.js';
 import { storeRetention } from './store/retention.js';
 import { dropForgottenTraces } from './privacy/forgetTraces.js';
@@ -106,7 +108,10 @@ export class MemoryEngine {
     };
   }
 
-  static async open(options: MemoryEngineOptions): Promise<MemoryEngine> {
+  static async open(given: MemoryEngineOptions): Promise<MemoryEngine> {
+    // Test runs only: the hashing stand-in instead of a model, for tests whose subject is not embedding.
+    const standIn = !given.embedder && testSwitch('SESSION_MEMORY_TEST_EMBEDDER') === 'hash' ? new HashEmbedder() : undefined;
+    const options = standIn ? { ...given, embedder: standIn } : given;
     const dataDir = path.resolve(options.dataDir);
     const logger = options.logger ?? silentLogger;
     try {

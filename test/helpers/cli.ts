@@ -13,6 +13,13 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The CLI's environment for a test whose subject is not embedding (crashes, locks, forgetting,
+ * plumbing): the engine embeds with the hashing stand-in (electron/embedding/hashEmbedder.ts), so a
+ * run loads no model. The store records the model `test-hash`.
+ */
+export const HASH_EMBEDDER = { SESSION_MEMORY_TEST_EMBEDDER: 'hash' } as const;
+
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...extra };
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
 import { WorkerEmbedder } from '../../electron/embedding/embedder.js';
+import { HashEmbedder } from '../../electron/embedding/hashEmbedder.js';
 import { MemoryEngine, type MemoryEngineOptions } from '../../electron/engine/engine.js';
 import { TEST_MODELS_DIR } from './model.js';
 
@@ -56,6 +57,19 @@ export function startTestEmbedder(): Promise<WorkerEmbedder> {
 
 export function openEngine(dataDir: string, embedder: WorkerEmbedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
   return MemoryEngine.open({ dataDir, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000, ...extra });
+}
+
+/**
+ * Opens a store the CLI built with the hashing stand-in (`HASH_EMBEDDER`) in this process, runs `job`
+ * and closes it: what `show --json` or `verify --json` print, without starting a process for each.
+ */
+export async function withHashStore<T>(dataDir: string, job: (engine: MemoryEngine) => Promise<T>): Promise<T> {
+  const engine = await MemoryEngine.open({ dataDir, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
+  try {
+    return await job(engine);
+  } finally {
+    await engine.close();
+  }
 }
 
 const TOPICS = [
