@@ -1,21 +1,20 @@
 /**
  * The peer system of `npm run bench:peer`: LangChain.js's indexing API (`index()` of
- * `@langchain/core/indexing`) with a SQLite record manager and a LanceDB vector store, embedding with
- * the same offline model as the engine.
+ * `@langchain/core/indexing`) with `@langchain/community`'s `SQLiteRecordManager` and a LanceDB
+ * vector store, embedding with the same offline model as the engine.
  *
- * The record manager and the vector store follow `@langchain/community`'s `SQLiteRecordManager`
- * (indexes/sqlite) and `LanceDB` (vectorstores/lancedb) at 1.1.29 line by line. That package is not a
- * dependency: it declares some 150 optional peer dependencies, and npm cannot resolve them beside this
- * project's zod 4 without `--legacy-peer-deps`, which would drop peers the app needs. Two changes to
- * its LanceDB store, without which `index()` cannot work at all: it keeps the ids `index()` gives
- * (`addDocuments(docs, { ids })`) and it deletes by them (community's store has no `delete`, so
- * every cleanup `index()` makes would throw "Not implemented").
+ * `@langchain/community` is not a dependency of this project: it declares some 150 optional peer
+ * dependencies, which npm cannot resolve beside this project's zod 4. The benchmark installs the
+ * published package by itself into `.cache/peer` (`--legacy-peer-deps`, so no peer is installed);
+ * from there it finds better-sqlite3 and `@langchain/core` in this project's node_modules.
  */
-import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { connect, type Table } from '@lancedb/lancedb';
 import { Document } from '@langchain/core/documents';
 import { Embeddings } from '@langchain/core/embeddings';
-import { index, type RecordManagerInterface, type UpdateOptions, type ListKeyOptions } from '@langchain/core/indexing';
+import { index, type RecordManagerInterface } from '@langchain/core/indexing';
 import { VectorStore } from '@langchain/core/vectorstores';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { mkdirSync } from 'node:fs';
@@ -48,102 +47,11 @@ export class ModelEmbeddings extends Embeddings {
   }
 }
 
-/** `@langchain/community/indexes/sqlite` SQLiteRecordManager, over better-sqlite3 as there. */
-export class SQLiteRecordManager implements RecordManagerInterface {
-  lc_namespace = ['langchain', 'recordmanagers', 'sqlite'];
-  private readonly db: Database.Database;
-
-  constructor(
-    private readonly namespace: string,
-    localPath: string,
-    private readonly tableName = 'upsertion_records',
-  ) {
-    this.db = new Database(localPath);
-  }
-
-  async createSchema(): Promise<void> {
-    this.db.exec(`
-CREATE TABLE IF NOT EXISTS "${this.tableName}" (
-  uuid TEXT PRIMARY KEY DEFAULT (lower(hex(randomblob(16)))),
-  key TEXT NOT NULL,
-  namespace TEXT NOT NULL,
-  updated_at REAL NOT NULL,
-  group_id TEXT,
-  UNIQUE (key, namespace)
-);
-CREATE INDEX IF NOT EXISTS updated_at_index ON "${this.tableName}" (updated_at);
-CREATE INDEX IF NOT EXISTS key_index ON "${this.tableName}" (key);
-CREATE INDEX IF NOT EXISTS namespace_index ON "${this.tableName}" (namespace);
-CREATE INDEX IF NOT EXISTS group_id_index ON "${this.tableName}" (group_id);`);
-  }
-
-  async getTime(): Promise<number> {
-    const { epoch } = this.db.prepare("SELECT strftime('%s', 'now') AS epoch").get() as { epoch: string };
-    return Number(epoch);
-  }
-
-  async update(keys: string[], updateOptions?: UpdateOptions): Promise<void> {
-    if (keys.length === 0) return;
-    const updatedAt = await this.getTime();
-    const { timeAtLeast, groupIds: given } = updateOptions ?? {};
-    if (timeAtLeast && updatedAt < timeAtLeast) throw new Error(`Time sync issue with database ${updatedAt} < ${timeAtLeast}`);
-    const groupIds = given ?? keys.map(() => null);
-    if (groupIds.length !== keys.length) throw new Error(`Number of keys (${keys.length}) does not match number of group_ids (${groupIds.length})`);
-    const rows = keys.map((key, i) => [key, this.namespace, updatedAt, groupIds[i] ?? null]);
-    this.db.transaction(() => {
-      for (const row of rows) {
-        this.db
-          .prepare(`
-INSERT INTO "${this.tableName}" (key, namespace, updated_at, group_id)
-VALUES (?, ?, ?, ?)
-ON CONFLICT (key, namespace) DO UPDATE SET updated_at = excluded.updated_at`)
-          .run(...row);
-      }
-    })();
-  }
-
-  async exists(keys: string[]): Promise<boolean[]> {
-    if (keys.length === 0) return [];
-    const rows = this.db.prepare(`SELECT key FROM "${this.tableName}" WHERE namespace = ? AND key IN (${keys.map(() => '?').join(', ')})`).all(this.namespace, ...keys) as Array<{ key: string }>;
-    const existing = new Set(rows.map((row) => row.key));
-    return keys.map((key) => existing.has(key));
-  }
-
-  async listKeys(options?: ListKeyOptions): Promise<string[]> {
-    const { before, after, limit, groupIds } = options ?? {};
-    let query = `SELECT key FROM "${this.tableName}" WHERE namespace = ?`;
-    const values: Array<string | number> = [this.namespace];
-    if (before) {
-      query += ' AND updated_at < ?';
-      values.push(before);
-    }
-    if (after) {
-      query += ' AND updated_at > ?';
-      values.push(after);
-    }
-    if (limit) {
-      query += ' LIMIT ?';
-      values.push(limit);
-    }
-    if (groupIds && Array.isArray(groupIds)) {
-      const given = groupIds.filter((gid): gid is string => gid !== null);
-      query += ` AND group_id IN (${given.map(() => '?').join(', ')})`;
-      values.push(...given);
-    }
-    return (this.db.prepare(`${query};`).all(...values) as Array<{ key: string }>).map((row) => row.key);
-  }
-
-  async deleteKeys(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    this.db.prepare(`DELETE FROM "${this.tableName}" WHERE namespace = ? AND key IN (${keys.map(() => '?').join(', ')});`).run(this.namespace, ...keys);
-  }
-
-  close(): void {
-    this.db.close();
-  }
-}
-
-/** `@langchain/community/vectorstores/lancedb` LanceDB, keeping `index()`'s ids and deleting by them. */
+/**
+ * A LanceDB vector store that `index()` can clean up: it adds rows with the ids `index()` gives and
+ * deletes by them. (`@langchain/community`'s LanceDB store drops those ids and has no `delete`, so
+ * every cleanup of `index()` would throw "Not implemented" with it.)
+ */
 export class LanceDBStore extends VectorStore {
   declare FilterType: string;
   private table: Table | undefined;
@@ -207,10 +115,30 @@ export interface PeerOptions {
   chunkOverlap: number;
 }
 
+/** The published package the peer's record manager comes from (installed on first use). */
+export const PEER_COMMUNITY = '@langchain/community@1.1.29';
+
+interface RecordManager extends RecordManagerInterface {
+  createSchema(): Promise<void>;
+  db: { close(): void };
+}
+type RecordManagerClass = new (namespace: string, config: { localPath: string }) => RecordManager;
+
+/** `SQLiteRecordManager` of the published `@langchain/community`, installed into `cacheDir` when absent. */
+export async function communityRecordManager(cacheDir = path.resolve('.cache/peer')): Promise<RecordManagerClass> {
+  const entry = path.join(cacheDir, 'node_modules', '@langchain', 'community', 'dist', 'indexes', 'sqlite.js');
+  if (!existsSync(entry)) {
+    console.error(`installing ${PEER_COMMUNITY} into ${cacheDir} (once)`);
+    execFileSync('npm', ['install', '--prefix', cacheDir, '--no-save', '--no-audit', '--no-fund', '--legacy-peer-deps', '--ignore-scripts', PEER_COMMUNITY], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const module = (await import(pathToFileURL(entry).href)) as { SQLiteRecordManager: RecordManagerClass };
+  return module.SQLiteRecordManager;
+}
+
 export class PeerIndex {
   private constructor(
     readonly embeddings: ModelEmbeddings,
-    private readonly records: SQLiteRecordManager,
+    private readonly records: RecordManager,
     readonly store: LanceDBStore,
     private readonly splitter: RecursiveCharacterTextSplitter,
   ) {}
@@ -218,7 +146,8 @@ export class PeerIndex {
   static async open(dir: string, embedder: Embedder, options: PeerOptions): Promise<PeerIndex> {
     mkdirSync(dir, { recursive: true });
     const embeddings = new ModelEmbeddings(embedder);
-    const records = new SQLiteRecordManager('lancedb/langchain', path.join(dir, 'records.sqlite'));
+    const SQLiteRecordManager = await communityRecordManager();
+    const records = new SQLiteRecordManager('lancedb/langchain', { localPath: path.join(dir, 'records.sqlite') });
     await records.createSchema();
     const store = new LanceDBStore(embeddings, path.join(dir, 'lancedb'));
     return new PeerIndex(embeddings, records, store, new RecursiveCharacterTextSplitter({ chunkSize: options.chunkSize, chunkOverlap: options.chunkOverlap }));
@@ -243,6 +172,6 @@ export class PeerIndex {
   }
 
   close(): void {
-    this.records.close();
+    this.records.db.close();
   }
 }
