@@ -136,7 +136,7 @@ export class MemoryEngine {
       if (ownsEmbedder) await embedder?.close();
       throw describeIoError(error, `cannot open the store at ${storeUri}`);
     } finally {
-      await creationGuard.close();
+      creationGuard.close();
     }
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
@@ -155,7 +155,7 @@ export class MemoryEngine {
     try {
       await guard.check();
     } finally {
-      await guard.close();
+      guard.close();
     }
   }
 
@@ -201,7 +201,7 @@ export class MemoryEngine {
     this.holdSearchPrepare();
     await this.queue.catch(() => {});
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
-    await this.guard.close();
+    this.guard.close();
     this.ctx.history.close();
     this.ctx.state.close();
     this.store.close();
