@@ -58,12 +58,8 @@ export class ChunkWriter {
     this.count(records, removal.removedIds);
   }
 
-  /**
-   * New chunks: embedding of later batches overlaps the writing of earlier ones. `storedIds`: the
-   * ids of the session's chunks read from the store under the write lock; chunks whose ids are
-   * neither among them nor written by this save are appended, not merged (ChunkStore.commit).
-   */
-  async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, storedIds: ReadonlySet<string> | null = null): Promise<void> {
+  /** New chunks: embedding of later batches overlaps the writing of earlier ones. */
+  async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>): Promise<void> {
     if (this.options.dryRun) {
       const vectors = await this.vectorsFor(plan);
       this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned)), []);
@@ -92,9 +88,7 @@ export class ChunkWriter {
       if (pending.length === 0) return;
       crashPoint('write-batch');
       assertWriteLock(this.ctx.dataDir);
-      const writtenIds = new Set(this.written.map((r) => r.chunkId));
-      const absent = storedIds !== null && pending.every((r) => !storedIds.has(r.chunkId) && !writtenIds.has(r.chunkId));
-      await this.clock.time('chunkCommit', () => this.ctx.store.commit(pending, { sessionId: this.sessionId, absent }));
+      await this.clock.time('chunkCommit', () => this.ctx.store.commit(pending, { sessionId: this.sessionId }));
       this.commits++;
       this.count(pending, []);
       pending = [];
