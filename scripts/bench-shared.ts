@@ -23,6 +23,9 @@
  *     after the searches is reported; `--read-cache-mb 0` measures without it), then p50 and p95 of
  *     `--queries` questions after 3 untimed ones; and its parts on their own (vector
  *     search and full-text search of the store, 40 candidates each as a search asks).
+ * Each save's phases (saveTimings.ts) are printed, the save's, the median re-save's and the median
+ * append's; in the third place its requests are also told by the phase that sent them and what they
+ * touched (table and kind of file, or the DynamoDB operation).
  * Requests are counted per operation in the third place; `--trace` prints those of one search there
  * in the order they were sent, grouped into the rounds a search waits for one after the other. Those of a search must not grow with the
  * store: compare the sizes that both have the vector index (VECTOR_INDEX_MIN_ROWS and more; below
@@ -37,6 +40,7 @@ import type { SaveReport, SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
+import { SAVE_PHASES, type SaveTimings } from '../electron/engine/save/index.js';
 import { ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
 import { OBJECT_CACHE_FOLDER } from '../electron/engine/files/index.js';
 import { startObjectStoreServers } from '../test/helpers/objectStore.js';
@@ -244,6 +248,10 @@ interface Measured {
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
   trace: string[];
+  /** Milliseconds per phase (saveTimings.ts) of the save, the median re-save and the median append. */
+  phases: { save: SaveTimings['phases']; resave: SaveTimings['phases']; append: SaveTimings['phases'] };
+  /** With latency: requests per operation by what they touch (table and file kind, or the DynamoDB operation). */
+  targets?: { save: Record<string, number>; resave: Record<string, number>; append: Record<string, number> };
   requests?: {
     save: ReturnType<typeof perOp>;
     resave: ReturnType<typeof perOp>;
@@ -259,12 +267,56 @@ function useEnv(env: Record<string, string>): void {
   Object.assign(process.env, env);
 }
 
+/** What a traced request touched: a table's data, manifest, index or transaction files, or a DynamoDB operation. */
+function targetOf(line: string): string {
+  const [, kind, target] = line.split(' ');
+  if (!target || target === 'DynamoDB') return `DynamoDB ${kind}`;
+  const table = /([^/]+)\.lance\//.exec(target)?.[1] ?? 'other';
+  const file = /\.lance\/(data|_versions|_indices|_transactions|_deletions)\//.exec(target)?.[1] ?? 'other';
+  return `${kind} ${table} ${file}`;
+}
+
+/**
+ * Requests per operation by the save phase that sent them (the phase whose step was running when the
+ * request reached the proxy; `between` outside every timed step) and what they touched.
+ */
+function byTarget(lines: readonly string[], timings: readonly SaveTimings[], n: number): Record<string, number> {
+  const spans = timings.flatMap((t) => t.spans);
+  const counts: Record<string, number> = {};
+  for (const line of lines) {
+    const at = Number(line.split(' ')[0]);
+    // The innermost step: the latest to start among those holding the moment.
+    const phase = spans.filter(([, start, end]) => start <= at && at <= end).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'between';
+    const key = `${phase}: ${targetOf(line.includes(' DynamoDB') || !line.includes('/') ? line.replace(/^(\S+ \S+).*$/, '$1 DynamoDB') : line)}`;
+    counts[key] = (counts[key] ?? 0) + 1 / n;
+  }
+  return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+}
+
+/** The median save's phases by total time. */
+function medianPhases(timings: readonly SaveTimings[]): SaveTimings['phases'] {
+  const sorted = [...timings].sort((a, b) => a.totalMs - b.totalMs);
+  return sorted[Math.floor((sorted.length - 1) / 2)]?.phases ?? {};
+}
+
+function describePhases(phases: SaveTimings['phases']): string {
+  return SAVE_PHASES.filter((p) => (phases[p] ?? 0) >= 0.5).map((p) => `${p} ${ms(phases[p]!)}`).join(', ') || 'none';
+}
+
 async function measurePlace(place: Place, size: number, seed: number, embedder: WorkerEmbedder, passages: readonly Passage[], counter: Counter | null): Promise<Measured> {
   useEnv(place.env);
   // Each place starts with an empty read cache: its first search is a cold one.
   const cacheDir = path.join(place.dataDir, OBJECT_CACHE_FOLDER);
   rmSync(cacheDir, { recursive: true, force: true });
-  const engine = await MemoryEngine.open({ dataDir: place.dataDir, ...(place.storeUri ? { storeUri: place.storeUri } : {}), embedder, lockWaitMs: 60_000, readCacheBytes: READ_CACHE_BYTES });
+  let timings: SaveTimings[] = [];
+  const engine = await MemoryEngine.open({
+    dataDir: place.dataDir,
+    ...(place.storeUri ? { storeUri: place.storeUri } : {}),
+    embedder,
+    lockWaitMs: 60_000,
+    readCacheBytes: READ_CACHE_BYTES,
+    onSaveTimings: (t) => timings.push(t),
+  });
   try {
     // Caught up: the record and the sketch read what the fill and the other places wrote.
     await engine.save({ sessionId: `warm-${place.name}-${size}`, messages: [{ role: 'user', content: `warm-up ${place.name} ${size}` }] });
@@ -276,25 +328,44 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       const [result, took] = await timed(job);
       return [result, took, counter && before ? counter.since(before) : null];
     };
+    // Requests of the saves by what they touch (the proxies' traces, read per operation).
+    const traced = async <T>(job: () => Promise<T>): Promise<[T, string[]]> => {
+      if (!counter) return [await job(), []];
+      counter.proxies.s3.trace = [];
+      counter.proxies.ddb.trace = [];
+      try {
+        const result = await job();
+        return [result, [...counter.proxies.s3.trace, ...counter.proxies.ddb.trace.map((line) => `${line.split(' ').slice(0, 2).join(' ')} DynamoDB`)]];
+      } finally {
+        counter.proxies.s3.trace = null;
+        counter.proxies.ddb.trace = null;
+      }
+    };
+    timings = [];
 
-    const [first, saveMs, saveRequests] = await count(() => engine.save(session(PROBE_MESSAGES)));
+    const [[first, saveMs, saveRequests], saveTrace] = await traced(() => count(() => engine.save(session(PROBE_MESSAGES))));
+    const saveTimings = timings;
+    timings = [];
     if (first.new !== PROBE_MESSAGES) throw new Error(`${id}: the first save added ${first.new} messages, not ${PROBE_MESSAGES}`);
     const resaves: number[] = [];
-    const [, , resaveRequests] = await count(async () => {
+    const [[, , resaveRequests], resaveTrace] = await traced(() => count(async () => {
       for (let i = 0; i < RESAVES; i++) {
         const [report, took] = await timed(() => engine.save(session(PROBE_MESSAGES)));
         if (report.new !== 0) throw new Error(`${id}: a re-save added ${report.new} messages`);
         resaves.push(took);
       }
-    });
+    }));
+    const resaveTimings = timings;
+    timings = [];
     const appends: number[] = [];
-    const [, , appendRequests] = await count(async () => {
+    const [[, , appendRequests], appendTrace] = await traced(() => count(async () => {
       for (let k = 1; k <= APPENDS; k++) {
         const [report, took] = (await timed(() => engine.save(session(PROBE_MESSAGES + k * APPEND_MESSAGES)))) as [SaveReport, number];
         if (report.new !== APPEND_MESSAGES) throw new Error(`${id}: append ${k} added ${report.new} messages, not ${APPEND_MESSAGES}`);
         appends.push(took);
       }
-    });
+    }));
+    const appendTimings = timings;
 
     const queries = drawQueries(QUERIES + SEARCH_WARMUP);
     const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }));
@@ -334,6 +405,8 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       textP50Ms: percentile(textTimes, 50),
       textP95Ms: percentile(textTimes, 95),
       trace,
+      phases: { save: medianPhases(saveTimings), resave: medianPhases(resaveTimings), append: medianPhases(appendTimings) },
+      ...(counter ? { targets: { save: byTarget(saveTrace, saveTimings, 1), resave: byTarget(resaveTrace, resaveTimings, RESAVES), append: byTarget(appendTrace, appendTimings, APPENDS) } } : {}),
       ...(saveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && vectorRequests && textRequests
         ? {
             requests: {
@@ -407,6 +480,15 @@ async function main(): Promise<void> {
         results.push(measured);
         log(`  ${place.label} (${measured.chunks} chunks):`);
         log(`    save of a new ${PROBE_MESSAGES}-message session ${ms(measured.saveMs)} ms; re-save (nothing new) ${ms(measured.resaveMs)} ms; append of ${APPEND_MESSAGES} messages ${ms(measured.appendMs)} ms`);
+        log(`    phases (ms) of the save: ${describePhases(measured.phases.save)}`);
+        log(`    of the median re-save: ${describePhases(measured.phases.resave)}`);
+        log(`    of the median append: ${describePhases(measured.phases.append)}`);
+        if (measured.targets) {
+          const top = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
+          log(`    requests by target per save: ${top(measured.targets.save)}`);
+          log(`    per re-save: ${top(measured.targets.resave)}`);
+          log(`    per append: ${top(measured.targets.append)}`);
+        }
         log(`    first search (read cache empty) ${ms(measured.coldSearchMs)} ms; read cache ${(measured.readCacheBytes / 1024 / 1024).toFixed(1)} MB (${(measured.readCacheBytes / 1024 / 1024 / (measured.chunks / 10_000)).toFixed(1)} MB per 10k chunks)`);
         log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms, CPU ${ms(measured.searchCpuMs)} ms per search (the process's, servers included) (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
         if (measured.requests) {

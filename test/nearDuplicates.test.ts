@@ -11,6 +11,7 @@ import { NEAR_DUPLICATES_FILE } from '../electron/engine/duplicates/nearDuplicat
 import { PairJournal } from '../electron/engine/duplicates/pairJournal.js';
 import { SKETCH_FILE } from '../electron/engine/duplicates/vectorSketch.js';
 import { LOCK_FILE } from '../electron/engine/files/writeLock.js';
+import { CANDIDATES_PER_CHUNK } from '../electron/engine/duplicates/nearestChunks.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
@@ -298,6 +299,31 @@ describe('near-duplicate review', () => {
     expect(savedAfter!).toBeLessThan(stale);
     expect((await engine.listSessions()).map((s) => s.sessionId)).toContain('saved-meanwhile');
     await other.close();
+    await engine.close();
+  });
+  it('flags a new text whose near copies are more than the candidates read per chunk, and lists it with them', async () => {
+    const { open } = fresh();
+    const engine = await open();
+    // More sessions holding the same near copy than a new chunk reads candidates, each starting its own way (no branches).
+    const copies = CANDIDATES_PER_CHUNK + 2;
+    const block = original.messages.slice(20, 26);
+    const holding = (sessionId: string, edit: (text: string) => string): SessionInput => ({
+      sessionId,
+      title: `Holding ${sessionId}`,
+      messages: [
+        { msgId: `${sessionId}-intro`, role: 'user', content: `Note ${sessionId}: the weather at ${sessionId} was unusually windy and the ferry left late.` },
+        ...block.map((m, i) => ({ msgId: `${sessionId}-${i}`, role: m.role, content: edit(m.content) })),
+      ],
+    });
+    for (let k = 0; k < copies; k++) await engine.save(holding(`copy-${k}`, (t) => t.replace('steady', 'stable')));
+    // The original wording is new to the store: found through the sketch's candidates, not by its hash.
+    const saved = await engine.save(holding('new', (t) => t));
+    expect(saved.nearDuplicates).toBeGreaterThan(0);
+    const listing = await engine.duplicates();
+    const withNew = listing.clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'new'));
+    expect(withNew.length).toBeGreaterThan(0);
+    // Every copy is in the cluster, though the new chunk read only some of them.
+    for (const c of withNew) expect(new Set(c.chunks.map((x) => x.sessionId)).size).toBe(copies + 1);
     await engine.close();
   });
 });

@@ -19,10 +19,13 @@ export interface Neighbour {
 
 /**
  * Candidates read per new chunk at most, the closest by their codes: when a text has many near
- * copies, the few nearest are what is kept (nearDuplicates.ts keeps 4), and reading them all would
- * cost a store query per 500.
+ * copies, the few nearest are what is kept (nearDuplicates.ts keeps 4). Each candidate is a row read
+ * from the store (on a bucket, about a request each, as they lie in different fragments), so this
+ * bounds a save's reads by the chunks it writes, whatever the store holds: twice the neighbours
+ * kept, so that an order of codes that differs a little from the exact one still finds the nearest.
+ * Copies beyond it are linked to the new chunk through those kept (a cluster is any chain of pairs).
  */
-const CANDIDATES_PER_CHUNK = 16;
+export const CANDIDATES_PER_CHUNK = 8;
 
 /** Above this many sessions to read again, the whole store is read once instead of session by session. */
 const SCAN_ALL_FROM = 64;

@@ -57,10 +57,13 @@ export interface SaveTimings {
   otherMs: number;
   /** False when the save failed or was cancelled. */
   ok: boolean;
+  /** Each timed step as it ran: its phase, start and end (`performance.now()`), for a benchmark to tell which step sent a request. */
+  spans: ReadonlyArray<readonly [SavePhase, number, number]>;
 }
 
 export class SaveClock {
   private readonly ms: Partial<Record<SavePhase, number>> = {};
+  private readonly spans: Array<readonly [SavePhase, number, number]> = [];
   private readonly started = performance.now();
 
   /** Runs `job`, adding its time to `phase`. */
@@ -73,13 +76,16 @@ export class SaveClock {
     }
   }
 
+  /** Adds `ms` to `phase`: a step that ended now. */
   add(phase: SavePhase, ms: number): void {
     this.ms[phase] = (this.ms[phase] ?? 0) + ms;
+    const end = performance.now();
+    this.spans.push([phase, end - ms, end]);
   }
 
   result(sessionId: string, ok: boolean): SaveTimings {
     const totalMs = performance.now() - this.started;
     const timed = Object.values(this.ms).reduce((sum, ms) => sum + ms, 0);
-    return { sessionId, totalMs, phases: { ...this.ms }, otherMs: Math.max(0, totalMs - timed), ok };
+    return { sessionId, totalMs, phases: { ...this.ms }, otherMs: Math.max(0, totalMs - timed), ok, spans: [...this.spans] };
   }
 }
