@@ -3,6 +3,7 @@
 // while it is newer than every source file, and the sources (through tsx) otherwise.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 // Dependencies stay in node_modules (native modules, large runtimes), except the MCP SDK and zod:
 // spread over some 400 small files, they took most of the MCP server's start-up to load one by one,
@@ -10,7 +11,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const inlined = ['@modelcontextprotocol/sdk', 'zod'];
 const dependencies = Object.keys(JSON.parse(readFileSync('package.json', 'utf8')).dependencies ?? {});
 const external = dependencies.filter((name) => !inlined.includes(name)).flatMap((name) => [name, `${name}/*`]);
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', external, logLevel: 'warning', sourcemap: true, metafile: true };
+// The MCP SDK's server imports ajv at its top for checking elicitation answers alone, which this
+// server never asks for: the bundle takes electron/mcp/noSchemaValidator.ts in its place, so the
+// handshake does not wait for ajv to load.
+const withoutAjv = {
+  name: 'mcp-without-ajv',
+  setup(builder) {
+    builder.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      /@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer) ? { path: path.resolve('electron/mcp/noSchemaValidator.ts') } : undefined,
+    );
+  },
+};
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', external, logLevel: 'warning', sourcemap: true, metafile: true, plugins: [withoutAjv] };
 
 const results = await Promise.all([
   // Split at the CLI's dynamic imports: `--help` and a hook with nothing new load neither the store

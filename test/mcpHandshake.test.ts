@@ -61,7 +61,7 @@ describe('session-memory mcp start-up', () => {
     }
   }, 180_000);
 
-  it('has loaded neither the engine, the store, the importers nor the sources\' code when it answers the tool list', async () => {
+  it('has loaded neither the engine, the store, the importers, the sources\' code nor the SDK\'s ajv when it answers the tool list', async () => {
     const dir = scratch();
     const loaded = path.join(dir, 'loaded.txt');
     mkdirSync(path.join(dir, 'data'));
@@ -72,7 +72,7 @@ describe('session-memory mcp start-up', () => {
       const modules = await loadedModules(loaded, 2);
       expect(tools).toContain('search_memory');
       expect(modules).toContain('electron/mcp/server.ts');
-      expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'electron/importers/formats.ts', 'electron/sources/', 'tinyglobby', 'cli-progress', 'pino'])).toEqual([]);
+      expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'electron/importers/formats.ts', 'electron/sources/', 'tinyglobby', 'cli-progress', 'pino', 'ajv', 'ajv-formats'])).toEqual([]);
     } finally {
       child.kill('SIGKILL');
     }
