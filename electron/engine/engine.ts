@@ -1,32 +1,27 @@
 /**
  * The memory engine: saves conversations incrementally and without duplicates, and reads them back.
  * This class holds one store's state (its embedder, its queue of saves, its record cache) and hands
- * each part a context: the save pipeline (savePipeline.ts, with diff.ts and chunkWriter.ts),
+ * each part a context: opening (engineOpen.ts), the save pipeline (savePipeline.ts, with diff.ts and chunkWriter.ts),
  * maintenance (maintenance.ts), search (search.ts), reading sessions (sessions.ts) and
  * verify/repair (verify.ts).
  *
  * Knows nothing of Electron: the data directory, the store URI and the model come in as options.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ChunkDetail, DeletedObjectRetention, DuplicateListing, MaintenanceReport, RecentWriter, SaveEvent, SaveReport, SearchHit, SessionDetail, SessionInput, SessionSummary, VerifyResult } from '../../shared/domain.js';
-import { DEFAULT_MODEL, resolveModel } from '../embedding/models.js';
 import { WorkerEmbedder, type Embedder } from '../embedding/embedder.js';
-import { HashEmbedder } from '../embedding/hashEmbedder.js';
 import type { ArchiveRecord } from './record/archiveRecord.js';
 import { PairJournal } from './duplicates/pairJournal.js';
 import { VectorSketch } from './duplicates/vectorSketch.js';
 import { WRITE_BATCH_CHUNKS, type EngineContext, type MemoryEngineOptions, type SaveCallOptions } from './context.js';
 import { describeIoError, EngineError } from './errors.js';
-import { silentLogger, type Logger } from './files/logger.js';
+import type { Logger } from './files/logger.js';
 import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
 import { SaveHistory } from './record/history.js';
 import { recentWriters } from '../../shared/recentWriters.js';
 import { StoreState } from './record/storeState.js';
-import { MODELS_FOLDER, OBJECT_CACHE_FOLDER, STORE_FOLDER } from './files/layout.js';
-import { DEFAULT_OBJECT_CACHE_BYTES } from './store/objectCache.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
 import { redactStore, type RedactStoreReport } from './privacy/redactStore.js';
 import { saveSession } from './save/savePipeline.js';
@@ -36,12 +31,12 @@ import { ChunkStore } from './store/store.js';
 import { isRemoteStore } from './store/connect.js';
 import { verifyStore } from './store/verify.js';
 import { retryTransient } from './store/transient.js';
-import { acquireWriteLock, letWaitingWritersIn } from './files/writeLock.js';
-import { testSwitch } from './files/testSwitches.js';
+import { letWaitingWritersIn } from './files/writeLock.js';
 import { ForgottenMarks } from './privacy/forgottenMarks.js';
 import { storeRetention } from './store/retention.js';
-import { dropForgottenTraces } from './privacy/forgetTraces.js';
 import { WriteGuard } from './store/writeGuard.js';
+import { STORE_FOLDER } from './files/layout.js';
+import { dropTracesAtOpen, openEngineStore } from './engineOpen.js';
 
 export type { LocalTraces, MemoryEngineOptions, SaveCallOptions } from './context.js';
 export type { Logger } from './files/logger.js';
@@ -54,13 +49,6 @@ export { machineName } from './store/writeGuard.js';
  * import) then run without that read beside them, and it runs once after the last of them.
  */
 export const SEARCH_PREPARE_DELAY_MS = 250;
-
-/** The read cache's bound (MemoryEngineOptions.readCacheBytes). */
-function readCacheBytes(options: MemoryEngineOptions): number {
-  if (options.readCacheBytes !== undefined) return options.readCacheBytes;
-  const mb = Number(process.env.SESSION_MEMORY_READ_CACHE_MB);
-  return process.env.SESSION_MEMORY_READ_CACHE_MB !== undefined && Number.isFinite(mb) && mb >= 0 ? Math.floor(mb * 1024 * 1024) : DEFAULT_OBJECT_CACHE_BYTES;
-}
 
 export class MemoryEngine {
   private queue: Promise<unknown> = Promise.resolve();
@@ -109,52 +97,10 @@ export class MemoryEngine {
   }
 
   static async open(given: MemoryEngineOptions): Promise<MemoryEngine> {
-    // Test runs only: the hashing stand-in instead of a model, for tests whose subject is not embedding.
-    const standIn = !given.embedder && testSwitch('SESSION_MEMORY_TEST_EMBEDDER') === 'hash' ? new HashEmbedder() : undefined;
-    const options = standIn ? { ...given, embedder: standIn } : given;
-    const dataDir = path.resolve(options.dataDir);
-    const logger = options.logger ?? silentLogger;
-    try {
-      await fs.mkdir(dataDir, { recursive: true });
-    } catch (error) {
-      throw describeIoError(error, `cannot create the data directory ${dataDir}`);
-    }
-    const storeUri = options.storeUri ?? path.join(dataDir, STORE_FOLDER);
-    const modelsDir = options.modelsDir ?? path.join(dataDir, MODELS_FOLDER);
-    const stored = await ChunkStore.readModel(storeUri);
-    const asked = options.embedder?.model ?? options.model ?? stored?.model ?? process.env.SESSION_MEMORY_MODEL ?? DEFAULT_MODEL;
-    const wanted = options.embedder ? asked : resolveModel(asked, modelsDir).name;
-    if (stored && stored.model !== wanted) {
-      throw new EngineError(
-        'model_mismatch',
-        `this store was built with the embedding model "${stored.model}" (${stored.dim} dimensions), not "${wanted}"; ` +
-          `open it with --model ${stored.model}, or choose another data directory for a store of the new model`,
-      );
-    }
-    let embedder = options.embedder ?? null;
-    let ownsEmbedder = false;
-    if (!stored && !embedder) {
-      // A new store needs the model's dimension before its table can be created.
-      embedder = await WorkerEmbedder.start(wanted, { modelsDir, onDownloadProgress: options.onDownloadProgress, workerUrl: options.embedWorkerUrl });
-      ownsEmbedder = true;
-    }
-    let store: ChunkStore;
-    const creationGuard = new WriteGuard({ dataDir, storeUri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
-    try {
-      store = await ChunkStore.open(storeUri, stored ?? { model: embedder!.model, dim: embedder!.dim }, {
-        ...(options.vectorIndexMinRows ? { vectorIndexMinRows: options.vectorIndexMinRows } : {}),
-        lockForCreation: () => creationGuard.acquire(),
-        readCache: { dir: path.join(dataDir, OBJECT_CACHE_FOLDER), maxBytes: readCacheBytes(options) },
-      });
-    } catch (error) {
-      if (ownsEmbedder) await embedder?.close();
-      throw describeIoError(error, `cannot open the store at ${storeUri}`);
-    } finally {
-      creationGuard.close();
-    }
-    const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
-    engine.ownsEmbedder = ownsEmbedder || !options.embedder;
-    await engine.dropForgottenTraces();
+    const opened = await openEngineStore(given);
+    const engine = new MemoryEngine(opened.dataDir, opened.store, opened.options, opened.embedder, opened.logger);
+    engine.ownsEmbedder = opened.ownsEmbedder;
+    await dropTracesAtOpen(engine.ctx);
     return engine;
   }
 
@@ -170,29 +116,6 @@ export class MemoryEngine {
       await guard.check();
     } finally {
       guard.close();
-    }
-  }
-
-  /**
-   * Drops what this machine's folder keeps of sessions forgotten since (here or on another machine
-   * sharing the store): run at every open. Only this machine's files change, under its local write
-   * lock; when another process of this machine holds that lock, the next open does it. Never fails
-   * the open: a failure is logged.
-   */
-  private async dropForgottenTraces(): Promise<void> {
-    try {
-      const dropped = await dropForgottenTraces(this.ctx, () => acquireWriteLock(this.dataDir, { waitMs: 0 }));
-      if (dropped > 0) this.ctx.logger.info(`dropped this machine's traces of ${dropped} forgotten session(s)`);
-    } catch (error) {
-      this.ctx.logger.info(`traces of forgotten sessions not dropped now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
-    }
-    try {
-      // The searches' read cache may hold files that a forget or a redact (on any machine) removed
-      // from the store since: they go, with their text. One listing of the store, when the cache holds anything.
-      const pruned = await this.store.pruneReadCache();
-      if (pruned > 0) this.ctx.logger.info(`dropped ${pruned} file(s) the store no longer has from the read cache`);
-    } catch (error) {
-      this.ctx.logger.info(`the read cache was not checked against the store now (the next start tries again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -5,23 +5,22 @@
  * holds (`owned`), so that a message and the chunk it lives in are written in the same commit:
  * a save cut short at any point leaves either both or neither.
  *
- * The tables and their columns are in storeSchema.ts, the row mapping in storeRows.ts, the
+ * The tables and their columns are in storeSchema.ts, the row mapping in storeRows.ts, the sessions
+ * table in storeSessions.ts, the read cache of a store on S3 in storeReadCache.ts, the
  * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts and searchView.ts.
  */
-import * as lancedb from '@lancedb/lancedb';
-import os from 'node:os';
+import type * as lancedb from '@lancedb/lancedb';
 import path from 'node:path';
 import { crashPoint } from '../files/crashPoints.js';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { connectStore, isRemoteStore } from './connect.js';
-import { storageOptionsFor, storeKindOf } from '../files/location.js';
-import { ObjectCache } from './objectCache.js';
-import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
-import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
+import { ensureLanceThreads, isRemoteStore } from './connect.js';
+import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+import { StoreReadCache, type ReadCacheOptions } from './storeReadCache.js';
+import { FTS_LAYOUT } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo } from './storeRows.js';
-import { isTableCommitted, openStoreTables } from './storeCreation.js';
-import { CHUNKS_TABLE, META_TABLE, PARENT_COLUMN, readModelInfo, SESSIONS_TABLE } from './storeSchema.js';
+import { openStoreTables, readStoreModel } from './storeCreation.js';
+import { CHUNKS_TABLE, indexedColumns, indexFor, SESSIONS_TABLE } from './storeSchema.js';
+import { sessionMeta, sessionMetas, upsertSession } from './storeSessions.js';
 import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
@@ -44,21 +43,11 @@ export interface StoreOpenOptions {
    * Where searches keep the store's immutable objects on this machine's disk, and how many bytes at
    * most (objectCache.ts): used for a store on S3 (`s3://`, `s3+ddb://`); none, or 0 bytes: no cache.
    */
-  readCache?: { dir: string; maxBytes: number };
+  readCache?: ReadCacheOptions;
 }
 
 /** Below this many chunks a flat vector scan is fast enough (and exact). */
 export const VECTOR_INDEX_MIN_ROWS = 10_000;
-
-/**
- * LanceDB sizes its thread pool by the number of cores. With 2 threads, updating the n-gram
- * full-text index of a table past roughly 30k rows deadlocks (every thread parks; seen on 2-core
- * machines by the large-store benchmark), and a save would hang while holding the write lock.
- * Give it at least 4 unless the user chose. Read when LanceDB starts its runtime (first use).
- */
-function ensureLanceThreads(): void {
-  if (!process.env.LANCE_CPU_THREADS && os.availableParallelism() < 4) process.env.LANCE_CPU_THREADS = '4';
-}
 
 /**
  * How long compaction keeps old versions: a reader in another process (the app, `watch`, an MCP
@@ -76,7 +65,7 @@ export class ChunkStore {
     private readonly meta: lancedb.Table,
     private ftsLayout: string | null,
     private readonly vectorIndexMinRows: number,
-    private readonly readCacheOptions: StoreOpenOptions['readCache'],
+    private readonly cache: StoreReadCache,
   ) {}
 
   /**
@@ -87,33 +76,18 @@ export class ChunkStore {
     ensureLanceThreads();
     // Another machine committing to a shared store at this moment can fail the opening once; it is tried again.
     const t = await retryTransient(() => openStoreTables(uri, wanted, options.lockForCreation));
-    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS, options.readCache);
+    return new ChunkStore(t.db, t.chunks, t.sessions, t.model, uri, t.meta, t.ftsLayout, options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS, new StoreReadCache(uri, options.readCache));
   }
 
   /** The model recorded in a store, without opening it for writing. */
   static async readModel(uri: string): Promise<StoreModelInfo | null> {
     ensureLanceThreads();
-    return retryTransient(async () => {
-      const db = await connectStore(uri);
-      try {
-        // An unfinished creation has no model yet: the next open finishes it.
-        if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
-        const meta = await db.openTable(META_TABLE);
-        try {
-          return readModelInfo((await meta.query().toArray()) as Row[]);
-        } finally {
-          meta.close();
-        }
-      } finally {
-        db.close();
-      }
-    });
+    return retryTransient(() => readStoreModel(uri));
   }
 
   close(): void {
     this.view?.close();
-    void this.readCacheEndpoint?.then((endpoint) => endpoint?.close(), () => {});
-    this.readCacheEndpoint = null;
+    this.cache.close();
     this.meta.close();
     this.chunks.close();
     this.sessions.close();
@@ -208,23 +182,16 @@ export class ChunkStore {
     await this.ensureIndexes();
   }
 
-  async upsertSession(meta: SessionMeta): Promise<void> {
-    await this.sessions
-      .mergeInsert('session_id')
-      .whenMatchedUpdateAll()
-      .whenNotMatchedInsertAll()
-      .execute([{ session_id: meta.sessionId, title: meta.title, source: meta.source, updated_at: meta.updatedAt, [PARENT_COLUMN]: meta.parentSessionId }]);
+  upsertSession(meta: SessionMeta): Promise<void> {
+    return upsertSession(this.sessions, meta);
   }
 
-  async sessionMetas(): Promise<Map<string, SessionMeta>> {
-    const rows = (await this.sessions.query().toArray()) as Row[];
-    return new Map(rows.map((r) => [String(r.session_id), sessionMetaOf(r)]));
+  sessionMetas(): Promise<Map<string, SessionMeta>> {
+    return sessionMetas(this.sessions);
   }
 
-  async sessionMeta(sessionId: string): Promise<SessionMeta | null> {
-    const rows = (await this.sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1).toArray()) as Row[];
-    const r = rows[0];
-    return r ? sessionMetaOf(r) : null;
+  sessionMeta(sessionId: string): Promise<SessionMeta | null> {
+    return sessionMeta(this.sessions, sessionId);
   }
 
   /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
@@ -255,50 +222,15 @@ export class ChunkStore {
   }
 
   private view: SearchView | null = null;
-  private readCacheEndpoint: Promise<ObjectCacheEndpoint | null> | null = null;
 
-  /** The searches' read cache (objectCache.ts), started at the first search; null when the store has none. */
+  /** The searches' read cache (storeReadCache.ts), started at the first search; null when the store has none. */
   readCache(): Promise<ObjectCacheEndpoint | null> {
-    this.readCacheEndpoint ??= (async () => {
-      const cache = this.objectCache();
-      if (!cache) return null;
-      const options = storageOptionsFor(storeKindOf(this.uri), process.env);
-      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' });
-    })();
-    return this.readCacheEndpoint;
+    return this.cache.start();
   }
 
-  private objectCache(): ObjectCache | null {
-    const kind = storeKindOf(this.uri);
-    if (!this.readCacheOptions || this.readCacheOptions.maxBytes <= 0 || (kind !== 's3' && kind !== 's3+ddb')) return null;
-    return new ObjectCache(this.readCacheOptions.dir, this.readCacheOptions.maxBytes);
-  }
-
-  /**
-   * Drops from the read cache every object the store no longer has: after a forget or a redact here
-   * or on another machine, no text they removed from the store stays on this machine's disk.
-   * Returns how many objects went.
-   */
-  async pruneReadCache(): Promise<number> {
-    const cache = this.objectCache();
-    if (!cache || !(await cache.holdsAny())) return 0;
-    const url = new URL(this.uri.replace(/^s3\+ddb:/, 's3:'));
-    const bucket = url.hostname;
-    const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
-    const options = storageOptionsFor(storeKindOf(this.uri), process.env);
-    const client = new S3Client({ region: options.region ?? 'us-east-1', ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}) });
-    const kept = new Set<string>();
-    try {
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }));
-        for (const item of page.Contents ?? []) if (item.Key) kept.add(`${bucket}/${item.Key}`);
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-    } finally {
-      client.destroy();
-    }
-    return cache.prune((objectPath) => kept.has(objectPath));
+  /** Drops from the read cache every object the store no longer has (storeReadCache.ts); returns how many went. */
+  pruneReadCache(): Promise<number> {
+    return this.cache.prune();
   }
 
   /** After a write: the searches' view reads the rows outside the indexes at the newest version in the background (searchView.ts). */
@@ -332,17 +264,10 @@ export class ChunkStore {
    * scripts without spaces that a word tokenizer misses.
    */
   async ensureIndexes(): Promise<void> {
-    const wanted = ['session_id', 'chunk_id', 'text_hash', 'text', ...(this.ftsLayout === FTS_LAYOUT ? [CJK_COLUMN] : [])];
     const missing: string[] = [];
-    for (const column of wanted) if (!(await this.hasIndex(column))) missing.push(column);
-    if (missing.length === 0) return;
-    if ((await this.chunks.countRows()) === 0) return;
-    for (const column of missing) {
-      if (column === 'session_id' || column === 'chunk_id' || column === 'text_hash') await this.chunks.createIndex(column, { config: lancedb.Index.btree() });
-      // Before the current layout (a store not yet converted), `text` had the n-gram index.
-      else if (column === 'text') await this.chunks.createIndex('text', { config: this.ftsLayout === FTS_LAYOUT ? wordIndex() : ngramIndex() });
-      else await this.chunks.createIndex(column, { config: ngramIndex() });
-    }
+    for (const column of indexedColumns(this.ftsLayout)) if (!(await this.hasIndex(column))) missing.push(column);
+    if (missing.length === 0 || (await this.chunks.countRows()) === 0) return;
+    for (const column of missing) await this.chunks.createIndex(column, { config: indexFor(column, this.ftsLayout) });
     this.indexNames = null;
   }
 
@@ -471,10 +396,4 @@ export class ChunkStore {
     const stats = await this.chunks.stats();
     return { chunks: stats.numRows, version: await this.chunks.version(), fragments: stats.fragmentStats.numFragments };
   }
-}
-
-/** A sessions row; a store from before the parent column reads as having none. */
-function sessionMetaOf(r: Row): SessionMeta {
-  const parent = r[PARENT_COLUMN];
-  return { sessionId: String(r.session_id), title: String(r.title), source: String(r.source), parentSessionId: typeof parent === 'string' ? parent : '', updatedAt: Number(r.updated_at) };
 }

@@ -121,3 +121,19 @@ export async function openStoreTables(
   }
 }
 
+
+/** The model recorded in a store, or null when its creation has not finished (the next open finishes it). */
+export async function readStoreModel(uri: string): Promise<StoreModelInfo | null> {
+  const db = await connectStore(uri);
+  try {
+    if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
+    const meta = await db.openTable(META_TABLE);
+    try {
+      return readModelInfo((await meta.query().toArray()) as Row[]);
+    } finally {
+      meta.close();
+    }
+  } finally {
+    db.close();
+  }
+}

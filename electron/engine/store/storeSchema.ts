@@ -1,6 +1,7 @@
 /** The store's tables and their columns, and the model a store records in its meta table. */
+import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
-import { CJK_COLUMN } from './fullTextLayout.js';
+import { CJK_COLUMN, FTS_LAYOUT, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { PART_COLUMN, type Row, type StoreModelInfo } from './storeRows.js';
 
 import { CHUNKS_TABLE, META_TABLE, SESSIONS_TABLE } from '../files/layout.js';
@@ -49,4 +50,16 @@ export function readModelInfo(rows: Row[]): StoreModelInfo | null {
   const model = get('model');
   const dim = Number(get('dim'));
   return typeof model === 'string' && Number.isFinite(dim) ? { model, dim } : null;
+}
+
+/** The columns of the chunks table that carry an index (besides the vector index) in a store of this full-text layout. */
+export function indexedColumns(ftsLayout: string | null): string[] {
+  return ['session_id', 'chunk_id', 'text_hash', 'text', ...(ftsLayout === FTS_LAYOUT ? [CJK_COLUMN] : [])];
+}
+
+/** The index of one of those columns. Before the current layout (a store not yet converted), `text` had the n-gram index. */
+export function indexFor(column: string, ftsLayout: string | null): lancedb.Index {
+  if (column === 'session_id' || column === 'chunk_id' || column === 'text_hash') return lancedb.Index.btree();
+  if (column === 'text') return ftsLayout === FTS_LAYOUT ? wordIndex() : ngramIndex();
+  return ngramIndex();
 }

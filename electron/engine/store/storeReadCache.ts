@@ -1,0 +1,72 @@
+/**
+ * The searches' read cache of a store on S3 (`s3://`, `s3+ddb://`): the disk cache of immutable
+ * objects (objectCache.ts) and the local endpoint that serves it to the search connection
+ * (objectCacheEndpoint.ts). A store in a folder, or a size of 0 bytes, has none.
+ */
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { storageOptionsFor, storeKindOf } from '../files/location.js';
+import { ObjectCache } from './objectCache.js';
+import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+
+export interface ReadCacheOptions {
+  dir: string;
+  maxBytes: number;
+}
+
+export class StoreReadCache {
+  private endpoint: Promise<ObjectCacheEndpoint | null> | null = null;
+
+  constructor(
+    private readonly uri: string,
+    private readonly options: ReadCacheOptions | undefined,
+  ) {}
+
+  /** The endpoint searches read through, started at the first call; null when the store has no cache. */
+  start(): Promise<ObjectCacheEndpoint | null> {
+    this.endpoint ??= (async () => {
+      const cache = this.cache();
+      if (!cache) return null;
+      const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' });
+    })();
+    return this.endpoint;
+  }
+
+  close(): void {
+    void this.endpoint?.then((endpoint) => endpoint?.close(), () => {});
+    this.endpoint = null;
+  }
+
+  /**
+   * Drops from the cache every object the store no longer has: after a forget or a redact here or
+   * on another machine, no text they removed from the store stays on this machine's disk.
+   * Returns how many objects went.
+   */
+  async prune(): Promise<number> {
+    const cache = this.cache();
+    if (!cache || !(await cache.holdsAny())) return 0;
+    const url = new URL(this.uri.replace(/^s3\+ddb:/, 's3:'));
+    const bucket = url.hostname;
+    const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
+    const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+    const client = new S3Client({ region: options.region ?? 'us-east-1', ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}) });
+    const kept = new Set<string>();
+    try {
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }));
+        for (const item of page.Contents ?? []) if (item.Key) kept.add(`${bucket}/${item.Key}`);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } finally {
+      client.destroy();
+    }
+    return cache.prune((objectPath) => kept.has(objectPath));
+  }
+
+  private cache(): ObjectCache | null {
+    const kind = storeKindOf(this.uri);
+    if (!this.options || this.options.maxBytes <= 0 || (kind !== 's3' && kind !== 's3+ddb')) return null;
+    return new ObjectCache(this.options.dir, this.options.maxBytes);
+  }
+}
