@@ -28,7 +28,7 @@ import * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { CJK_COLUMN, ngramIndex, wordIndex } from './fullTextLayout.js';
 import { hitColumns, hitOf, inStableOrder } from './searchHits.js';
-import { sqlString, type Row, type VectorHit } from './storeRows.js';
+import { readRows, rowsOf, sqlString, type Row, type VectorHit } from './storeRows.js';
 
 /** Rows added to the in-memory texts table before it indexes them (HeldTexts.adding). */
 const UNINDEXED_TEXTS_MAX = 256;
@@ -82,7 +82,7 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
   if (outside === 0 || !(outside <= RECENT_ROWS_MAX)) return null;
 
   const total = await table.countRows();
-  const [first] = (await table.query().select(['chunk_id']).withRowId().offset(total - outside).limit(1).toArray()) as Row[];
+  const [first] = await readRows(table.query().select(['chunk_id']).withRowId().offset(total - outside).limit(1));
   if (!first) return null;
   const fromFragment = fragmentOf(first);
   if ((await table.countRows(fromFragmentOn(fromFragment))) !== outside) return null;
@@ -107,7 +107,7 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
         for (const [chunkId, kept] of before.held) rows.set(chunkId, kept);
       } else {
         // Which of them are still there.
-        const ids = (await table.query().where(fromFragmentOn(fromFragment)).select(['chunk_id']).withRowId().toArray()) as Row[];
+        const ids = await readRows(table.query().where(fromFragmentOn(fromFragment)).select(['chunk_id']).withRowId());
         for (const row of ids) {
           if (fragmentOf(row) > before.toFragment) continue;
           const kept = before.held.get(String(row.chunk_id));
@@ -117,7 +117,7 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
       }
     }
     let toFragment = before?.toFragment ?? fromFragment;
-    for (const row of added.toArray() as Row[]) {
+    for (const row of rowsOf(added)) {
       const hit = hitOf(row, 0);
       toFragment = Math.max(toFragment, fragmentOf(row));
       rows.set(hit.chunkId, { hit, norm: normOf(hit.vector!), owned: String(row.owned) });
@@ -233,7 +233,7 @@ class HeldRows implements RecentRows {
     // Rows this version does not hold (deleted since, or added by a later version) may be among the table's best: asked for as many more.
     let search = this.texts.table.query().fullTextSearch(query, { columns: [column] }).limit(limit + (this.texts.rows - this.held.size)).select(['chunk_id', '_score']);
     if (sessionId) search = search.where(`session_id = ${sqlString(sessionId)}`);
-    const found = (await search.toArray()) as Row[];
+    const found = await readRows(search);
     const hits: VectorHit[] = [];
     const seen = new Set<string>();
     for (const row of found) {

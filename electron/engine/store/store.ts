@@ -17,7 +17,7 @@ import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { StoreReadCache, type ReadCacheOptions } from './storeReadCache.js';
 import { FTS_LAYOUT } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
-import { headColumns, headOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type Row, type SessionMeta, type StoreModelInfo } from './storeRows.js';
+import { headColumns, headOf, readRows, rowsOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type SessionMeta, type StoreModelInfo } from './storeRows.js';
 import { openStoreTables, readStoreModel } from './storeCreation.js';
 import { CHUNKS_TABLE, indexedColumns, indexFor, SESSIONS_TABLE } from './storeSchema.js';
 import { sessionMeta, sessionMetas, upsertSession } from './storeSessions.js';
@@ -100,14 +100,14 @@ export class ChunkStore {
 
   /** Every chunk of one session (no text, no vector), through the session_id index. */
   async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
-    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()).toArray()) as Row[];
+    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()));
     return inChunkOrder(rows.map(headOf));
   }
 
   /** Full chunks of one session, in order. */
   async sessionChunks(sessionId: string, withVectors = false): Promise<ChunkRecord[]> {
     const columns = [...(await this.headColumns()), 'owned', 'text', ...(withVectors ? ['vector'] : [])];
-    const rows = (await this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns).toArray()) as Row[];
+    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(columns));
     return inChunkOrder(rows.map((row) => recordOf(row, withVectors)));
   }
 
@@ -150,7 +150,7 @@ export class ChunkStore {
   }
 
   async chunk(chunkId: string): Promise<ChunkRecord | null> {
-    const rows = (await this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...(await this.headColumns()), 'owned', 'text', 'vector']).limit(1).toArray()) as Row[];
+    const rows = await readRows(this.chunks.query().where(`chunk_id = ${sqlString(chunkId)}`).select([...(await this.headColumns()), 'owned', 'text', 'vector']).limit(1));
     const row = rows[0];
     return row ? recordOf(row, true) : null;
   }
@@ -197,14 +197,14 @@ export class ChunkStore {
   /** Streams the heads of every chunk (no text, no vector, no message content): for verify and record rebuilds. */
   async *allHeads(): AsyncGenerator<ChunkHead[]> {
     for await (const batch of this.chunks.query().select(await this.headColumns())) {
-      const rows = batch.toArray() as Row[];
+      const rows = rowsOf(batch);
       yield rows.map(headOf);
     }
   }
 
   /** The heads of the chunks a filter selects (no text, no vector). */
   async headsWhere(filter: string): Promise<ChunkHead[]> {
-    const rows = (await this.chunks.query().where(filter).select(await this.headColumns()).toArray()) as Row[];
+    const rows = await readRows(this.chunks.query().where(filter).select(await this.headColumns()));
     return rows.map(headOf);
   }
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
 import { FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
-import type { Row, StoreModelInfo } from './storeRows.js';
+import { readRows, type StoreModelInfo } from './storeRows.js';
 import { connectStore, isRemoteStore } from './connect.js';
 import { isTransientStoreError } from './transient.js';
 import { CHUNKS_TABLE, chunkSchema, META_TABLE, metaSchema, readModelInfo, SESSIONS_TABLE, sessionSchema } from './storeSchema.js';
@@ -92,7 +92,7 @@ export async function openStoreTables(
   try {
     if (release) names = await committedTables(uri, STORE_TABLES, db);
     const meta = await openOrCreateTable(db, uri, META_TABLE, metaSchema);
-    const metaRows = (await meta.query().toArray()) as Row[];
+    const metaRows = await readRows(meta.query());
     const stored = readModelInfo(metaRows);
     const model = typeof wanted === 'function' ? await wanted(stored) : wanted;
     if (stored && (stored.model !== model.model || stored.dim !== model.dim)) {
@@ -129,7 +129,7 @@ export async function readStoreModel(uri: string): Promise<StoreModelInfo | null
     if (!(await isTableCommitted(uri, META_TABLE, db))) return null;
     const meta = await db.openTable(META_TABLE);
     try {
-      return readModelInfo((await meta.query().toArray()) as Row[]);
+      return readModelInfo(await readRows(meta.query()));
     } finally {
       meta.close();
     }

@@ -5,7 +5,7 @@
  * columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { PART_COLUMN, sqlIn, sqlString, vectorOf, type OwnedMessage, type Row } from './storeRows.js';
+import { PART_COLUMN, readRows, sqlIn, sqlString, vectorOf, type OwnedMessage } from './storeRows.js';
 import type { SearchTable } from './storeSearch.js';
 
 export interface ChunkLocation {
@@ -19,11 +19,11 @@ export interface ChunkLocation {
 export async function chunksWithTextHashes(chunks: lancedb.Table, textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
   const found: ChunkLocation[] = [];
   for (let i = 0; i < textHashes.length; i += 500) {
-    const rows = (await chunks
+    const rows = await readRows(chunks
       .query()
       .where(`${sqlIn('text_hash', textHashes.slice(i, i + 500))} AND session_id != ${sqlString(sessionId)}`)
       .select(['chunk_id', 'session_id', 'text_hash'])
-      .toArray()) as Row[];
+      );
     for (const row of rows) found.push({ chunkId: String(row.chunk_id), sessionId: String(row.session_id), textHash: String(row.text_hash) });
   }
   return found;
@@ -50,7 +50,7 @@ export async function* sessionVectors(chunks: lancedb.Table, sessionIds: readonl
 export async function storedTextHashes(chunks: lancedb.Table, textHashes: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < textHashes.length; i += 500) {
-    const rows = (await chunks.query().where(sqlIn('text_hash', textHashes.slice(i, i + 500))).select(['text_hash']).toArray()) as Row[];
+    const rows = await readRows(chunks.query().where(sqlIn('text_hash', textHashes.slice(i, i + 500))).select(['text_hash']));
     for (const row of rows) found.add(String(row.text_hash));
   }
   return found;
@@ -60,7 +60,7 @@ export async function storedTextHashes(chunks: lancedb.Table, textHashes: readon
 export async function chunkTexts(chunks: lancedb.Table, chunkIds: readonly string[]): Promise<Map<string, { sessionId: string; text: string }>> {
   const found = new Map<string, { sessionId: string; text: string }>();
   for (let i = 0; i < chunkIds.length; i += 500) {
-    const rows = (await chunks.query().where(sqlIn('chunk_id', chunkIds.slice(i, i + 500))).select(['chunk_id', 'session_id', 'text']).toArray()) as Row[];
+    const rows = await readRows(chunks.query().where(sqlIn('chunk_id', chunkIds.slice(i, i + 500))).select(['chunk_id', 'session_id', 'text']));
     for (const row of rows) found.set(String(row.chunk_id), { sessionId: String(row.session_id), text: String(row.text) });
   }
   return found;
@@ -117,7 +117,7 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
   const recent = chunks.recent;
   let query = chunks.table.query().where(`${sqlIn('session_id', sessions)} AND ${ranges}`).select(['session_id', 'owned']);
   if (recent) query = query.fastSearch();
-  const rows = (await query.toArray()) as Row[];
+  const rows = await readRows(query);
   if (recent) for (const row of recent.ofSessions(new Set(sessions))) if (spans.some((span) => span.sessionId === row.sessionId && startsIn(row, span, chunks.hasPart))) rows.push({ session_id: row.sessionId, owned: row.owned });
   const bySession = new Map<string, Map<string, OwnedMessage>>();
   for (const row of rows) {
@@ -174,11 +174,11 @@ function startsIn(row: { seq: number; part: number }, span: { from: number; to: 
 export async function ownedMessages(chunks: lancedb.Table, sessionId: string, chunkIds: readonly string[]): Promise<Map<string, OwnedMessage>> {
   const found = new Map<string, OwnedMessage>();
   for (let i = 0; i < chunkIds.length; i += 500) {
-    const rows = (await chunks
+    const rows = await readRows(chunks
       .query()
       .where(`session_id = ${sqlString(sessionId)} AND ${sqlIn('chunk_id', chunkIds.slice(i, i + 500))}`)
       .select(['owned'])
-      .toArray()) as Row[];
+      );
     for (const row of rows) for (const m of JSON.parse(String(row.owned)) as OwnedMessage[]) found.set(m.msgId, m);
   }
   return found;
@@ -192,11 +192,11 @@ export async function vectorsByTextHash(chunks: lancedb.Table, textHashes: reado
   const found = new Map<string, Float32Array>();
   for (let i = 0; i < textHashes.length; i += 500) {
     const slice = textHashes.slice(i, i + 500);
-    const rows = (await chunks
+    const rows = await readRows(chunks
       .query()
       .where(sessionId === undefined ? sqlIn('text_hash', slice) : `session_id = ${sqlString(sessionId)} AND ${sqlIn('text_hash', slice)}`)
       .select(['text_hash', 'vector'])
-      .toArray()) as Row[];
+      );
     for (const row of rows) found.set(String(row.text_hash), vectorOf(row.vector));
   }
   return found;
@@ -206,7 +206,7 @@ export async function vectorsByTextHash(chunks: lancedb.Table, textHashes: reado
 export async function vectorsByChunkId(chunks: lancedb.Table, chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
   const found = new Map<string, Float32Array>();
   for (let i = 0; i < chunkIds.length; i += 500) {
-    const rows = (await chunks.query().where(sqlIn('chunk_id', chunkIds.slice(i, i + 500))).select(['chunk_id', 'vector']).toArray()) as Row[];
+    const rows = await readRows(chunks.query().where(sqlIn('chunk_id', chunkIds.slice(i, i + 500))).select(['chunk_id', 'vector']));
     for (const row of rows) found.set(String(row.chunk_id), vectorOf(row.vector));
   }
   return found;

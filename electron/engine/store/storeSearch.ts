@@ -7,7 +7,7 @@ import { fuseByRank } from '../search/rankFusion.js';
 import { CJK_COLUMN, cjkText } from './fullTextLayout.js';
 import type { RecentRows } from './recentRows.js';
 import { hitColumns, hitOf, inStableOrder } from './searchHits.js';
-import { sqlString, type Row, type VectorHit } from './storeRows.js';
+import { readRows, sqlString, type VectorHit } from './storeRows.js';
 
 /**
  * The chunks table at the version a search holds, whether it has the `part` column there, and its
@@ -27,7 +27,7 @@ export async function vectorSearchIn(chunks: SearchTable, vector: Float32Array, 
   const nearest = async (query: lancedb.VectorQuery) => {
     query = query.distanceType('cosine').limit(limit).select([...hitColumns(chunks.hasPart), '_distance']);
     if (filters.length > 0) query = query.where(filters.join(' AND '));
-    return ((await query.toArray()) as Row[]).map((r) => hitOf(r, Number(r._distance)));
+    return (await readRows(query)).map((r) => hitOf(r, Number(r._distance)));
   };
   // With the IVF-PQ index: probe enough partitions and re-rank with exact distances for good recall.
   const indexed = chunks.table.vectorSearch(Array.from(vector)).nprobes(24).refineFactor(refineFactorFor(limit));
@@ -101,7 +101,7 @@ async function ftsQuery(chunks: SearchTable, column: string, text: string | lanc
     let query = chunks.table.query().fullTextSearch(text, { columns: [column] }).limit(limit).select([...hitColumns(chunks.hasPart), '_score']);
     if (indexedOnly) query = query.fastSearch();
     if (sessionId) query = query.where(`session_id = ${sqlString(sessionId)}`);
-    return ((await query.toArray()) as Row[]).map((r) => hitOf(r, -Number(r._score)));
+    return (await readRows(query)).map((r) => hitOf(r, -Number(r._score)));
   };
   const recent = chunks.recent;
   if (!recent || (column === CJK_COLUMN && !recent.cjk)) return inStableOrder(await matching(false));

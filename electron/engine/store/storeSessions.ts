@@ -1,6 +1,6 @@
 /** The `sessions` table: one row per session with its title, source, parent and time of the last save. */
 import type * as lancedb from '@lancedb/lancedb';
-import { sqlString, type Row, type SessionMeta } from './storeRows.js';
+import { readRows, sqlString, type Row, type SessionMeta } from './storeRows.js';
 import { PARENT_COLUMN } from './storeSchema.js';
 
 export async function upsertSession(sessions: lancedb.Table, meta: SessionMeta): Promise<void> {
@@ -12,12 +12,12 @@ export async function upsertSession(sessions: lancedb.Table, meta: SessionMeta):
 }
 
 export async function sessionMetas(sessions: lancedb.Table): Promise<Map<string, SessionMeta>> {
-  const rows = (await sessions.query().toArray()) as Row[];
+  const rows = await readRows(sessions.query());
   return new Map(rows.map((r) => [String(r.session_id), sessionMetaOf(r)]));
 }
 
 export async function sessionMeta(sessions: lancedb.Table, sessionId: string): Promise<SessionMeta | null> {
-  const rows = (await sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1).toArray()) as Row[];
+  const rows = await readRows(sessions.query().where(`session_id = ${sqlString(sessionId)}`).limit(1));
   const r = rows[0];
   return r ? sessionMetaOf(r) : null;
 }

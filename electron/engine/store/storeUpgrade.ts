@@ -1,24 +1,24 @@
 /** Steps of bringing a store written by an earlier version to the current layout (see ChunkStore.upgrade). */
 import type * as lancedb from '@lancedb/lancedb';
 import { CJK_COLUMN, cjkText, FTS_LAYOUT, FTS_LAYOUT_KEY } from './fullTextLayout.js';
-import { headColumns, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type Row } from './storeRows.js';
+import { headColumns, readRows, rowsOf, PART_COLUMN, recordOf, sqlIn, sqlString, toRow } from './storeRows.js';
 import { PARENT_COLUMN } from './storeSchema.js';
 
 /** Rewrites the rows whose `text_cjk` does not match their text (all of them agree afterwards). */
 export async function fillCjkColumn(chunks: lancedb.Table): Promise<void> {
   const stale: string[] = [];
   for await (const batch of chunks.query().select(['chunk_id', 'text', CJK_COLUMN])) {
-    for (const row of batch.toArray() as Row[]) {
+    for (const row of rowsOf(batch)) {
       if (String(row[CJK_COLUMN] ?? '') !== cjkText(String(row.text))) stale.push(String(row.chunk_id));
     }
   }
   const columns = [...headColumns((await chunks.schema()).fields.some((f) => f.name === PART_COLUMN)), 'owned', 'text', 'vector'];
   for (let i = 0; i < stale.length; i += 2_000) {
-    const rows = (await chunks
+    const rows = await readRows(chunks
       .query()
       .where(sqlIn('chunk_id', stale.slice(i, i + 2_000)))
       .select(columns)
-      .toArray()) as Row[];
+      );
     await chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().execute(rows.map((row) => toRow(recordOf(row, true))));
   }
 }
@@ -30,7 +30,7 @@ export async function fillCjkColumn(chunks: lancedb.Table): Promise<void> {
  * has (the store's own ensureIndexes, once it knows the layout is current).
  */
 export async function upgradeLayout(chunks: lancedb.Table, sessions: lancedb.Table, meta: lancedb.Table, rebuildIndexes: () => Promise<void>): Promise<void> {
-  const recorded = ((await meta.query().where(`key = ${sqlString(FTS_LAYOUT_KEY)}`).toArray()) as Row[]).some((r) => r.value === FTS_LAYOUT);
+  const recorded = (await readRows(meta.query().where(`key = ${sqlString(FTS_LAYOUT_KEY)}`))).some((r) => r.value === FTS_LAYOUT);
   // Sessions started from another one (added after the first layout): '' for the sessions before it.
   if (!(await sessions.schema()).fields.some((f) => f.name === PARENT_COLUMN)) await sessions.addColumns([{ name: PARENT_COLUMN, valueSql: "''" }]);
   await addPartColumn(chunks);
