@@ -9,6 +9,7 @@ import { promptsFor, withPrompts } from './searchPrompts.js';
 import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
+import { favourNeighbours } from './neighbourTurns.js';
 import { favourSaidTimes, favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
@@ -74,7 +75,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
       ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
-    const fused = quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth)));
+    const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
