@@ -27,7 +27,8 @@ export interface SearchOptions {
  * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
- * passage the question quotes comes first (quotedPassage.ts); one hit per chunk, and each memory once:
+ * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first
+ * candidates scores at least a share of theirs (neighbourTurns.ts); one hit per chunk, and each memory once:
  * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
  * them as `alsoIn` (collapse.ts) unless `collapse` is false. Every read of one search is at one
  * version of the store, the newest when it began (searchView.ts).
