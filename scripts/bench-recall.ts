@@ -1,5 +1,5 @@
 /**
- * `npm run bench:recall -- [--set beam|locomo] [--speaker-names] --data <folder or file> [--only N] [--stores <folder>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo] [--speaker-names] --data <folder or file> [--only N] [--stores <folder>] [--misses <file>] [--json]`
  *
  * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
@@ -28,8 +28,11 @@
  *
  * `--only N` measures the first N conversations. `--stores <folder>` keeps the stores there and reuses
  * them on the next run (for changes to search alone); without it they go in a temporary folder.
+ * `--misses <file>` writes each question whose evidence is not all in the top 10 as one JSON line: its
+ * type, recall, each evidence message (found or not, its session, role and text) and the results'
+ * messages, scores and first 300 characters, to read where recall is lost.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     stores: { type: 'string' },
     limit: { type: 'string', default: '10' },
     json: { type: 'boolean', default: false },
+    misses: { type: 'string' },
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
@@ -251,6 +255,8 @@ async function main(): Promise<void> {
   mkdirSync(root, { recursive: true });
   const outcomes: Outcome[] = [];
   let saveMs = 0;
+  const misses = values.misses ? path.resolve(values.misses) : undefined;
+  if (misses) writeFileSync(misses, '');
   try {
     for (const conversation of chosen) {
       const name = conversation.name;
@@ -283,6 +289,11 @@ async function main(): Promise<void> {
             messagesPerResult: hits.length === 0 ? 0 : hits.reduce((s, h) => s + h.msgIds.length, 0) / hits.length,
             ms,
           });
+          if (misses && share(10) < 1) {
+            const texts = new Map(sessions.flatMap((s) => s.messages.map((m) => [m.msgId, `${s.sessionId} ${m.role}: ${m.content}`] as const)));
+            const entry = { conversation: name, type: q.type, question: q.question, at5: share(5), at10: share(10), evidence: [...q.evidence].map((id) => ({ id, found: found(10).has(id), text: texts.get(id) })), results: hits.map((h) => ({ msgIds: h.msgIds, score: h.score, text: h.text.slice(0, 300) })) };
+            appendFileSync(misses, `${JSON.stringify(entry)}\n`);
+          }
         }
         const mine = summary(outcomes.slice(outcomes.length - questions.length));
         log(`conversation ${name}: ${sessions.length} sessions, ${sessions.reduce((s, x) => s + x.messages.length, 0)} messages saved in ${(took / 1000).toFixed(1)} s; ${questions.length} questions, recall@10 ${pct(mine.recallAt10)}`);

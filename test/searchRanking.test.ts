@@ -8,6 +8,7 @@ import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/searc
 import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
+import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT } from '../electron/engine/search/neighbourTurns.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -280,5 +281,39 @@ describe("the question's words among the first candidates", () => {
     expect(stemmedWords('camped camping')).toEqual(new Set(['camp']));
     const list = [said('role', 'user: Lovely.\nassistant: Thanks.', 0.1), said('camp', 'assistant: We camped by the lake.', 0.09)];
     expect(order('Did the user go camping?', list)[0]).toBe('camp');
+  });
+});
+
+describe('the turn after the best results', () => {
+  const turn = (chunkId: string, seq: number, score: number) => ({ hit: { chunkId, sessionId: 's', text: chunkId, textHash: chunkId, msgIds: [chunkId], distance: 0, seq, part: 0 }, score });
+  // A session of turns at positions 0..9: the chunks around a place are the turns just before and after it.
+  const session = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((seq) => turn(`t${seq}`, seq, 0).hit);
+  const reads = {
+    chunksAround: async (places: ReadonlyArray<{ seq: number }>) => places.map((p) => ({ before: session[p.seq - 1], after: session[p.seq + 1] })),
+  };
+  const scores = async (fused: Array<ReturnType<typeof turn>>) => new Map((await favourNeighbours(reads, fused)).map((f) => [f.hit.chunkId, f.score]));
+
+  it('brings the turn after the best result, which shares no words with the question, into the results', async () => {
+    // "What did Joanna do after the rejection?": t4 tells of the rejection, t5 (no candidate) of what she did next.
+    const fused = [turn('t4', 4, 1), turn('t0', 0, 0.9), turn('t8', 8, 0.8), ...[1, 2].map((i) => turn(`far${i}`, 20 + i, 0.3))];
+    const order = (await favourNeighbours(reads, fused)).map((f) => f.hit.chunkId);
+    expect(order[0]).toBe('t4');
+    expect(order.indexOf('t5')).toBeGreaterThan(0);
+    expect(order.indexOf('t5')).toBeLessThan(order.indexOf('far1'));
+    // Not the turn before it.
+    expect(order).not.toContain('t3');
+  });
+
+  it('lends a share of the score, never more than the result itself, and raises a candidate only to it', async () => {
+    const lent = await scores([turn('t4', 4, 1), turn('t5', 5, 0.05)]);
+    expect(lent.get('t5')).toBeCloseTo(NEIGHBOUR_WEIGHT);
+    expect(lent.get('t4')).toBe(1);
+    expect((await scores([turn('t4', 4, 1), turn('t5', 5, 0.9)])).get('t5')).toBe(0.9);
+  });
+
+  it('lends only from the first candidates', async () => {
+    const top = Array.from({ length: NEIGHBOUR_SOURCES }, (_, i) => turn(`top${i}`, 40 + i * 10, 1 - i * 0.01));
+    const order = (await favourNeighbours(reads, [...top, turn('t7', 7, 0.5)])).map((f) => f.hit.chunkId);
+    expect(order).not.toContain('t8');
   });
 });

@@ -9,6 +9,7 @@ import { promptsFor, withPrompts } from './searchPrompts.js';
 import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
+import { favourNeighbours } from './neighbourTurns.js';
 import { favourSaidTimes, favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
@@ -26,7 +27,8 @@ export interface SearchOptions {
  * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
- * passage the question quotes comes first (quotedPassage.ts); one hit per chunk, and each memory once:
+ * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first
+ * candidates scores at least a share of theirs (neighbourTurns.ts); one hit per chunk, and each memory once:
  * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
  * them as `alsoIn` (collapse.ts) unless `collapse` is false. Every read of one search is at one
  * version of the store, the newest when it began (searchView.ts).
@@ -74,7 +76,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
       ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
-    const fused = quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth)));
+    const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);

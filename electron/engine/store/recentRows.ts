@@ -48,7 +48,7 @@ export interface RecentRows {
   /** The nearest `limit` of them by cosine distance, exactly. */
   nearest(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): VectorHit[];
   /** Those of these sessions, with the messages each holds (its `owned` column): for the messages around a result (storeLookups.ts). */
-  ofSessions(sessionIds: ReadonlySet<string>): Array<{ sessionId: string; seq: number; part: number; owned: string }>;
+  ofSessions(sessionIds: ReadonlySet<string>): Array<{ sessionId: string; seq: number; part: number; owned: string; hit: VectorHit }>;
   /** Whether these and `other` (another version's) search one in-memory table of texts, which `close` closes. */
   sharesTextsWith(other: RecentRows): boolean;
   /** The best `limit` of them by full-text score on `column` (`text`, or `text_cjk` when `cjk`). */
@@ -223,9 +223,9 @@ class HeldRows implements RecentRows {
     return inStableOrder(scored).slice(0, limit);
   }
 
-  ofSessions(sessionIds: ReadonlySet<string>): Array<{ sessionId: string; seq: number; part: number; owned: string }> {
-    const found: Array<{ sessionId: string; seq: number; part: number; owned: string }> = [];
-    for (const { hit, owned } of this.held.values()) if (sessionIds.has(hit.sessionId)) found.push({ sessionId: hit.sessionId, seq: hit.seq ?? 0, part: hit.part ?? -1, owned });
+  ofSessions(sessionIds: ReadonlySet<string>): Array<{ sessionId: string; seq: number; part: number; owned: string; hit: VectorHit }> {
+    const found: Array<{ sessionId: string; seq: number; part: number; owned: string; hit: VectorHit }> = [];
+    for (const { hit, owned } of this.held.values()) if (sessionIds.has(hit.sessionId)) found.push({ sessionId: hit.sessionId, seq: hit.seq ?? 0, part: hit.part ?? -1, owned, hit });
     return found;
   }
 

@@ -5,7 +5,8 @@
  * columns they need.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { PART_COLUMN, readRows, sqlIn, sqlString, vectorOf, type OwnedMessage } from './storeRows.js';
+import { hitColumns, hitOf } from './searchHits.js';
+import { listOf, PART_COLUMN, readRows, sqlIn, sqlString, vectorOf, type OwnedMessage, type VectorHit } from './storeRows.js';
 import type { SearchTable } from './storeSearch.js';
 
 export interface ChunkLocation {
@@ -141,6 +142,79 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
       if (last && m.seq > last.seq && (!after || m.seq < after.seq)) after = m;
     }
     return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}) };
+  });
+}
+
+/** The chunks next to a chunk in its session: the nearest before it and the nearest after it that hold other messages. */
+export interface ChunksAround {
+  before?: VectorHit;
+  after?: VectorHit;
+}
+
+/**
+ * For each chunk place, the nearest chunk of its session before it whose messages are not all the
+ * place's first message, and the nearest after it whose first message is not the place's last (the
+ * other parts of a long message are skipped: the neighbour is the message said before or after),
+ * when one starts within AROUND_POSITIONS message positions of it. Read as messagesAround reads,
+ * through the session index, with each hit's text and vector.
+ */
+export async function chunksAround(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<ChunksAround[]> {
+  const out: ChunksAround[] = [];
+  for (let i = 0; i < places.length; i += 50) out.push(...(await chunksAroundBatch(chunks, places.slice(i, i + 50))));
+  return out;
+}
+
+/** A chunk's order in its session as one number: position x 1000 + part (ChunkPosition). */
+function orderOf(place: { seq: number; part?: number }): number {
+  return place.part !== undefined && place.part >= 0 ? place.seq * 1000 + place.part : place.seq;
+}
+
+async function chunksAroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<ChunksAround[]> {
+  if (places.length === 0) return [];
+  const spans = places.map((p) => {
+    const position = Math.floor(p.part !== undefined && p.part >= 0 ? p.seq : p.seq / 1000);
+    return { sessionId: p.sessionId, from: position - AROUND_POSITIONS, to: position + AROUND_POSITIONS + 1 };
+  });
+  const sessions = [...new Set(places.map((p) => p.sessionId))];
+  const recent = chunks.recent;
+  // The places of the rows first (a long message's many parts are rows too), then the text and vector of the few chosen.
+  let query = chunks.table
+    .query()
+    .where(`${sqlIn('session_id', sessions)} AND ${startsWithin(spans, chunks.hasPart)}`)
+    .select(['chunk_id', 'session_id', 'seq', 'msg_ids', ...(chunks.hasPart ? [PART_COLUMN] : [])]);
+  if (recent) query = query.fastSearch();
+  type Near = { chunkId: string; sessionId: string; seq: number; part: number; msgIds: string[]; hit?: VectorHit };
+  const rows: Near[] = (await readRows(query)).map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), seq: Number(r.seq), part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]), msgIds: listOf(r.msg_ids) }));
+  if (recent) for (const row of recent.ofSessions(new Set(sessions))) if (spans.some((span) => span.sessionId === row.sessionId && startsIn(row, span, chunks.hasPart))) rows.push({ chunkId: row.hit.chunkId, sessionId: row.sessionId, seq: row.seq, part: row.part, msgIds: row.hit.msgIds, hit: row.hit });
+  const bySession = new Map<string, Near[]>();
+  for (const row of rows) bySession.set(row.sessionId, [...(bySession.get(row.sessionId) ?? []), row]);
+  for (const list of bySession.values()) list.sort((a, b) => orderOf(a) - orderOf(b) || (a.chunkId < b.chunkId ? -1 : 1));
+  const chosen = places.map((p, i) => {
+    const list = bySession.get(p.sessionId) ?? [];
+    const span = spans[i]!;
+    const at = orderOf(p);
+    let before: Near | undefined;
+    let after: Near | undefined;
+    for (const row of list) {
+      if (!startsIn(row, span, chunks.hasPart)) continue;
+      const order = orderOf(row);
+      if (order < at && !row.msgIds.every((id) => id === p.firstMsgId)) before = row;
+      if (order > at && !after && row.msgIds[0] !== p.lastMsgId) after = row;
+    }
+    return { before, after };
+  });
+  const wanted = [...new Set(chosen.flatMap(({ before, after }) => [before, after]).filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
+  const hits = new Map<string, VectorHit>();
+  if (wanted.length > 0) {
+    // Through the session index again: chunk ids alone have none.
+    let read = chunks.table.query().where(`${sqlIn('session_id', sessions)} AND ${startsWithin(spans, chunks.hasPart)} AND ${sqlIn('chunk_id', wanted)}`).select(hitColumns(chunks.hasPart));
+    if (recent) read = read.fastSearch();
+    for (const row of await readRows(read)) hits.set(String(row.chunk_id), hitOf(row, Number.NaN));
+  }
+  const hitOfRow = (row: Near | undefined) => (row ? (row.hit ? { ...row.hit, distance: Number.NaN } : hits.get(row.chunkId)) : undefined);
+  return chosen.map(({ before, after }) => {
+    const [b, a] = [hitOfRow(before), hitOfRow(after)];
+    return { ...(b ? { before: b } : {}), ...(a ? { after: a } : {}) };
   });
 }
 

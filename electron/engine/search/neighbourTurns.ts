@@ -1,0 +1,40 @@
+/**
+ * The turn after the best results. A question is often answered just after the turn that matches it:
+ * "What did Joanna do after the rejection?" matches "another rejection from a production company",
+ * and the answer is the next message, "I won't let it slow me down, I'm gonna keep grinding", which
+ * shares neither words nor much meaning with the question. So the chunk just after each of the first
+ * NEIGHBOUR_SOURCES candidates (the nearest in its session that starts with another message: the
+ * other parts of a long message are skipped) scores at least NEIGHBOUR_WEIGHT of that candidate's
+ * score. One read through the session index (storeLookups.ts chunksAround). The chunk before was
+ * measured too and is not lent to: it cost more than it found (docs/retrieval.md).
+ */
+import type { SearchReads } from '../store/searchView.js';
+import type { VectorHit } from '../store/storeRows.js';
+import { placed, placeOf } from './searchPrompts.js';
+
+/** How many of the first candidates lend the turn after them a share of their score. */
+export const NEIGHBOUR_SOURCES = 3;
+
+/** The share of a candidate's score the turn after it scores at least. */
+export const NEIGHBOUR_WEIGHT = 0.5;
+
+/** The candidates with the turns after the first NEIGHBOUR_SOURCES (see above), added or raised. Best first again. */
+export async function favourNeighbours<T extends { hit: VectorHit; score: number }>(reads: Pick<SearchReads, 'chunksAround'>, fused: readonly T[]): Promise<T[]> {
+  const sources = fused.slice(0, NEIGHBOUR_SOURCES).filter(({ hit }) => placed(hit));
+  if (sources.length === 0) return [...fused];
+  const around = await reads.chunksAround(sources.map(({ hit }) => placeOf(hit)));
+  const lent = new Map<string, { hit: VectorHit; score: number }>();
+  sources.forEach((source, i) => {
+    const next = around[i]?.after;
+    const score = NEIGHBOUR_WEIGHT * source.score;
+    if (next && (lent.get(next.chunkId)?.score ?? -1) < score) lent.set(next.chunkId, { hit: next, score });
+  });
+  const out = fused.map((entry) => {
+    const share = lent.get(entry.hit.chunkId);
+    if (!share) return entry;
+    lent.delete(entry.hit.chunkId);
+    return share.score > entry.score ? { ...entry, score: share.score } : entry;
+  });
+  for (const { hit, score } of lent.values()) out.push({ hit, score } as T);
+  return out.sort((a, b) => b.score - a.score);
+}
