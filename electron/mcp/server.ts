@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SaveMode, SaveReport, SearchHit, SessionInput, SessionSummary } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
 import type { Logger, MemoryEngine } from '../engine/engine.js';
