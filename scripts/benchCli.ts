@@ -16,6 +16,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { processCpuMs } from './benchDatabase.js';
 import { mcpHandshake } from './mcpHandshake.js';
 
 const BIN = path.resolve('bin/session-memory.mjs');
@@ -67,6 +68,9 @@ async function timedMcpHandshake(env: NodeJS.ProcessEnv, data: string): Promise<
   const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   await mcpHandshake(child, 'bench');
   const ms = performance.now() - started;
+  // The server's CPU time until it answered the tool list (its warm-up starts then, and may add its first tick).
+  const used = processCpuMs(child.pid);
+  if (used !== undefined) (cpu.mcpHandshakeMs ??= []).push(used);
   const closed = new Promise((resolve) => child.once('close', resolve));
   child.stdin.end();
   await closed;

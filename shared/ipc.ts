@@ -3,7 +3,7 @@
  * Channels are `domain:verb`; each has a request and a response type and a runtime schema for the
  * request, which the host checks before doing anything (the UI is untrusted). Pushed events are `onX`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHANNEL_NAMES, EVENT_NAMES as EVENTS, type ChannelName } from './channels.js';
 import type {
   DuplicateListing,

@@ -61,7 +61,7 @@ describe('session-memory mcp start-up', () => {
     }
   }, 180_000);
 
-  it('has loaded neither the engine, the store, the importers, the sources\' code nor the SDK\'s ajv when it answers the tool list', async () => {
+  it('has loaded neither the engine, the store, the importers, the sources\' code, the SDK\'s ajv, the CLI\'s other commands, zod\'s translations nor zod 3 when it answers the tool list', async () => {
     const dir = scratch();
     const loaded = path.join(dir, 'loaded.txt');
     mkdirSync(path.join(dir, 'data'));
@@ -73,6 +73,12 @@ describe('session-memory mcp start-up', () => {
       expect(tools).toContain('search_memory');
       expect(modules).toContain('electron/mcp/server.ts');
       expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'electron/importers/formats.ts', 'electron/sources/', 'tinyglobby', 'cli-progress', 'pino', 'ajv', 'ajv-formats'])).toEqual([]);
+      // A command line of `mcp` alone is read without the program: neither commander nor the other commands load.
+      expect(loadedOf(modules, ['commander', 'electron/cli/program.ts', 'electron/cli/sourceCommands.ts', 'electron/cli/connectCommands.ts'])).toEqual([]);
+      // zod's messages in other languages than English (half a megabyte of code) are left out.
+      expect(loadedOf(modules, ['node_modules/zod/v4/locales/de.js', 'node_modules/zod/v4/locales/ja.js'])).toEqual([]);
+      // The tools stand on the SDK's protocol-level server: neither its McpServer nor the zod 3 that McpServer brings along.
+      expect(loadedOf(modules, ['node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js', 'node_modules/zod/v3/', 'node_modules/zod-to-json-schema/dist/esm/parseDef.js'])).toEqual([]);
     } finally {
       child.kill('SIGKILL');
     }

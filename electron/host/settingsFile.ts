@@ -7,7 +7,7 @@
  * field keeps the others (the data folder above all) and names the field that was dropped.
  */
 import { promises as fs } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../engine/files/index.js';
 
 /** What is saved: only what the person chose. The model is absent until they pick one. */

@@ -9,13 +9,13 @@ import { existsSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SaveMode, SaveReport, SearchHit, SessionInput, SessionSummary } from '../../shared/domain.js';
 import { SAVE_MODES } from '../../shared/domain.js';
 import type { Logger, MemoryEngine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { SkippedPart } from '../importers/index.js';
+import { ToolServer } from './toolServer.js';
 
 /**
  * The engine's, the store's and the importers' code (LanceDB, the embedding runtime: about a second
@@ -80,13 +80,13 @@ const sessionSchema = z.object({
 });
 
 export class MemoryServer {
-  readonly mcp: McpServer;
+  readonly mcp: ToolServer;
   private engineOpening: Promise<MemoryEngine> | null = null;
   private warming: Promise<void> | null = null;
   private closed = false;
 
   constructor(private readonly options: MemoryServerOptions) {
-    this.mcp = new McpServer({ name: 'session-memory', version: options.version });
+    this.mcp = new ToolServer({ name: 'session-memory', version: options.version });
     this.registerTools();
   }
 

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readSince, replaceWhole, truncateAt, writeAt } from '../files/journalFile.js';
 
 import { LEGACY_PAIRS_FILE, PAIRS_FILE } from '../files/layout.js';

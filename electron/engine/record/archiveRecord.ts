@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ArchiveEntry } from '../../../shared/domain.js';
 import { writeFileAtomic } from '../files/atomicFile.js';
 

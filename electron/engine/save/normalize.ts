@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES, type MessageInput, type Role, type SessionInput } from '../../../shared/domain.js';
 import { contentHash, deriveMessageId } from './hashing.js';
 import { EngineError } from '../errors.js';

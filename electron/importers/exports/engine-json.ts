@@ -10,7 +10,7 @@
  * loads with the first such file (readers/lazyPackage.ts): a hook reading a coding agent's log does
  * not load it.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ROLES, type Role, type SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
 import { at, isObject } from '../shape.js';

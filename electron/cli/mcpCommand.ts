@@ -1,0 +1,67 @@
+/**
+ * `session-memory mcp`: the MCP server on stdio. An assistant starts it with each of its sessions
+ * and waits for its handshake, so a command line that is nothing but `mcp` and the options it takes
+ * is read here with Node's own parser (mcpCommandLine), without building the program and loading
+ * commander and every other command: main.ts calls serveMcp directly. Any other command line
+ * (`mcp --help`, an unknown option, a typo) goes through the program, which answers it as before.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { locationOf, type GlobalOptions, type Io } from './support.js';
+
+export interface McpFlags {
+  readOnly?: boolean;
+}
+
+export async function serveMcp(io: Io, globals: GlobalOptions, options: McpFlags): Promise<void> {
+  const { serveStdio } = await import('../mcp/stdio.js');
+  const location = locationOf(globals);
+  const modelsDir = process.env.SESSION_MEMORY_MODELS_DIR ?? location.modelsDir;
+  await serveStdio({
+    dataDir: location.dataDir,
+    ...(location.shared ? { storeUri: location.storeUri } : {}),
+    ...(globals.singleWriter ? { singleWriter: true } : {}),
+    ...(globals.model ? { model: globals.model } : {}),
+    ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
+    readOnly: Boolean(options.readOnly),
+    logger: { warn: (m) => io.err(`warning: ${m}`), info: (m) => io.err(m) },
+  });
+}
+
+/**
+ * The options of `[global options] mcp [--read-only]`, or null for any other command line. Global
+ * options are taken before `mcp` and `--read-only` after it, as the program takes them; each option
+ * at most once, and a value that looks like an option is left to the program to judge.
+ */
+export function mcpCommandLine(argv: string[]): { globals: GlobalOptions; options: McpFlags } | null {
+  let tokens;
+  try {
+    ({ tokens } = parseArgs({
+      args: argv.slice(2),
+      options: { data: { type: 'string' }, 'single-writer': { type: 'boolean' }, model: { type: 'string' }, 'read-only': { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    }));
+  } catch {
+    return null;
+  }
+  const command = tokens.findIndex((token) => token.kind === 'positional');
+  const name = tokens[command];
+  if (name?.kind !== 'positional' || name.value !== 'mcp') return null;
+  const globals: GlobalOptions = {};
+  const options: McpFlags = {};
+  const seen = new Set<string>();
+  for (const [index, token] of tokens.entries()) {
+    if (index === command) continue;
+    if (token.kind !== 'option' || seen.has(token.name)) return null;
+    seen.add(token.name);
+    if (token.value?.startsWith('-')) return null;
+    if ((token.name === 'read-only') !== index > command) return null;
+    if (token.name === 'data') globals.data = token.value!;
+    else if (token.name === 'model') globals.model = token.value!;
+    else if (token.name === 'single-writer') globals.singleWriter = true;
+    else options.readOnly = true;
+  }
+  return { globals, options };
+}
