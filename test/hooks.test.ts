@@ -149,6 +149,8 @@ describe('session-memory hook, as each assistant runs it', () => {
     const modules = await loadedModules(loaded);
     expect(modules).toContain('electron/importers/agents/claude-code.ts');
     expect(loadedOf(modules, ['@lancedb/lancedb', 'apache-arrow', 'onnxruntime-node', '@huggingface/transformers', 'electron/engine/store/', 'electron/engine/engine.ts', 'zod', 'html-to-text', 'yauzl', 'stream-json', 'tinyglobby', 'cli-progress', 'pino', 'electron/cli/storeCommands.ts', 'electron/sources/discover.ts'])).toEqual([]);
+    // A hook's usual command line is read without the program: neither commander nor the other commands load.
+    expect(loadedOf(modules, ['commander', 'electron/cli/program.ts', 'electron/cli/sourceCommands.ts', 'electron/cli/connectCommands.ts'])).toEqual([]);
 
     // New dialogue needs the model: with none to be had the save fails (logged, still status 0), and with it the turn is saved.
     await fs.appendFile(log, claudeCodeLines(6, 2, 's-5') + bookkeepingLines(7));

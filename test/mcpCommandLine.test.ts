@@ -4,6 +4,7 @@
  * which answers it as it always did (help, unknown options, options in the wrong place).
  */
 import { describe, expect, it } from 'vitest';
+import { hookCommandLine } from '../electron/cli/hookCommand.js';
 import { mcpCommandLine } from '../electron/cli/mcpCommand.js';
 import { runCli } from './helpers/cli.js';
 
@@ -44,4 +45,31 @@ describe('the MCP server\'s command line', () => {
     expect(misplaced.status).toBe(2);
     expect(misplaced.stderr).toMatch(/unknown option '--read-only'/);
   }, 60_000);
+});
+
+describe('a hook\'s command line', () => {
+  it('takes the global options before `hook`, its own after it, and Codex\'s notify JSON as its payload', () => {
+    expect(hookCommandLine(argv('hook'))).toEqual({ globals: {}, payload: [], flags: {} });
+    expect(hookCommandLine(argv('--data', '/srv/memory', 'hook', '--json', '--verbose', '--include', 'tools,thinking', '--file', '/logs/a.jsonl'))).toEqual({
+      globals: { data: '/srv/memory' },
+      payload: [],
+      flags: { json: true, include: ['tools', 'thinking'], file: '/logs/a.jsonl' },
+    });
+    const notify = JSON.stringify({ type: 'agent-turn-complete', 'thread-id': 't-1', 'last-assistant-message': '--looks like an option' });
+    expect(hookCommandLine(argv('hook', notify))).toEqual({ globals: {}, payload: [notify], flags: {} });
+  });
+
+  it('leaves every other command line to the program, which runs the same hook', () => {
+    for (const args of [
+      ['hook', '--help'],
+      ['hook', '--some-new-client-flag'],
+      ['hook', '--data', '/srv/memory'],
+      ['hook', '--include', 'everything'],
+      ['hook', '--json', '--json'],
+      ['--json', 'hook'],
+      ['hook', '--', '{}'],
+      ['sessions'],
+      ['mcp'],
+    ]) expect(hookCommandLine(argv(...args)), args.join(' ')).toBeNull();
+  });
 });

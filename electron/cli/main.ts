@@ -14,7 +14,20 @@ export { describeReport, describeSkipped, reportJson } from './support.js';
 /** Runs the CLI and returns the exit status. Errors become one line on stderr. */
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const hook = hookRun(argv);
-  if (hook) return runHook(argv, io, hook, run);
+  if (hook) {
+    // A hook's usual command line runs its action without building the program (hookCommand.ts).
+    const { hookCommandLine, saveFromHook } = await import('./hookCommand.js');
+    const quick = hookCommandLine(argv);
+    const quickRun = async (_argv: string[], quiet: Io): Promise<number> => {
+      try {
+        await saveFromHook(quiet, quick!.globals, quick!.payload, quick!.flags);
+        return 0;
+      } catch (error) {
+        return failureStatus(error, quiet);
+      }
+    };
+    return runHook(argv, io, hook, quick ? quickRun : run);
+  }
   const mcp = mcpCommandLine(argv);
   if (mcp) {
     try {

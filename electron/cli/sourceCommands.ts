@@ -5,13 +5,10 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import type { SaveReport } from '../../shared/domain.js';
-import { testSwitch } from '../engine/files/index.js';
 import type { FoundSource } from '../sources/discover.js';
 import type { SyncOptions } from '../sources/sync.js';
-import { dataDirOf, describeReport, describeSkipped, ExitStatus, parseInclude, positiveInt, reportJson, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+import { dataDirOf, ExitStatus, parseInclude, positiveInt, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+import { lazyEngineOnDemand, saveFromHook, syncPrinter, type HookFlags } from './hookCommand.js';
 
 // The sources' code (finding them, with tinyglobby; their cursors; the hand-over) loads when one of
 // these commands runs, not with every command: `--help` and the MCP server start without it.
@@ -107,90 +104,9 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
     // An assistant's hook must never fail on arguments a newer client adds.
     .allowUnknownOption()
     .allowExcessArguments()
-    .action(async (payload: string[], flags: { file?: string; include?: IncludedExtra[]; json?: boolean }) => {
-      const dataDir = dataDirOf(globals());
-      const { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } = await import('../sources/hookInput.js');
-      const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
-      const event = 'event' in target && target.event ? ` (${target.event})` : '';
-      let file: string;
-      if (target.kind === 'none') {
-        io.err(`hook: nothing saved: ${target.reason}`);
-        return;
-      } else if (target.kind === 'codex-thread') {
-        const home = codexHome();
-        const found = await findCodexRollout(target.threadId, home);
-        if (!found) {
-          io.err(`hook: nothing saved: no rollout of Codex thread ${target.threadId} under ${path.join(home, 'sessions')}`);
-          return;
-        }
-        file = found;
-      } else {
-        file = path.resolve(target.file);
-      }
-      if (!(await exists(file))) {
-        io.err(`hook: nothing saved: ${file} does not exist`);
-        return;
-      }
-      // The save report goes to stdout only when asked for (--json); else to the log (and stderr with --verbose).
-      const said = (line: string) => (flags.json ? io.out(line) : io.err(line));
-      let saved = 0;
-      let failed = 0;
-      const printer = syncPrinter({ ...io, out: said }, Boolean(flags.json), () => failed++);
-      const onReport = printer.onReport;
-      printer.onReport = (source, from, report) => {
-        saved++;
-        onReport(source, from, report);
-      };
-      const { handOff } = await import('../sources/handoff.js');
-      const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
-        if ('report' in reply) {
-          saved++;
-          said(flags.json ? JSON.stringify(reply.report) : `hook: ${String(reply.report.sessionId)}: saved by the running app (${String(reply.report.new)} new)`);
-        } else if ('skipped' in reply) io.err(`hook: skipped ${JSON.stringify(reply.skipped)}`);
-        else if ('error' in reply) {
-          failed++;
-          io.err(`session-memory: ${reply.error}`);
-        }
-      }, await handoffTimeoutMs()).catch(() => 'no-server' as const);
-      if (handed === 'timed-out') {
-        io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
-        return;
-      }
-      if (handed === 'no-server') {
-        // The store opens, and the model loads, only once a session read from the file differs from
-        // what its last save stored: a log grown only by a client's bookkeeping loads neither.
-        // Not the sources' discovery (tinyglobby): the hook names its file.
-        const [{ SourceCursors }, { syncFile }] = await Promise.all([import('../sources/cursors.js'), import('../sources/sync.js')]);
-        const engine = lazyEngineOnDemand(globals(), io);
-        const cursors = await SourceCursors.load(dataDir);
-        try {
-          await syncFile('hook', file, 'files', { cursors, engine: engine.get, ...(flags.include ? { include: flags.include } : {}), redact: true, ...printer });
-        } finally {
-          await engine.close();
-        }
-      }
-      // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
-      if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
+    .action(async (payload: string[], flags: HookFlags) => {
+      await saveFromHook(io, globals(), payload, flags);
     });
-}
-
-/** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
-async function handoffTimeoutMs(): Promise<number> {
-  const { HANDOFF_TIMEOUT_MS } = await import('../sources/handoff.js');
-  const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
-  return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
-}
-
-/** An engine opened only when asked for, loading the store's code only then. */
-function lazyEngineOnDemand(options: GlobalOptions, io: Io) {
-  let engine: ReturnType<typeof import('./engineSupport.js')['lazyEngine']> | null = null;
-  return {
-    get: async () => {
-      engine ??= (await import('./engineSupport.js')).lazyEngine(options, io);
-      return engine.get();
-    },
-    close: async () => engine?.close(),
-  };
 }
 
 export function selectSources(found: FoundSource[], wanted: string[] | undefined): FoundSource[] {
@@ -200,29 +116,4 @@ export function selectSources(found: FoundSource[], wanted: string[] | undefined
     if (!found.some((s) => s.id === id)) throw new UsageError(`no source "${id}" on this machine; \`session-memory sources\` lists them${found.length > 0 ? ` (${found.map((s) => s.id).join(', ')})` : ''}`);
   }
   return found.filter((s) => ids.includes(s.id));
-}
-
-function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<SyncOptions, 'onReport' | 'onError' | 'onSkipped' | 'onUnsupported'> {
-  return {
-    onReport: (source: string, file: string, report: SaveReport) => io.out(json ? JSON.stringify({ source, file, ...reportJson(report) }) : `${source}: ${describeReport(report)}`),
-    onError: (source, file, message) => {
-      failed();
-      if (json) io.out(JSON.stringify({ source, file, error: message }));
-      else io.err(`session-memory: ${source}: ${message}`);
-    },
-    onSkipped: (source, part) => (json ? io.out(JSON.stringify({ source, ...part })) : io.err(`session-memory: ${source}: skipped ${describeSkipped(part)}`)),
-    onUnsupported: (source, message) => (json ? io.out(JSON.stringify({ source, unsupported: message })) : io.err(`${source}: ${message}`)),
-  };
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(() => true, () => false);
-}
-
-/** The hook's stdin, or nothing when it is a terminal (a person typing `hook` by hand). */
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,0 +1,183 @@
+/**
+ * `session-memory hook`: saves the conversation an assistant's hook names (hookInput.ts reads each
+ * client's input), handing the save to a running app or `sync --watch` when one answers. A command
+ * line of the hook and the options it knows is read here with Node's own parser (hookCommandLine),
+ * without building the program: assistants run it after every turn. Any other command line (an
+ * option a newer client adds, `hook --help`) goes through the program, which runs the same action.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { SaveReport } from '../../shared/domain.js';
+import { testSwitch } from '../engine/files/index.js';
+import type { SyncOptions } from '../sources/sync.js';
+import { dataDirOf, describeReport, describeSkipped, parseInclude, reportJson, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+
+export interface HookFlags {
+  file?: string;
+  include?: IncludedExtra[];
+  json?: boolean;
+}
+
+export async function saveFromHook(io: Io, globals: GlobalOptions, payload: string[], flags: HookFlags): Promise<void> {
+  const dataDir = dataDirOf(globals);
+  const { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } = await import('../sources/hookInput.js');
+  const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
+  const event = 'event' in target && target.event ? ` (${target.event})` : '';
+  let file: string;
+  if (target.kind === 'none') {
+    io.err(`hook: nothing saved: ${target.reason}`);
+    return;
+  } else if (target.kind === 'codex-thread') {
+    const home = codexHome();
+    const found = await findCodexRollout(target.threadId, home);
+    if (!found) {
+      io.err(`hook: nothing saved: no rollout of Codex thread ${target.threadId} under ${path.join(home, 'sessions')}`);
+      return;
+    }
+    file = found;
+  } else {
+    file = path.resolve(target.file);
+  }
+  if (!(await exists(file))) {
+    io.err(`hook: nothing saved: ${file} does not exist`);
+    return;
+  }
+  // The save report goes to stdout only when asked for (--json); else to the log (and stderr with --verbose).
+  const said = (line: string) => (flags.json ? io.out(line) : io.err(line));
+  let saved = 0;
+  let failed = 0;
+  const printer = syncPrinter({ ...io, out: said }, Boolean(flags.json), () => failed++);
+  const onReport = printer.onReport;
+  printer.onReport = (source, from, report) => {
+    saved++;
+    onReport(source, from, report);
+  };
+  const { handOff } = await import('../sources/handoff.js');
+  const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
+    if ('report' in reply) {
+      saved++;
+      said(flags.json ? JSON.stringify(reply.report) : `hook: ${String(reply.report.sessionId)}: saved by the running app (${String(reply.report.new)} new)`);
+    } else if ('skipped' in reply) io.err(`hook: skipped ${JSON.stringify(reply.skipped)}`);
+    else if ('error' in reply) {
+      failed++;
+      io.err(`session-memory: ${reply.error}`);
+    }
+  }, await handoffTimeoutMs()).catch(() => 'no-server' as const);
+  if (handed === 'timed-out') {
+    io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
+    return;
+  }
+  if (handed === 'no-server') {
+    // The store opens, and the model loads, only once a session read from the file differs from
+    // what its last save stored: a log grown only by a client's bookkeeping loads neither.
+    // Not the sources' discovery (tinyglobby): the hook names its file.
+    const [{ SourceCursors }, { syncFile }] = await Promise.all([import('../sources/cursors.js'), import('../sources/sync.js')]);
+    const engine = lazyEngineOnDemand(globals, io);
+    const cursors = await SourceCursors.load(dataDir);
+    try {
+      await syncFile('hook', file, 'files', { cursors, engine: engine.get, ...(flags.include ? { include: flags.include } : {}), redact: true, ...printer });
+    } finally {
+      await engine.close();
+    }
+  }
+  // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
+  if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
+}
+
+/**
+ * The options of `[global options] hook [--file F] [--include X] [--json] [--verbose] [payload...]`,
+ * or null for any other command line. Global options come before `hook`, its own after it, each at
+ * most once; a value that looks like an option, or an option the hook does not know, is left to the
+ * program (which accepts unknown options for a hook as well).
+ */
+export function hookCommandLine(argv: string[]): { globals: GlobalOptions; payload: string[]; flags: HookFlags } | null {
+  let tokens;
+  try {
+    ({ tokens } = parseArgs({
+      args: argv.slice(2),
+      options: { data: { type: 'string' }, 'single-writer': { type: 'boolean' }, model: { type: 'string' }, file: { type: 'string' }, include: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    }));
+  } catch {
+    return null;
+  }
+  const command = tokens.findIndex((token) => token.kind === 'positional');
+  const name = tokens[command];
+  if (name?.kind !== 'positional' || name.value !== 'hook') return null;
+  const globals: GlobalOptions = {};
+  const flags: HookFlags = {};
+  const payload: string[] = [];
+  const seen = new Set<string>();
+  for (const [index, token] of tokens.entries()) {
+    if (index === command) continue;
+    if (token.kind === 'option-terminator') return null;
+    if (token.kind === 'positional') {
+      payload.push(token.value);
+      continue;
+    }
+    if (seen.has(token.name) || token.value?.startsWith('-')) return null;
+    seen.add(token.name);
+    const global = token.name === 'data' || token.name === 'model' || token.name === 'single-writer';
+    if (global !== index < command) return null;
+    if (token.name === 'data') globals.data = token.value!;
+    else if (token.name === 'model') globals.model = token.value!;
+    else if (token.name === 'single-writer') globals.singleWriter = true;
+    else if (token.name === 'file') flags.file = token.value!;
+    else if (token.name === 'json') flags.json = true;
+    else if (token.name === 'include') {
+      try {
+        flags.include = parseInclude(token.value!);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return { globals, payload, flags };
+}
+
+/** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
+async function handoffTimeoutMs(): Promise<number> {
+  const { HANDOFF_TIMEOUT_MS } = await import('../sources/handoff.js');
+  const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
+  return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
+}
+
+/** An engine opened only when asked for, loading the store's code only then. */
+export function lazyEngineOnDemand(options: GlobalOptions, io: Io) {
+  let engine: ReturnType<typeof import('./engineSupport.js')['lazyEngine']> | null = null;
+  return {
+    get: async () => {
+      engine ??= (await import('./engineSupport.js')).lazyEngine(options, io);
+      return engine.get();
+    },
+    close: async () => engine?.close(),
+  };
+}
+
+export function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<SyncOptions, 'onReport' | 'onError' | 'onSkipped' | 'onUnsupported'> {
+  return {
+    onReport: (source: string, file: string, report: SaveReport) => io.out(json ? JSON.stringify({ source, file, ...reportJson(report) }) : `${source}: ${describeReport(report)}`),
+    onError: (source, file, message) => {
+      failed();
+      if (json) io.out(JSON.stringify({ source, file, error: message }));
+      else io.err(`session-memory: ${source}: ${message}`);
+    },
+    onSkipped: (source, part) => (json ? io.out(JSON.stringify({ source, ...part })) : io.err(`session-memory: ${source}: skipped ${describeSkipped(part)}`)),
+    onUnsupported: (source, message) => (json ? io.out(JSON.stringify({ source, unsupported: message })) : io.err(`${source}: ${message}`)),
+  };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(() => true, () => false);
+}
+
+/** The hook's stdin, or nothing when it is a terminal (a person typing `hook` by hand). */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
