@@ -243,7 +243,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
             ctx.logger.warn(`near-duplicate precheck of ${sessionId} skipped: ${error instanceof Error ? error.message : String(error)}`);
           }
         }
-        await writer.writeStreaming(plan, freshOwned);
+        // The session's chunks were read under the write lock (heads): new ones are appended, not merged.
+        await writer.writeStreaming(plan, freshOwned, new Set(heads.map((h) => h.chunkId)));
       }
     }
 

@@ -184,8 +184,14 @@ export class ChunkStore {
   /**
    * Writes chunks and removes others in ONE commit: new ids are inserted, existing ids replaced,
    * and the ids in `remove` deleted. Re-running the same call is harmless (idempotent).
+   *
+   * `absent`: the caller read, under the write lock, that no stored chunk has any of these ids (new
+   * chunks of new messages). They are then appended instead of merged: a merge joins the new rows with
+   * the chunk ids of the whole table, a read that grows with the store (on a bucket, a request per
+   * fragment and more), where an append reads nothing. Such a call is not idempotent: the caller
+   * runs it once, after reading the session's chunks again.
    */
-  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean }): Promise<void> {
+  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean; absent?: boolean }): Promise<void> {
     const removeIds = remove.chunkIds ?? [];
     if (upserts.length === 0 && removeIds.length === 0 && !remove.allOthers) return;
     if (upserts.length === 0) {
@@ -197,6 +203,12 @@ export class ChunkStore {
     if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexNames = null;
     this.hasPart = true;
     crashPoint('commit');
+    if (remove.absent && removeIds.length === 0 && !remove.allOthers) {
+      await this.chunks.add(upserts.map(toRow));
+      crashPoint('committed');
+      await this.ensureIndexes();
+      return;
+    }
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {
       builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
