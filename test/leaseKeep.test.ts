@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { connectStore } from '../electron/engine/store/connect.js';
-import { LEASE_TABLE } from '../electron/engine/store/storeLease.js';
+import { LEASE_TABLE, LEASE_TTL_MS } from '../electron/engine/store/storeLease.js';
+import { HISTORY_TABLE } from '../electron/engine/record/history.js';
 import { LEASE_KEEP_MS } from '../electron/engine/store/writeGuard.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
@@ -59,15 +60,14 @@ describe('the write lease of a shared store across saves in a row', () => {
   it('is given back by itself after a moment without a save: another machine saves without waiting for it to lapse', async () => {
     const { sharedUri } = await servers.newStore('handover');
     const laptop = await open(sharedUri);
-    const desktop = await open(sharedUri);
+    let waited = Infinity;
+    const desktop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder, lockWaitMs: 20_000, onSaveTimings: (t) => (waited = t.phases.lock ?? Infinity) });
     try {
       await laptop.save(conversation(4));
       expect(await leaseNow(sharedUri)).not.toBe('');
-      const started = performance.now();
       const saved = await desktop.save({ ...conversation(5), sessionId: 'desktop-session' });
-      const waited = performance.now() - started;
       expect(saved.new).toBe(5);
-      // Far below the 30 s a lease must go unrenewed before it is taken over.
+      // The desktop's wait for the lease: far below the 30 s a lease must go unrenewed before it is taken over.
       expect(waited).toBeLessThan(LEASE_KEEP_MS + 10_000);
       // The laptop's hold ended on its own: it saves again after the desktop gave the lease back.
       expect((await laptop.save(conversation(7))).new).toBe(3);
@@ -77,4 +77,60 @@ describe('the write lease of a shared store across saves in a row', () => {
     }
     expect(await leaseNow(sharedUri)).toBe('');
   }, 120_000);
+
+  it('is not written under once it went too long unrenewed while kept (a laptop asleep): the next save takes it again', async () => {
+    const { sharedUri } = await servers.newStore('stale');
+    const engine = await open(sharedUri);
+    try {
+      await engine.save(conversation(4));
+      const kept = await leaseNow(sharedUri);
+      // The wall clock jumps past the point where the holder stops writing (it slept).
+      process.env.SESSION_MEMORY_TEST_CLOCK_OFFSET_MS = String(LEASE_TTL_MS);
+      expect((await engine.save(conversation(6))).new).toBe(2);
+      const taken = await leaseNow(sharedUri);
+      expect(taken).not.toBe('');
+      expect(taken).not.toBe(kept);
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_CLOCK_OFFSET_MS;
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('commits the history events of saves that wrote nothing once, when the lease is given back; another machine then reads them all', async () => {
+    const { sharedUri } = await servers.newStore('history');
+    const engine = await open(sharedUri);
+    let versionsAfterSave = 0;
+    try {
+      await engine.save(conversation(5));
+      versionsAfterSave = await historyVersion(sharedUri);
+      for (let i = 0; i < 3; i++) expect((await engine.save(conversation(5))).skippedSession).toBe(true);
+      // Not committed yet, and yet this process's history shows them.
+      expect(await historyVersion(sharedUri)).toBe(versionsAfterSave);
+      expect((await engine.history('session-a')).map((e) => e.skippedSession)).toEqual([false, true, true, true]);
+    } finally {
+      await engine.close();
+    }
+    // One commit for the three, made before the lease was given back.
+    expect(await historyVersion(sharedUri)).toBe(versionsAfterSave + 1);
+    const reader = await open(sharedUri);
+    try {
+      expect((await reader.history('session-a')).map((e) => e.skippedSession)).toEqual([false, true, true, true]);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
 });
+
+/** The version of the store's history table. */
+async function historyVersion(storeUri: string): Promise<number> {
+  const db = await connectStore(storeUri, { readConsistencyInterval: 0 });
+  try {
+    const table = await db.openTable(HISTORY_TABLE);
+    const version = await table.version();
+    table.close();
+    return version;
+  } finally {
+    db.close();
+  }
+}
+

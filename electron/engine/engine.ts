@@ -85,7 +85,14 @@ export class MemoryEngine {
     logger: Logger,
   ) {
     if (embedder) this.embedderPromise = Promise.resolve(embedder);
-    this.guard = new WriteGuard({ dataDir, storeUri: store.uri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
+    this.guard = new WriteGuard({
+      dataDir,
+      storeUri: store.uri,
+      waitMs: options.lockWaitMs ?? 60_000,
+      singleWriter: options.singleWriter,
+      // The history events of saves that wrote nothing, one commit for all of them (history.ts).
+      beforeGiveBack: () => this.ctx.history.flush(),
+    });
     const state = new StoreState(store);
     this.ctx = {
       dataDir,
@@ -150,7 +157,7 @@ export class MemoryEngine {
       if (ownsEmbedder) await embedder?.close();
       throw describeIoError(error, `cannot open the store at ${storeUri}`);
     } finally {
-      creationGuard.close();
+      await creationGuard.close();
     }
     const engine = new MemoryEngine(dataDir, store, { ...options, modelsDir, storeUri }, embedder, logger);
     engine.ownsEmbedder = ownsEmbedder || !options.embedder;
@@ -169,7 +176,7 @@ export class MemoryEngine {
     try {
       await guard.check();
     } finally {
-      guard.close();
+      await guard.close();
     }
   }
 
@@ -223,7 +230,7 @@ export class MemoryEngine {
     this.holdSearchPrepare();
     await this.queue.catch(() => {});
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
-    this.guard.close();
+    await this.guard.close();
     this.ctx.history.close();
     this.ctx.state.close();
     this.store.close();

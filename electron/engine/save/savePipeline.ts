@@ -27,6 +27,7 @@ import { findFork, forkOfEntry, recordFork, refreshForksOf } from '../record/for
 import { checkSaved } from '../duplicates/nearDuplicates.js';
 import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
 import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
+import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
 
@@ -336,7 +337,10 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  await clock.time('historyCommit', () => ctx.history.append(event));
+  // On a shared store, the event of a save that wrote no chunk waits for the history's next commit
+  // (the next save that writes, or the lease given back): a re-save then commits nothing at all.
+  if (isRemoteStore(ctx.store.uri) && report.chunksWritten === 0 && report.chunksDeleted === 0) ctx.history.defer(event);
+  else await clock.time('historyCommit', () => ctx.history.append(event));
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }
