@@ -112,11 +112,13 @@ export class WriteGuard {
   /** Keeps the lease for the next write of this process; gives it back after `LEASE_KEEP_MS` without one. */
   private async keep(held: HeldLease): Promise<void> {
     await this.giveBack();
-    if (held.problem() !== null) {
+    const keepMs = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_KEEP_MS') ?? LEASE_KEEP_MS);
+    if (held.problem() !== null || keepMs <= 0) {
+      if (held.problem() === null) await this.options.beforeGiveBack?.().catch(() => {});
       await held.release();
       return;
     }
-    const timer = setTimeout(() => void this.giveBack().catch(() => {}), Number(testSwitch('SESSION_MEMORY_TEST_LEASE_KEEP_MS') ?? LEASE_KEEP_MS));
+    const timer = setTimeout(() => void this.giveBack().catch(() => {}), keepMs);
     this.kept = { held, timer };
   }
 
