@@ -46,11 +46,12 @@ function readBudget(chunks: number): number {
 }
 
 /**
- * The candidates to compare, at most `budget`, round by round over the chunks' lists (each nearest
- * first). The reads made while embedding took the same first rounds, so they are among these.
+ * The candidates to compare, at most `budget`: those of the lists already read (`read`, within the
+ * budget when they were read), then the others round by round over the chunks' lists (each nearest first).
  */
-function chosenWithin(lists: readonly Candidate[][], budget: number): Set<string> {
+function chosenWithin(lists: readonly Candidate[][], budget: number, read: ReadonlySet<string> = new Set()): Set<string> {
   const chosen = new Set<string>();
+  for (const list of lists) for (const { chunkId } of list) if (read.has(chunkId)) chosen.add(chunkId);
   const longest = Math.max(0, ...lists.map((list) => list.length));
   for (let rank = 0; rank < longest && chosen.size < budget; rank++) {
     for (const list of lists) {
@@ -161,6 +162,7 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
   const asked = new Set<string>();
   const reads: Array<Promise<void>> = [];
   let ms = 0;
+  let chunksSeen = 0;
   return {
     sketch,
     found,
@@ -171,9 +173,10 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
       const started = performance.now();
       // Texts without candidates here are looked up again after the commit.
       if (vectors.every((v) => v.length === sketch.dim)) candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
-      const ids: string[] = [];
-      // The nearest few of each chunk are read now; the rest, if the save's budget allows, after the commit.
-      for (const hash of hashes) for (const { chunkId } of (found.get(hash) ?? []).slice(0, CANDIDATE_READS_PER_CHUNK)) if (!asked.has(chunkId)) ids.push(chunkId);
+      // Read now, as far as the budget of the chunks embedded so far allows: the nearest of each chunk first.
+      chunksSeen += hashes.length;
+      const lists = hashes.map((hash) => (found.get(hash) ?? []).filter(({ chunkId }) => !asked.has(chunkId)));
+      const ids = [...chosenWithin(lists, readBudget(chunksSeen) - asked.size)];
       for (const id of ids) asked.add(id);
       // A read that fails leaves its vectors missing: the check after the commit reads them itself.
       if (ids.length > 0) reads.push(ctx.store.vectorsByChunkId(ids).then((vectors) => vectors.forEach((v, id) => read.set(id, v)), () => {}));
@@ -198,7 +201,7 @@ export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorS
   unknown.forEach((i, j) => (candidates[i] = computed[j]!));
   if (candidates.every((list) => list.length === 0)) return vectors.map(() => []);
   const stored = new Map(prefetched ? await prefetched.vectors() : []);
-  const wanted = chosenWithin(candidates, readBudget(vectors.length));
+  const wanted = chosenWithin(candidates, readBudget(vectors.length), new Set(stored.keys()));
   const unread = [...wanted].filter((id) => !stored.has(id));
   if (unread.length > 0) for (const [id, vector] of await ctx.store.vectorsByChunkId(unread)) stored.set(id, vector);
   return candidates.map((list, q) => {
