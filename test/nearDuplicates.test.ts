@@ -5,13 +5,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
 import { NEAR_DUPLICATES_FILE } from '../electron/engine/duplicates/nearDuplicates.js';
 import { PairJournal } from '../electron/engine/duplicates/pairJournal.js';
 import { SKETCH_FILE } from '../electron/engine/duplicates/vectorSketch.js';
 import { LOCK_FILE } from '../electron/engine/files/writeLock.js';
-import { CANDIDATES_PER_CHUNK } from '../electron/engine/duplicates/nearestChunks.js';
+import { CANDIDATE_READS_PER_CHUNK, CANDIDATES_PER_CHUNK } from '../electron/engine/duplicates/nearestChunks.js';
 import { conversation, engineTestBed } from './helpers/engine.js';
 
 const bed = engineTestBed();
@@ -326,4 +326,34 @@ describe('near-duplicate review', () => {
     for (const c of withNew) expect(new Set(c.chunks.map((x) => x.sessionId)).size).toBe(copies + 1);
     await engine.close();
   });
+
+  it('reads a bounded number of stored candidates for a large save whose every chunk has many near copies, and still groups it with all of them', async () => {
+    const { open } = fresh();
+    const engine = await open();
+    // Whole near copies of one conversation, each starting its own way (no branches).
+    const copy = (sessionId: string, edit: (text: string) => string): SessionInput => ({
+      sessionId,
+      title: `Copy ${sessionId}`,
+      messages: [
+        { msgId: `${sessionId}-intro`, role: 'user', content: `Note ${sessionId}: the weather at ${sessionId} was unusually windy and the ferry left late.` },
+        ...original.messages.map((m, i) => ({ msgId: `${sessionId}-${i}`, role: m.role, content: edit(m.content) })),
+      ],
+    });
+    await engine.save(original);
+    // Every text a little changed, so that no chunk is found by its hash alone.
+    for (const id of ['B', 'C', 'D', 'E']) await engine.save(copy(id, (t) => `${t} (kept by ${id})`));
+    const reads = vi.spyOn(engine.store, 'vectorsByChunkId');
+    const saved = await engine.save(copy('new', (t) => `${t} (kept here)`));
+    const read = new Set(reads.mock.calls.flatMap(([ids]) => ids));
+    reads.mockRestore();
+    expect(saved.chunksWritten).toBeGreaterThan(8);
+    // Five stored copies of each chunk: without a bound, up to CANDIDATES_PER_CHUNK reads for each.
+    expect(read.size).toBeLessThanOrEqual(Math.max(16, CANDIDATE_READS_PER_CHUNK * saved.chunksWritten));
+    expect(saved.nearDuplicates).toBeGreaterThan(0);
+    const withNew = (await engine.duplicates()).clusters.filter((c) => c.chunks.some((x) => x.sessionId === 'new'));
+    expect(withNew.length).toBeGreaterThan(0);
+    expect(new Set(withNew.flatMap((c) => c.chunks.map((x) => x.sessionId)))).toEqual(new Set(['A', 'B', 'C', 'D', 'E', 'new']));
+    await engine.close();
+  }, 300_000);
 });
+

@@ -104,7 +104,7 @@ describe('a lease lost during a save', () => {
     };
     await expect.poll(held, { timeout: 15_000, interval: 200 }).toMatch(/lease/);
     await release();
-    guard.close();
+    await guard.close();
     // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
     await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
     const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000 });
@@ -123,13 +123,15 @@ describe('the lease table', () => {
     const dataDir = dir();
     // Versions older than a second go when it is compacted (ten minutes outside test runs).
     process.env.SESSION_MEMORY_TEST_LEASE_RETENTION_MS = '1000';
+    // Not kept for the next save: each hold takes the lease and gives it back, two versions of the lease table.
+    process.env.SESSION_MEMORY_TEST_LEASE_KEEP_MS = '0';
     const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 5_000 });
     try {
-      // Each save takes the lease and gives it back: two versions of the lease table.
       for (let save = 0; save < 110; save++) await (await guard.acquire())();
     } finally {
-      guard.close();
+      await guard.close();
       delete process.env.SESSION_MEMORY_TEST_LEASE_RETENTION_MS;
+      delete process.env.SESSION_MEMORY_TEST_LEASE_KEEP_MS;
     }
     const db = await connectStore(sharedUri, { readConsistencyInterval: 0 });
     try {

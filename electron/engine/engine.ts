@@ -73,7 +73,14 @@ export class MemoryEngine {
     logger: Logger,
   ) {
     if (embedder) this.embedderPromise = Promise.resolve(embedder);
-    this.guard = new WriteGuard({ dataDir, storeUri: store.uri, waitMs: options.lockWaitMs ?? 60_000, singleWriter: options.singleWriter });
+    this.guard = new WriteGuard({
+      dataDir,
+      storeUri: store.uri,
+      waitMs: options.lockWaitMs ?? 60_000,
+      singleWriter: options.singleWriter,
+      // The history events of saves that wrote nothing, one commit for all of them (history.ts).
+      beforeGiveBack: () => this.ctx.history.flush(),
+    });
     const state = new StoreState(store);
     this.ctx = {
       dataDir,
@@ -115,7 +122,7 @@ export class MemoryEngine {
     try {
       await guard.check();
     } finally {
-      guard.close();
+      await guard.close();
     }
   }
 
@@ -146,7 +153,7 @@ export class MemoryEngine {
     this.holdSearchPrepare();
     await this.queue.catch(() => {});
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
-    this.guard.close();
+    await this.guard.close();
     this.ctx.history.close();
     this.ctx.state.close();
     this.store.close();

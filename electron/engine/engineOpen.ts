@@ -84,7 +84,7 @@ export async function openEngineStore(given: MemoryEngineOptions): Promise<Opene
     if (ownsEmbedder) await embedder?.close();
     throw describeIoError(error, `cannot open the store at ${storeUri}`);
   } finally {
-    creationGuard.close();
+    await creationGuard.close();
   }
   return { dataDir, store, options: { ...options, modelsDir, storeUri }, embedder, ownsEmbedder: ownsEmbedder || !options.embedder, logger };
 }

@@ -4,7 +4,9 @@
  * concurrent writers (what the probe must catch); `s3+ddb://` commits through the DynamoDB table
  * and is safe. The environment a test passes to the engine and CLI is the AWS SDKs' own.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, promises as fs, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -26,10 +28,56 @@ export interface ObjectStoreServers {
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
+/** The part of s3rver's filesystem store (lib/stores/filesystem.js) that a copy uses. */
+interface S3rverStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>): Promise<void>;
+  getMetadata(bucket: string, key: string): Promise<unknown>;
+  copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata?: Record<string, string>): Promise<unknown>;
+}
+
+/** The files s3rver keeps for one object. */
+const OBJECT_FILES = ['object', 'object.md5', 'metadata.json'];
+
+/**
+ * Makes s3rver's CopyObject atomic, as S3's is: the target is replaced whole, or left as it was.
+ * s3rver 3.7 copies onto an existing key by deleting the target's files first and copying the
+ * source's after (fs-extra's copy with overwrite), so a source deleted in between leaves no target
+ * at all. LanceDB's commits through a DynamoDB table meet exactly that: the committer copies its
+ * staging manifest to the version's final name, records it and deletes the staging object, while a
+ * reader that found the version still staged finishes the same commit by copying it too; on
+ * s3rver that reader's copy could delete the committed manifest for good ("manifest not found").
+ * Here each file is copied under a temporary name beside its target and renamed over it.
+ */
+function copyAtomically(store: S3rverStore): void {
+  const S3Error = createRequire(import.meta.url)('s3rver/lib/models/error.js') as new (code: string, message: string) => Error;
+  store.copyObject = async (srcBucket, srcKey, destBucket, destKey, replacementMetadata) => {
+    const moves = OBJECT_FILES.map((file) => {
+      const target = store.getResourcePath(destBucket, destKey, file);
+      return { source: store.getResourcePath(srcBucket, srcKey, file), target, staged: `${target}.copy-${randomUUID()}` };
+    });
+    if (moves[0]!.source !== moves[0]!.target) {
+      await fs.mkdir(path.dirname(moves[0]!.target), { recursive: true });
+      try {
+        for (const move of moves) await fs.copyFile(move.source, move.staged);
+      } catch (error) {
+        await Promise.all(moves.map((move) => fs.rm(move.staged, { force: true })));
+        // The source went while it was copied: S3 answers as for a source that is not there.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new S3Error('NoSuchKey', 'The specified key does not exist.');
+        throw error;
+      }
+      for (const move of moves) await fs.rename(move.staged, move.target);
+    }
+    if (replacementMetadata) await store.putMetadata(destBucket, destKey, replacementMetadata);
+    return store.getMetadata(destBucket, destKey);
+  };
+}
+
 export async function startObjectStoreServers(): Promise<ObjectStoreServers> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const directory = mkdtempSync(path.join(os.tmpdir(), 'sm-s3rver-'));
   const s3server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
+  copyAtomically((s3server as unknown as { store: S3rverStore }).store);
   const { port: s3port } = (await s3server.run()) as AddressInfo;
   const ddbServer = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => ddbServer.listen(0, '127.0.0.1', () => resolve()));

@@ -27,6 +27,41 @@ export interface Neighbour {
  */
 export const CANDIDATES_PER_CHUNK = 8;
 
+/**
+ * Candidates read per save at most: on average this many per new chunk, and at least
+ * `CANDIDATE_READS_AT_LEAST` (a save of a few chunks reads up to CANDIDATES_PER_CHUNK for each). They
+ * are chosen round by round, every chunk's nearest by its code first, then every chunk's next, so a
+ * large save of text new to the store (whose candidates are mostly not copies at all) reads at most
+ * a few per chunk, however many stored chunks lie near it: on a bucket, where each candidate costs
+ * about a request, the reads of a save do not grow with the store. A chunk's nearest candidate is the
+ * one most likely to be its copy, and copies beyond those read are linked through them (a cluster is
+ * any chain of pairs).
+ */
+export const CANDIDATE_READS_PER_CHUNK = 2;
+const CANDIDATE_READS_AT_LEAST = 16;
+
+/** The candidates a save of `chunks` new chunks reads at most. */
+function readBudget(chunks: number): number {
+  return Math.max(CANDIDATE_READS_AT_LEAST, CANDIDATE_READS_PER_CHUNK * chunks);
+}
+
+/**
+ * The candidates to compare, at most `budget`: those of the lists already read (`read`, within the
+ * budget when they were read), then the others round by round over the chunks' lists (each nearest first).
+ */
+function chosenWithin(lists: readonly Candidate[][], budget: number, read: ReadonlySet<string> = new Set()): Set<string> {
+  const chosen = new Set<string>();
+  for (const list of lists) for (const { chunkId } of list) if (read.has(chunkId)) chosen.add(chunkId);
+  const longest = Math.max(0, ...lists.map((list) => list.length));
+  for (let rank = 0; rank < longest && chosen.size < budget; rank++) {
+    for (const list of lists) {
+      const candidate = list[rank];
+      if (candidate && chosen.size < budget) chosen.add(candidate.chunkId);
+    }
+  }
+  return chosen;
+}
+
 /** Above this many sessions to read again, the whole store is read once instead of session by session. */
 const SCAN_ALL_FROM = 64;
 
@@ -127,6 +162,7 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
   const asked = new Set<string>();
   const reads: Array<Promise<void>> = [];
   let ms = 0;
+  let chunksSeen = 0;
   return {
     sketch,
     found,
@@ -137,8 +173,10 @@ export async function startPrecheck(ctx: EngineContext, record: ArchiveRecord, s
       const started = performance.now();
       // Texts without candidates here are looked up again after the commit.
       if (vectors.every((v) => v.length === sketch.dim)) candidatesOf(sketch, vectors, sessionId).forEach((list, i) => found.set(hashes[i]!, list));
-      const ids: string[] = [];
-      for (const hash of hashes) for (const { chunkId } of found.get(hash) ?? []) if (!asked.has(chunkId)) ids.push(chunkId);
+      // Read now, as far as the budget of the chunks embedded so far allows: the nearest of each chunk first.
+      chunksSeen += hashes.length;
+      const lists = hashes.map((hash) => (found.get(hash) ?? []).filter(({ chunkId }) => !asked.has(chunkId)));
+      const ids = [...chosenWithin(lists, readBudget(chunksSeen) - asked.size)];
       for (const id of ids) asked.add(id);
       // A read that fails leaves its vectors missing: the check after the commit reads them itself.
       if (ids.length > 0) reads.push(ctx.store.vectorsByChunkId(ids).then((vectors) => vectors.forEach((v, id) => read.set(id, v)), () => {}));
@@ -161,15 +199,15 @@ export async function nearestInOtherSessions(ctx: EngineContext, sketch: VectorS
   const computed = candidatesOf(sketch, unknown.map((i) => vectors[i]!), sessionId);
   const candidates = vectors.map((_, i) => known[i] ?? []);
   unknown.forEach((i, j) => (candidates[i] = computed[j]!));
-  const wanted = new Set<string>();
-  for (const list of candidates) for (const c of list) wanted.add(c.chunkId);
-  if (wanted.size === 0) return vectors.map(() => []);
+  if (candidates.every((list) => list.length === 0)) return vectors.map(() => []);
   const stored = new Map(prefetched ? await prefetched.vectors() : []);
+  const wanted = chosenWithin(candidates, readBudget(vectors.length), new Set(stored.keys()));
   const unread = [...wanted].filter((id) => !stored.has(id));
   if (unread.length > 0) for (const [id, vector] of await ctx.store.vectorsByChunkId(unread)) stored.set(id, vector);
   return candidates.map((list, q) => {
     const near: Neighbour[] = [];
     for (const { chunkId, sessionId: other } of list) {
+      if (!wanted.has(chunkId)) continue; // beyond the save's reads
       const vector = stored.get(chunkId);
       if (!vector) continue; // removed by another process since the sketch was read
       const similarity = cosine(vectors[q]!, vector);

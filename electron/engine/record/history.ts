@@ -41,6 +41,13 @@ function rowOf(event: SaveEvent): HistoryRow {
 /** The table, opened on first use; created by the first writer. */
 export class SaveHistory {
   private readonly table: SmallTable;
+  /**
+   * Events of saves that wrote nothing to a shared store, not committed yet: each would cost a commit
+   * (about ten round trips to a bucket) of its own. They are committed with the next event appended,
+   * or before the write lease is given back (WriteGuard's `beforeGiveBack`, at most LEASE_KEEP_MS
+   * after the save, and when the engine closes). A process killed in between loses only these.
+   */
+  private pending: HistoryRow[] = [];
 
   constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore }) {
     this.table = new SmallTable(ctx.store, HISTORY_TABLE, historySchema);
@@ -58,7 +65,24 @@ export class SaveHistory {
     await this.moveLegacyFile(table);
     crashPoint('history');
     assertWriteLock(this.ctx.dataDir);
-    await table.add([rowOf({ ...event, machine: event.machine ?? machineName() })]);
+    const rows = [...this.pending, rowOf({ ...event, machine: event.machine ?? machineName() })];
+    await table.add(rows);
+    this.pending = this.pending.filter((row) => !rows.includes(row));
+  }
+
+  /** Keeps the event of a save that wrote nothing, for the next commit of the history (write lock held). */
+  defer(event: SaveEvent): void {
+    assertWriteLock(this.ctx.dataDir);
+    this.pending.push(rowOf({ ...event, machine: event.machine ?? machineName() }));
+  }
+
+  /** Commits the events kept by `defer`, in one commit (write lease held); on failure they stay kept. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const rows = [...this.pending];
+    const table = (await this.open(true))!;
+    await table.add(rows);
+    this.pending = this.pending.filter((row) => !rows.includes(row));
   }
 
   /** Every event, oldest first (or one session's). */
@@ -74,6 +98,10 @@ export class SaveHistory {
       }
     }
     for (const event of await this.legacyEvents()) if (sessionId === undefined || event.sessionId === sessionId) events.push(event);
+    for (const row of this.pending) {
+      const event = sessionId === undefined || row.session_id === sessionId ? parseEvent(row.event) : null;
+      if (event) events.push(event);
+    }
     return events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   }
 
@@ -84,6 +112,7 @@ export class SaveHistory {
    */
   async dropSessions(sessionIds: readonly string[]): Promise<void> {
     assertWriteLock(this.ctx.dataDir);
+    this.pending = this.pending.filter((row) => !sessionIds.includes(row.session_id));
     const table = await this.open(true);
     if (!table) return;
     await this.moveLegacyFile(table);

@@ -75,8 +75,12 @@ export class ChunkWriter {
     this.count(records, removal.removedIds);
   }
 
-  /** New chunks: embedding of later batches overlaps the writing of earlier ones. */
-  async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>): Promise<void> {
+  /**
+   * New chunks: embedding of later batches overlaps the writing of earlier ones. `storedIds`: the
+   * ids of the session's chunks read from the store under the write lock; chunks whose ids are
+   * neither among them nor written by this save are appended, not merged (ChunkStore.commit).
+   */
+  async writeStreaming(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, storedIds: ReadonlySet<string> | null = null): Promise<void> {
     if (this.options.dryRun) {
       const vectors = await this.vectorsFor(plan);
       this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned)), []);
@@ -104,7 +108,9 @@ export class ChunkWriter {
       if (pending.length === 0) return;
       crashPoint('write-batch');
       assertWriteLock(this.ctx.dataDir);
-      await this.clock.time('chunkCommit', () => this.ctx.store.commit(pending, { sessionId: this.sessionId }));
+      const writtenIds = new Set(this.written.map((r) => r.chunkId));
+      const absent = storedIds !== null && pending.every((r) => !storedIds.has(r.chunkId) && !writtenIds.has(r.chunkId));
+      await this.clock.time('chunkCommit', () => this.ctx.store.commit(pending, { sessionId: this.sessionId, absent }));
       this.commits++;
       this.count(pending, []);
       pending = [];

@@ -27,6 +27,7 @@ import { findFork, forkOfEntry, recordFork, refreshForksOf } from '../record/for
 import { checkSaved } from '../duplicates/nearDuplicates.js';
 import { startPrecheck, type Precheck } from '../duplicates/nearestChunks.js';
 import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
+import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
 
@@ -243,7 +244,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
             ctx.logger.warn(`near-duplicate precheck of ${sessionId} skipped: ${error instanceof Error ? error.message : String(error)}`);
           }
         }
-        await writer.writeStreaming(plan, freshOwned);
+        // The session's chunks were read under the write lock (heads): new ones are appended, not merged.
+        await writer.writeStreaming(plan, freshOwned, new Set(heads.map((h) => h.chunkId)));
       }
     }
 
@@ -335,7 +337,10 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  await clock.time('historyCommit', () => ctx.history.append(event));
+  // On a shared store, the event of a save that wrote no chunk waits for the history's next commit
+  // (the next save that writes, or the lease given back): a re-save then commits nothing at all.
+  if (isRemoteStore(ctx.store.uri) && report.chunksWritten === 0 && report.chunksDeleted === 0) ctx.history.defer(event);
+  else await clock.time('historyCommit', () => ctx.history.append(event));
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }

@@ -10,20 +10,18 @@
  * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts and searchView.ts.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import path from 'node:path';
 import { crashPoint } from '../files/crashPoints.js';
-import { ensureLanceThreads, isRemoteStore } from './connect.js';
+import { ensureLanceThreads } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { StoreReadCache, type ReadCacheOptions } from './storeReadCache.js';
 import { FTS_LAYOUT } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
 import { headColumns, headOf, readRows, rowsOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type SessionMeta, type StoreModelInfo } from './storeRows.js';
 import { openStoreTables, readStoreModel } from './storeCreation.js';
-import { CHUNKS_TABLE, indexedColumns, indexFor, SESSIONS_TABLE } from './storeSchema.js';
+import { indexedColumns, indexFor } from './storeSchema.js';
 import { sessionMeta, sessionMetas, upsertSession } from './storeSessions.js';
-import { sweepUnreferencedFiles } from './storeSweep.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
-import { buildVectorIndexAt, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
+import { buildVectorIndexAt, pruneOldFiles, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
 import { chunksWithTextHashes, chunkTexts, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
 import { SearchView, type SearchReads } from './searchView.js';
 import { retryTransient } from './transient.js';
@@ -158,8 +156,14 @@ export class ChunkStore {
   /**
    * Writes chunks and removes others in ONE commit: new ids are inserted, existing ids replaced,
    * and the ids in `remove` deleted. Re-running the same call is harmless (idempotent).
+   *
+   * `absent`: the caller read, under the write lock, that no stored chunk has any of these ids (new
+   * chunks of new messages). They are then appended instead of merged: a merge joins the new rows with
+   * the chunk ids of the whole table, a read that grows with the store (on a bucket, a request per
+   * fragment and more), where an append reads nothing. Such a call is not idempotent: the caller
+   * runs it once, after reading the session's chunks again.
    */
-  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean }): Promise<void> {
+  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean; absent?: boolean }): Promise<void> {
     const removeIds = remove.chunkIds ?? [];
     if (upserts.length === 0 && removeIds.length === 0 && !remove.allOthers) return;
     if (upserts.length === 0) {
@@ -171,6 +175,12 @@ export class ChunkStore {
     if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexNames = null;
     this.hasPart = true;
     crashPoint('commit');
+    if (remove.absent && removeIds.length === 0 && !remove.allOthers) {
+      await this.chunks.add(upserts.map(toRow));
+      crashPoint('committed');
+      await this.ensureIndexes();
+      return;
+    }
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {
       builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
@@ -321,18 +331,7 @@ export class ChunkStore {
     await rewriteEveryRow(this.chunks, this.sessions);
     this.indexNames = null;
     await this.ensureIndexes();
-    if (!isRemoteStore(this.uri)) {
-      for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(this.uri, `${table}.lance`));
-      return;
-    }
-    // On object storage the files of every older version went with rewriteEveryRow. Files no version
-    // ever referenced are left to LanceDB's own bound (`deleteUnverified: false`: removed once a week
-    // old): they can be a vector index or a commit that a machine paused past its lease is still
-    // writing, which would commit a version naming files removed under it. A commit killed mid-write
-    // can so leave its objects (and its text) for up to that week.
-    for (const table of [this.chunks, this.sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
-    // The read cache may hold the removed files (and their text).
-    await this.pruneReadCache();
+    await pruneOldFiles(this.uri, this.chunks, this.sessions, () => this.pruneReadCache());
   }
 
   /**

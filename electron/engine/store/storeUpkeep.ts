@@ -4,9 +4,11 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { crashPoint } from '../files/crashPoints.js';
-import { connectStore } from './connect.js';
+import path from 'node:path';
+import { connectStore, isRemoteStore } from './connect.js';
 import { HEAD_COLUMNS } from './storeRows.js';
-import { CHUNKS_TABLE } from './storeSchema.js';
+import { CHUNKS_TABLE, SESSIONS_TABLE } from './storeSchema.js';
+import { sweepUnreferencedFiles } from './storeSweep.js';
 
 /**
  * Rewrites every row into new files and drops every older version and unreferenced file, so that
@@ -76,4 +78,23 @@ export async function rollBackToNewestReadable(chunks: lancedb.Table): Promise<n
   } finally {
     await chunks.checkoutLatest();
   }
+}
+
+/**
+ * After rewriteEveryRow: the files no version references, which a killed commit left (storeSweep.ts),
+ * on a folder; on object storage the old versions' files, and then what the read cache holds of them.
+ */
+export async function pruneOldFiles(uri: string, chunks: lancedb.Table, sessions: lancedb.Table, pruneReadCache: () => Promise<number>): Promise<void> {
+  if (!isRemoteStore(uri)) {
+    for (const table of [CHUNKS_TABLE, SESSIONS_TABLE]) await sweepUnreferencedFiles(path.join(uri, `${table}.lance`));
+    return;
+  }
+  // On object storage the files of every older version went with rewriteEveryRow. Files no version
+  // ever referenced are left to LanceDB's own bound (`deleteUnverified: false`: removed once a week
+  // old): they can be a vector index or a commit that a machine paused past its lease is still
+  // writing, which would commit a version naming files removed under it. A commit killed mid-write
+  // can so leave its objects (and its text) for up to that week.
+  for (const table of [chunks, sessions]) await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
+  // The read cache may hold the removed files (and their text).
+  await pruneReadCache();
 }

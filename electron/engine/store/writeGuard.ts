@@ -12,8 +12,16 @@ import { resolveStoreLocation, storeKindOf } from '../files/location.js';
 import { machineId } from '../files/machineId.js';
 import { acquireWriteLock, bindToWriteLock } from '../files/writeLock.js';
 import { connectStore, isRemoteStore } from './connect.js';
-import { StoreLease } from './storeLease.js';
+import { testSwitch } from '../files/testSwitches.js';
+import { StoreLease, type HeldLease } from './storeLease.js';
 import { probeConcurrentWrites, unsafeStoreMessage } from './storeProbe.js';
+
+/**
+ * How long a shared store's write lease is kept after a write for the next one of this process:
+ * saves in a row (an import, a re-save, `watch` catching up) take it and give it back once instead
+ * of two commits each. Another writer waits at most this long more for it.
+ */
+export const LEASE_KEEP_MS = 1_500;
 
 export interface WriteGuardOptions {
   dataDir: string;
@@ -21,6 +29,11 @@ export interface WriteGuardOptions {
   waitMs: number;
   /** The person says only this machine writes to the store: an `s3://` store failing the probe is used all the same. */
   singleWriter?: boolean;
+  /**
+   * Work owed under a shared store's lease, done before a kept lease is given back (the history
+   * events of saves that wrote nothing, committed together). Its failure leaves it owed.
+   */
+  beforeGiveBack?: () => Promise<void>;
 }
 
 /** This machine's name in a lease and in the save history. */
@@ -31,6 +44,10 @@ export function machineName(env: NodeJS.ProcessEnv = process.env): string {
 export class WriteGuard {
   private lease: StoreLease | null = null;
   private probed: Promise<void> | null = null;
+  /** The lease kept after the last write, until `LEASE_KEEP_MS` pass without another. */
+  private kept: { held: HeldLease; timer: NodeJS.Timeout } | null = null;
+  /** A kept lease being given back. */
+  private giving: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: WriteGuardOptions) {}
 
@@ -45,13 +62,13 @@ export class WriteGuard {
     if (!this.shared) return releaseLocal;
     try {
       await this.checkSafe();
-      const held = await (await this.storeLease()).acquire(waitMs);
+      const held = (await this.takeKept()) ?? (await (await this.storeLease()).acquire(waitMs));
       // The lease's end stops writes as the lock's loss would; the local lock stays this process's, given back at release.
       const unbind = bindToWriteLock(dataDir, () => held.problem());
       return async () => {
         unbind();
         try {
-          await held.release();
+          await this.keep(held);
         } finally {
           await releaseLocal();
         }
@@ -73,8 +90,53 @@ export class WriteGuard {
     return (await (await this.storeLease()).current())?.holder ?? null;
   }
 
-  close(): void {
+  /** Gives back a kept lease, then closes the lease's table. */
+  async close(): Promise<void> {
+    await this.giveBack();
     this.lease?.close();
+    this.lease = null;
+  }
+
+  /** The lease kept from the last write, when it can still be written under. */
+  private async takeKept(): Promise<HeldLease | null> {
+    const kept = this.kept;
+    if (kept && kept.held.problem() === null) {
+      clearTimeout(kept.timer);
+      this.kept = null;
+      return kept.held;
+    }
+    await this.giveBack();
+    return null;
+  }
+
+  /** Keeps the lease for the next write of this process; gives it back after `LEASE_KEEP_MS` without one. */
+  private async keep(held: HeldLease): Promise<void> {
+    await this.giveBack();
+    const keepMs = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_KEEP_MS') ?? LEASE_KEEP_MS);
+    if (held.problem() !== null || keepMs <= 0) {
+      if (held.problem() === null) await this.options.beforeGiveBack?.().catch(() => {});
+      await held.release();
+      return;
+    }
+    const timer = setTimeout(() => void this.giveBack().catch(() => {}), keepMs);
+    this.kept = { held, timer };
+  }
+
+  /** Gives back the kept lease (and waits for one being given back). */
+  private async giveBack(): Promise<void> {
+    const kept = this.kept;
+    if (kept) {
+      this.kept = null;
+      clearTimeout(kept.timer);
+      this.giving = this.giving.then(async () => {
+        if (kept.held.problem() === null) await this.options.beforeGiveBack?.().catch(() => {});
+        await kept.held.release();
+      });
+    }
+    const giving = this.giving;
+    // A failed release is not this caller's failure: the lease then ends after LEASE_TTL_MS.
+    this.giving = giving.catch(() => {});
+    await giving;
   }
 
   private checkSafe(): Promise<void> {

@@ -1,0 +1,136 @@
+/**
+ * Saves in a row on a shared store take its write lease once: the lease is kept a moment after a
+ * save for the next one of the same process, and given back after LEASE_KEEP_MS without one, or at
+ * once when the engine closes. Another machine waits at most that long more for it. Real S3 and
+ * DynamoDB servers (s3rver and dynalite on 127.0.0.1).
+ */
+import { describe, expect, it } from 'vitest';
+import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { MemoryEngine } from '../electron/engine/engine.js';
+import { connectStore } from '../electron/engine/store/connect.js';
+import { LEASE_TABLE, LEASE_TTL_MS } from '../electron/engine/store/storeLease.js';
+import { HISTORY_TABLE } from '../electron/engine/record/history.js';
+import { LEASE_KEEP_MS } from '../electron/engine/store/writeGuard.js';
+import { conversation, scratchDirs } from './helpers/engine.js';
+import type { ObjectStoreServers } from './helpers/objectStore.js';
+import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
+
+let servers: ObjectStoreServers;
+let embedder: WorkerEmbedder;
+const dir = scratchDirs('sm-lease-keep-');
+useObjectStoreMachine((started, startedEmbedder) => {
+  servers = started;
+  embedder = startedEmbedder;
+});
+
+/** The lease as the store holds it now: its holder's token (a new one at every take; empty when free). */
+async function leaseNow(storeUri: string): Promise<string> {
+  const db = await connectStore(storeUri, { readConsistencyInterval: 0 });
+  try {
+    const table = await db.openTable(LEASE_TABLE);
+    const rows = (await table.query().toArray()) as Array<{ token: string }>;
+    table.close();
+    return rows[0]?.token ?? '';
+  } finally {
+    db.close();
+  }
+}
+
+const open = (storeUri: string, dataDir = dir()) => MemoryEngine.open({ dataDir, storeUri, embedder, lockWaitMs: 20_000 });
+
+describe('the write lease of a shared store across saves in a row', () => {
+  it('is taken once for a save, re-saves and an append of one process, and given back when the engine closes', async () => {
+    const { sharedUri } = await servers.newStore('keep');
+    const engine = await open(sharedUri);
+    try {
+      await engine.save(conversation(6));
+      const taken = await leaseNow(sharedUri);
+      expect(taken).not.toBe('');
+      expect((await engine.save(conversation(6))).skippedSession).toBe(true);
+      expect((await engine.save(conversation(6))).skippedSession).toBe(true);
+      expect((await engine.save(conversation(9))).new).toBe(3);
+      // The same hold (renewed, perhaps), not taken and given back at each save.
+      expect(await leaseNow(sharedUri)).toBe(taken);
+    } finally {
+      await engine.close();
+    }
+    expect(await leaseNow(sharedUri)).toBe('');
+  }, 120_000);
+
+  it('is given back by itself after a moment without a save: another machine saves without waiting for it to lapse', async () => {
+    const { sharedUri } = await servers.newStore('handover');
+    const laptop = await open(sharedUri);
+    let waited = Infinity;
+    const desktop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder, lockWaitMs: 20_000, onSaveTimings: (t) => (waited = t.phases.lock ?? Infinity) });
+    try {
+      await laptop.save(conversation(4));
+      expect(await leaseNow(sharedUri)).not.toBe('');
+      const saved = await desktop.save({ ...conversation(5), sessionId: 'desktop-session' });
+      expect(saved.new).toBe(5);
+      // The desktop's wait for the lease: far below the 30 s a lease must go unrenewed before it is taken over.
+      expect(waited).toBeLessThan(LEASE_KEEP_MS + 10_000);
+      // The laptop's hold ended on its own: it saves again after the desktop gave the lease back.
+      expect((await laptop.save(conversation(7))).new).toBe(3);
+    } finally {
+      await laptop.close();
+      await desktop.close();
+    }
+    expect(await leaseNow(sharedUri)).toBe('');
+  }, 120_000);
+
+  it('is not written under once it went too long unrenewed while kept (a laptop asleep): the next save takes it again', async () => {
+    const { sharedUri } = await servers.newStore('stale');
+    const engine = await open(sharedUri);
+    try {
+      await engine.save(conversation(4));
+      const kept = await leaseNow(sharedUri);
+      // The wall clock jumps past the point where the holder stops writing (it slept).
+      process.env.SESSION_MEMORY_TEST_CLOCK_OFFSET_MS = String(LEASE_TTL_MS);
+      expect((await engine.save(conversation(6))).new).toBe(2);
+      const taken = await leaseNow(sharedUri);
+      expect(taken).not.toBe('');
+      expect(taken).not.toBe(kept);
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_CLOCK_OFFSET_MS;
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('commits the history events of saves that wrote nothing once, when the lease is given back; another machine then reads them all', async () => {
+    const { sharedUri } = await servers.newStore('history');
+    const engine = await open(sharedUri);
+    let versionsAfterSave = 0;
+    try {
+      await engine.save(conversation(5));
+      versionsAfterSave = await historyVersion(sharedUri);
+      for (let i = 0; i < 3; i++) expect((await engine.save(conversation(5))).skippedSession).toBe(true);
+      // Not committed yet, and yet this process's history shows them.
+      expect(await historyVersion(sharedUri)).toBe(versionsAfterSave);
+      expect((await engine.history('session-a')).map((e) => e.skippedSession)).toEqual([false, true, true, true]);
+    } finally {
+      await engine.close();
+    }
+    // One commit for the three, made before the lease was given back.
+    expect(await historyVersion(sharedUri)).toBe(versionsAfterSave + 1);
+    const reader = await open(sharedUri);
+    try {
+      expect((await reader.history('session-a')).map((e) => e.skippedSession)).toEqual([false, true, true, true]);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
+});
+
+/** The version of the store's history table. */
+async function historyVersion(storeUri: string): Promise<number> {
+  const db = await connectStore(storeUri, { readConsistencyInterval: 0 });
+  try {
+    const table = await db.openTable(HISTORY_TABLE);
+    const version = await table.version();
+    table.close();
+    return version;
+  } finally {
+    db.close();
+  }
+}
+
