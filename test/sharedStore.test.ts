@@ -194,7 +194,10 @@ describe('what the store holds besides chunks', () => {
     ] }));
     const other = path.join(files, 'other.json');
     writeFileSync(other, JSON.stringify(conversation(6, { sessionId: 'other' })));
-    const laptop = machine('laptop');
+    // Both machines keep a 15 s lease instead of 30 s (a test switch): the desktop waits 15 s for the dead
+    // one's. A live writer must still have a renewal confirmed every 10 s (20 s with the usual lease).
+    const lease = { SESSION_MEMORY_TEST_LEASE_TTL_MS: '15000' };
+    const laptop = { ...machine('laptop'), ...lease };
     expect((await runCli(['--data', sharedUri, 'save', secret], laptop)).status).toBe(0);
     // Killed once the journal names the work, before anything is removed.
     const killed = await runCli(['--data', sharedUri, 'forget', 'secret'], { ...laptop, SESSION_MEMORY_TEST_CRASH: 'forget-journal:1' });
@@ -202,9 +205,11 @@ describe('what the store holds besides chunks', () => {
     expect((await servers.objects(bucket)).some((o) => o.body.toString('latin1').includes(marker))).toBe(true);
 
     // Another machine's save is the next writer: it finishes the forget first (after the dead lease runs out).
-    const desktop = machine('desktop');
+    const desktop = { ...machine('desktop'), ...lease };
+    const waitStarted = Date.now();
     const saved = await runCli(['--data', sharedUri, 'save', other, '--json'], desktop);
     expect(saved.status, saved.stderr).toBe(0);
+    expect(Date.now() - waitStarted, 'the lease of a process killed on another machine was taken over before it ran out').toBeGreaterThanOrEqual(15_000);
     const listed = JSON.parse((await runCli(['--data', sharedUri, 'sessions', '--json'], desktop)).stdout) as Array<{ sessionId: string }>;
     expect(listed.map((s) => s.sessionId)).toEqual(['other']);
     expect((await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase())).map((o) => o.key)).toEqual([]);
