@@ -109,9 +109,13 @@ describe('a save to a shared store killed at any point, then run again, leaves w
     expect(await onFreshMachine(sharedUri, (engine) => engine.verify()), label).toMatchObject({ ok: true, problems: [] });
   }
 
-  it('killed at 14 moments, creating the store included', async () => {
+  // 14 kills in two tests, so that neither holds all the trials under one timeout on a busy machine.
+  it('killed at 11 moments, creating the store included', async () => {
     const points = ['create/meta:1', 'created/meta:1', 'create/chunks:1', 'created/sessions:1', 'commit:1', 'committed:1', 'committed:4', 'rename/.archived_sessions.json:1', 'history:1', 'optimize:1:1', 'sketch:1'];
     for (const point of points) await trial(`save, crash at ${point}`, point);
+  }, TRIALS_TIMEOUT);
+
+  it('killed at 3 random moments', async () => {
     const random = seededRandom(SEED);
     for (let i = 0; i < 3; i++) {
       const point = `save:1:${Math.max(1, Math.round(cleanMs * (0.05 + 0.9 * random())))}`;
