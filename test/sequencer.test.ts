@@ -11,7 +11,8 @@ describe('the order test files start in', () => {
   });
 
   it('starts the slow files first, in the list\'s order, and the others after them in the order given', () => {
-    const given = ['test/a.test.ts', 'test/sharedCrash.test.ts', 'test/b.test.ts', 'test/crash.test.ts', 'test/c.test.ts'];
-    expect(slowFirst(given, (file) => file)).toEqual(['test/crash.test.ts', 'test/sharedCrash.test.ts', 'test/a.test.ts', 'test/b.test.ts', 'test/c.test.ts']);
+    const given = ['test/a.test.ts', 'test/slow2.test.ts', 'test/b.test.ts', 'test/slow1.test.ts', 'test/c.test.ts'];
+    const slow = ['test/slow1.test.ts', 'test/slow2.test.ts', 'test/absent.test.ts'];
+    expect(slowFirst(given, (file) => file, slow)).toEqual(['test/slow1.test.ts', 'test/slow2.test.ts', 'test/a.test.ts', 'test/b.test.ts', 'test/c.test.ts']);
   });
 });
