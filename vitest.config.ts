@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -13,6 +14,9 @@ export default defineConfig({
     // file runs in that time. Not more: several tests hold a process to a deadline (a lease taken
     // over within 20 s), and the machine has two cores.
     maxWorkers: 2,
+    // The files that take minutes start first, longest first (test/helpers/sequencer.ts): on a clone
+    // with no results of an earlier run, Vitest would start the larger files first, by bytes.
+    sequence: { sequencer: SlowFirstSequencer },
     // Test switches (SESSION_MEMORY_TEST_*) are read only in a test run: electron/engine/files/testSwitches.ts.
     // LANCEDB_LOG: LanceDB's own warnings (one per connection to an s3+ddb:// store) stay out of the output, as in the CLI.
     env: { SESSION_MEMORY_TEST_RUN: '1', LANCEDB_LOG: 'error' },

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { jsonLines, runCli, type CliResult } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, runCli, type CliResult } from './helpers/cli.js';
 import { claudeCodeLines } from './helpers/claudeCode.js';
 import { tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
@@ -46,7 +46,9 @@ interface Machine {
 function machine(name: string): Machine {
   const home = dir();
   const memoryHome = dir();
-  const env = { ...servers.env, HOME: home, USERPROFILE: home, SESSION_MEMORY_HOME: memoryHome, SESSION_MEMORY_MACHINE: name };
+  // The subject is forgetting, not embedding: the hashing stand-in embeds (test/sharedStore.test.ts
+  // saves and searches a bucket with the real model).
+  const env = { ...servers.env, HOME: home, USERPROFILE: home, SESSION_MEMORY_HOME: memoryHome, SESSION_MEMORY_MACHINE: name, ...HASH_EMBEDDER };
   return { home, memoryHome, env, cli: (args) => runCli(args, env) };
 }
 

@@ -32,6 +32,9 @@ useObjectStoreMachine((started, startedEmbedder) => {
   embedder = startedEmbedder;
 });
 
+/** The lease of the machines of a test that waits for one to run out (SESSION_MEMORY_TEST_LEASE_TTL_MS; 30 s otherwise). */
+const SHORT_LEASE_MS = 15_000;
+
 /** A machine: its own local folder and name, the servers' endpoints. */
 function machine(name: string, extra: Record<string, string> = {}): Record<string, string> {
   return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...extra };
@@ -153,12 +156,17 @@ describe('a writer stopped past its lease', () => {
     const file = path.join(dir(), 'long.json');
     writeFileSync(file, JSON.stringify(realisticConversation('long', 120, 11)));
     // The laptop stops itself before its second batch's commit, holding the lease, and stays stopped past its end.
-    const laptop = startCli(['--data', sharedUri, 'save', file, '--json'], machine('laptop', { SESSION_MEMORY_TEST_WRITE_BATCH: '4', SESSION_MEMORY_TEST_STOP: 'write-batch:2' }));
+    // Both machines keep a 15 s lease instead of 30 s (a test switch), so the desktop waits 15 s for it, not 30.
+    const lease = { SESSION_MEMORY_TEST_LEASE_TTL_MS: String(SHORT_LEASE_MS) };
+    const laptop = startCli(['--data', sharedUri, 'save', file, '--json'], machine('laptop', { ...lease, SESSION_MEMORY_TEST_WRITE_BATCH: '4', SESSION_MEMORY_TEST_STOP: 'write-batch:2' }));
     const laptopDone = collect(laptop);
     let committed: number;
     try {
       await untilStopped(laptop);
-      const desktop = await runCli(['--data', sharedUri, 'save', file, '--json'], machine('desktop'));
+      const waitStarted = Date.now();
+      const desktop = await runCli(['--data', sharedUri, 'save', file, '--json'], machine('desktop', lease));
+      // It waited for the lease to go unrenewed: the laptop was stopped past its lease, not before.
+      expect(Date.now() - waitStarted).toBeGreaterThanOrEqual(SHORT_LEASE_MS);
       expect(desktop.status, desktop.stderr).toBe(0);
       committed = await chunksVersion(sharedUri);
     } finally {

@@ -161,6 +161,34 @@ describe('the write lease of a shared store', () => {
     await (await acquiring).release();
   });
 
+  it('keeps a lease of the length a test run sets, its margin in proportion: taken over after 15 s unrenewed, no writes after 10 s', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance', 'setTimeout', 'setInterval', 'clearInterval'] });
+    process.env.SESSION_MEMORY_TEST_LEASE_TTL_MS = '15000';
+    try {
+      const row = { ...leaseRow(), holder: 'desktop (process 7)', token: 'theirs', expires_at: Date.now() + 15_000 };
+      const lease = laptopLease(connectionTo(row, {}));
+      let taken = false;
+      const acquiring = lease.acquire(60_000).then((held) => {
+        taken = true;
+        return held;
+      });
+      await vi.advanceTimersByTimeAsync(12_000);
+      expect(taken).toBe(false);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(taken).toBe(true);
+      const held = await acquiring;
+      // With no renewal confirmed (the wall clock moves, no timer runs), writes stop 10 s after taking it
+      // (taken 0-2 s before now: the watch ended between 15 and 17 s).
+      vi.setSystemTime(Date.now() + 7_000);
+      expect(held.problem()).toBeNull();
+      vi.setSystemTime(Date.now() + 4_000);
+      expect(held.problem()?.message).toMatch(/write lease of s3\+ddb:\/\/bucket\/memory was last renewed 1[1-3] s ago/);
+      await held.release();
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_LEASE_TTL_MS;
+    }
+  });
+
   it('tells transient failures from a missing table or damage', () => {
     expect(isTransientStoreError(new Error('lance error: Too many concurrent writers. Attempted 6 times'))).toBe(true);
     expect(isTransientStoreError(new Error('lance error: Generic S3 error: Error performing list request: after 3 retries - Server returned non-2xx status code: 500 Internal Server Error'))).toBe(true);

@@ -62,9 +62,11 @@ export function openEngine(dataDir: string, embedder: WorkerEmbedder, extra: Par
 /**
  * Opens a store the CLI built with the hashing stand-in (`HASH_EMBEDDER`) in this process, runs `job`
  * and closes it: what `show --json` or `verify --json` print, without starting a process for each.
+ * A store on object storage is given as `storeUri` (this process then needs the servers' endpoints in
+ * its environment), with `dataDir` as the machine's own folder.
  */
-export async function withHashStore<T>(dataDir: string, job: (engine: MemoryEngine) => Promise<T>): Promise<T> {
-  const engine = await MemoryEngine.open({ dataDir, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
+export async function withHashStore<T>(dataDir: string, job: (engine: MemoryEngine) => Promise<T>, extra: Partial<MemoryEngineOptions> = {}): Promise<T> {
+  const engine = await MemoryEngine.open({ dataDir, embedder: new HashEmbedder(), lockWaitMs: 5_000, ...extra });
   try {
     return await job(engine);
   } finally {

@@ -44,6 +44,19 @@ export const LEASE_TTL_MS = 30_000;
 /** The holder stops writing this long before a taker could take over: the time its last commit has to land. */
 export const LEASE_MARGIN_MS = 10_000;
 const RENEW_MS = 5_000;
+
+/**
+ * The lease's times: `LEASE_TTL_MS`, `LEASE_MARGIN_MS` and the renewal interval. A test run may set
+ * the lease's length (SESSION_MEMORY_TEST_LEASE_TTL_MS, on every machine of the test): shorter, so
+ * that a test of a writer paused past its lease does not wait out 30 s; longer than a save waits for
+ * a lease (a minute), so that a test of a lease taken over at once cannot pass by waiting it out.
+ * The margin and the renewal interval keep their proportions to it.
+ */
+function leaseTimes(): { ttl: number; margin: number; renew: number } {
+  const asked = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_TTL_MS') ?? 0);
+  if (!(asked > 0)) return { ttl: LEASE_TTL_MS, margin: LEASE_MARGIN_MS, renew: RENEW_MS };
+  return { ttl: asked, margin: (asked * LEASE_MARGIN_MS) / LEASE_TTL_MS, renew: (asked * RENEW_MS) / LEASE_TTL_MS };
+}
 /** Versions of the lease table between two compactions of it: every save makes two, every renewal one. */
 const LEASE_COMPACT_EVERY = 100;
 /**
@@ -128,17 +141,17 @@ export class StoreLease {
         }
         if (condition) {
           sent = now();
-          const taken = await table.update({ where: `id = ${sqlString(LEASE_ID)} AND ${condition}`, values: { holder: this.describe(), token, expires_at: sent.wall + LEASE_TTL_MS } });
-          if (taken.rowsUpdated === 1) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS, taken.version);
+          const taken = await table.update({ where: `id = ${sqlString(LEASE_ID)} AND ${condition}`, values: { holder: this.describe(), token, expires_at: sent.wall + leaseTimes().ttl } });
+          if (taken.rowsUpdated === 1) return this.hold(table, token, sent, sent.wall + leaseTimes().ttl, taken.version);
         }
       } catch (error) {
         if (!isTransientStoreError(error)) throw error;
         // The update may have been committed before its answer failed: then the lease carries this token.
-        if (sent && (await this.read()).token === token) return this.hold(table, token, sent, sent.wall + LEASE_TTL_MS, await table.version());
+        if (sent && (await this.read()).token === token) return this.hold(table, token, sent, sent.wall + leaseTimes().ttl, await table.version());
       }
       if (blind) continue;
       if (performance.now() - started >= waitMs) {
-        const who = seen?.token ? ` (${(await this.read()).holder || 'another process'}, for up to ${Math.max(1, Math.round((LEASE_TTL_MS - (performance.now() - seen.since)) / 1000))} s more unless it finishes first)` : '';
+        const who = seen?.token ? ` (${(await this.read()).holder || 'another process'}, for up to ${Math.max(1, Math.round((leaseTimes().ttl - (performance.now() - seen.since)) / 1000))} s more unless it finishes first)` : '';
         throw new EngineError('locked', `another machine is saving to ${this.where}${who}; try again when it has finished`);
       }
       // Jittered back-off: writers of several machines do not retry in step.
@@ -156,7 +169,7 @@ export class StoreLease {
     if (row.token === '') return `token = ''`;
     const sameToken = `token = ${sqlString(row.token)}`;
     if (this.heldByDeadProcessHere(row)) return sameToken;
-    if (at - seen.since >= LEASE_TTL_MS) return `${sameToken} AND expires_at = ${seen.stamp}`;
+    if (at - seen.since >= leaseTimes().ttl) return `${sameToken} AND expires_at = ${seen.stamp}`;
     return null;
   }
 
@@ -184,7 +197,7 @@ export class StoreLease {
    */
   async current(): Promise<{ holder: string; token: string } | null> {
     const row = await this.read();
-    if (row.token === '' || row.expires_at + LEASE_TTL_MS < now().wall) return null;
+    if (row.token === '' || row.expires_at + leaseTimes().ttl < now().wall) return null;
     return { holder: row.holder, token: row.token };
   }
 
@@ -197,7 +210,7 @@ export class StoreLease {
     const renew = async (): Promise<void> => {
       const sent = now();
       // The stamp changes at every renewal, whatever this machine's clock does: a taker watching it sees the lease is alive.
-      const next = Math.max(written + 1, sent.wall + LEASE_TTL_MS);
+      const next = Math.max(written + 1, sent.wall + leaseTimes().ttl);
       try {
         const renewed = await table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { expires_at: next } });
         if (renewed.rowsUpdated === 1) {
@@ -215,12 +228,13 @@ export class StoreLease {
     };
     const timer = setInterval(() => {
       renewing ??= renew().finally(() => (renewing = null));
-    }, RENEW_MS);
+    }, leaseTimes().renew);
     timer.unref();
     const problem = (): EngineError | null => {
       if (lost) return lost;
       const age = elapsedSince(confirmed);
-      if (age < LEASE_TTL_MS - LEASE_MARGIN_MS) return null;
+      const { ttl, margin } = leaseTimes();
+      if (age < ttl - margin) return null;
       return new EngineError('locked', `the write lease of ${this.where} was last renewed ${Math.round(age / 1000)} s ago (this machine was paused or cut off): another machine may be saving now, so this one stopped writing; what was written is whole, and saving again finishes it`);
     };
     return {
