@@ -7,10 +7,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { SaveReport } from '../../shared/domain.js';
 import { testSwitch } from '../engine/files/index.js';
 import type { SyncOptions } from '../sources/sync.js';
+import { quickCommandLine } from './quickCommandLine.js';
 import { dataDirOf, describeReport, describeSkipped, parseInclude, reportJson, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
 
 export interface HookFlags {
@@ -92,50 +92,21 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
  * program (which accepts unknown options for a hook as well).
  */
 export function hookCommandLine(argv: string[]): { globals: GlobalOptions; payload: string[]; flags: HookFlags } | null {
-  let tokens;
-  try {
-    ({ tokens } = parseArgs({
-      args: argv.slice(2),
-      options: { data: { type: 'string' }, 'single-writer': { type: 'boolean' }, model: { type: 'string' }, file: { type: 'string' }, include: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    }));
-  } catch {
-    return null;
-  }
-  const command = tokens.findIndex((token) => token.kind === 'positional');
-  const name = tokens[command];
-  if (name?.kind !== 'positional' || name.value !== 'hook') return null;
-  const globals: GlobalOptions = {};
+  const line = quickCommandLine(argv, 'hook', { file: { type: 'string' }, include: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } });
+  if (!line) return null;
   const flags: HookFlags = {};
-  const payload: string[] = [];
-  const seen = new Set<string>();
-  for (const [index, token] of tokens.entries()) {
-    if (index === command) continue;
-    if (token.kind === 'option-terminator') return null;
-    if (token.kind === 'positional') {
-      payload.push(token.value);
-      continue;
-    }
-    if (seen.has(token.name) || token.value?.startsWith('-')) return null;
-    seen.add(token.name);
-    const global = token.name === 'data' || token.name === 'model' || token.name === 'single-writer';
-    if (global !== index < command) return null;
-    if (token.name === 'data') globals.data = token.value!;
-    else if (token.name === 'model') globals.model = token.value!;
-    else if (token.name === 'single-writer') globals.singleWriter = true;
-    else if (token.name === 'file') flags.file = token.value!;
-    else if (token.name === 'json') flags.json = true;
-    else if (token.name === 'include') {
-      try {
-        flags.include = parseInclude(token.value!);
-      } catch {
-        return null;
-      }
+  const file = line.options.get('file');
+  if (typeof file === 'string') flags.file = file;
+  if (line.options.has('json')) flags.json = true;
+  const include = line.options.get('include');
+  if (typeof include === 'string') {
+    try {
+      flags.include = parseInclude(include);
+    } catch {
+      return null;
     }
   }
-  return { globals, payload, flags };
+  return { globals: line.globals, payload: line.positionals, flags };
 }
 
 /** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */

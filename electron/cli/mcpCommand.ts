@@ -6,7 +6,7 @@
  * (`mcp --help`, an unknown option, a typo) goes through the program, which answers it as before.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { quickCommandLine } from './quickCommandLine.js';
 import { locationOf, type GlobalOptions, type Io } from './support.js';
 
 export interface McpFlags {
@@ -34,34 +34,7 @@ export async function serveMcp(io: Io, globals: GlobalOptions, options: McpFlags
  * at most once, and a value that looks like an option is left to the program to judge.
  */
 export function mcpCommandLine(argv: string[]): { globals: GlobalOptions; options: McpFlags } | null {
-  let tokens;
-  try {
-    ({ tokens } = parseArgs({
-      args: argv.slice(2),
-      options: { data: { type: 'string' }, 'single-writer': { type: 'boolean' }, model: { type: 'string' }, 'read-only': { type: 'boolean' } },
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    }));
-  } catch {
-    return null;
-  }
-  const command = tokens.findIndex((token) => token.kind === 'positional');
-  const name = tokens[command];
-  if (name?.kind !== 'positional' || name.value !== 'mcp') return null;
-  const globals: GlobalOptions = {};
-  const options: McpFlags = {};
-  const seen = new Set<string>();
-  for (const [index, token] of tokens.entries()) {
-    if (index === command) continue;
-    if (token.kind !== 'option' || seen.has(token.name)) return null;
-    seen.add(token.name);
-    if (token.value?.startsWith('-')) return null;
-    if ((token.name === 'read-only') !== index > command) return null;
-    if (token.name === 'data') globals.data = token.value!;
-    else if (token.name === 'model') globals.model = token.value!;
-    else if (token.name === 'single-writer') globals.singleWriter = true;
-    else options.readOnly = true;
-  }
-  return { globals, options };
+  const line = quickCommandLine(argv, 'mcp', { 'read-only': { type: 'boolean' } });
+  if (!line || line.positionals.length > 0) return null;
+  return { globals: line.globals, options: line.options.has('read-only') ? { readOnly: true } : {} };
 }
