@@ -187,7 +187,11 @@ async function chunksAroundBatch(chunks: SearchTable, places: ReadonlyArray<Chun
   const rows: Near[] = (await readRows(query)).map((r) => ({ chunkId: String(r.chunk_id), sessionId: String(r.session_id), seq: Number(r.seq), part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]), msgIds: listOf(r.msg_ids) }));
   if (recent) for (const row of recent.ofSessions(new Set(sessions))) if (spans.some((span) => span.sessionId === row.sessionId && startsIn(row, span, chunks.hasPart))) rows.push({ chunkId: row.hit.chunkId, sessionId: row.sessionId, seq: row.seq, part: row.part, msgIds: row.hit.msgIds, hit: row.hit });
   const bySession = new Map<string, Near[]>();
-  for (const row of rows) bySession.set(row.sessionId, [...(bySession.get(row.sessionId) ?? []), row]);
+  for (const row of rows) {
+    const list = bySession.get(row.sessionId);
+    if (list) list.push(row);
+    else bySession.set(row.sessionId, [row]);
+  }
   for (const list of bySession.values()) list.sort((a, b) => orderOf(a) - orderOf(b) || (a.chunkId < b.chunkId ? -1 : 1));
   const chosen = places.map((p, i) => {
     const list = bySession.get(p.sessionId) ?? [];
