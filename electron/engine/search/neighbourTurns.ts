@@ -5,7 +5,7 @@
  * shares neither words nor much meaning with the question. So the chunk just after each of the first
  * NEIGHBOUR_SOURCES candidates (the nearest in its session that starts with another message: the
  * other parts of a long message are skipped) scores at least NEIGHBOUR_WEIGHT of that candidate's
- * score. One read through the session index (storeLookups.ts chunksAround). The chunk before was
+ * score. One read through the session index, of the rows from each place on (storeLookups.ts chunksAfter). The chunk before was
  * measured too and is not lent to: it cost more than it found (docs/retrieval.md).
  */
 import type { SearchReads } from '../store/searchView.js';
@@ -18,14 +18,23 @@ export const NEIGHBOUR_SOURCES = 3;
 /** The share of a candidate's score the turn after it scores at least. */
 export const NEIGHBOUR_WEIGHT = 0.5;
 
-/** The candidates with the turns after the first NEIGHBOUR_SOURCES (see above), added or raised. Best first again. */
-export async function favourNeighbours<T extends { hit: VectorHit; score: number }>(reads: Pick<SearchReads, 'chunksAround'>, fused: readonly T[]): Promise<T[]> {
+/** A candidate: a chunk and its score. */
+export interface Scored {
+  hit: VectorHit;
+  score: number;
+}
+
+/**
+ * The candidates with the turns after the first NEIGHBOUR_SOURCES (see above), added or raised. Best
+ * first again. A turn after that was no candidate joins as a chunk and its score alone.
+ */
+export async function favourNeighbours(reads: Pick<SearchReads, 'chunksAfter'>, fused: readonly Scored[]): Promise<Scored[]> {
   const sources = fused.slice(0, NEIGHBOUR_SOURCES).filter(({ hit }) => placed(hit));
   if (sources.length === 0) return [...fused];
-  const around = await reads.chunksAround(sources.map(({ hit }) => placeOf(hit)));
-  const lent = new Map<string, { hit: VectorHit; score: number }>();
+  const after = await reads.chunksAfter(sources.map(({ hit }) => placeOf(hit)));
+  const lent = new Map<string, Scored>();
   sources.forEach((source, i) => {
-    const next = around[i]?.after;
+    const next = after[i];
     const score = NEIGHBOUR_WEIGHT * source.score;
     if (next && (lent.get(next.chunkId)?.score ?? -1) < score) lent.set(next.chunkId, { hit: next, score });
   });
@@ -35,6 +44,6 @@ export async function favourNeighbours<T extends { hit: VectorHit; score: number
     lent.delete(entry.hit.chunkId);
     return share.score > entry.score ? { ...entry, score: share.score } : entry;
   });
-  for (const { hit, score } of lent.values()) out.push({ hit, score } as T);
+  out.push(...lent.values());
   return out.sort((a, b) => b.score - a.score);
 }

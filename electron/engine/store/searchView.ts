@@ -15,7 +15,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
-import { chunksAround, messagesAround, vectorsByChunkId, type ChunkPlace, type ChunksAround, type MessagesAround } from './storeLookups.js';
+import { chunksAfter, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
@@ -41,8 +41,8 @@ export interface SearchReads {
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
   /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
-  /** For each chunk place given, the nearest chunks before and after it in its session that hold other messages (storeLookups.ts). */
-  chunksAround(places: ReadonlyArray<ChunkPlace>): Promise<ChunksAround[]>;
+  /** For each chunk place given, the nearest chunk after it in its session that starts with another message (storeLookups.ts). */
+  chunksAfter(places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>>;
   /** How many rows outside the indexes the searches read from memory (recentRows.ts); 0 when none or when they read them in the table. */
   recentRows: number;
 }
@@ -189,7 +189,7 @@ export class SearchView {
         (await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId, this.requiredWordsAt(chunks, version, required, limit, sessionId)) : [],
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
       messagesAround: (places) => messagesAround(chunks, places),
-      chunksAround: (places) => chunksAround(chunks, places),
+      chunksAfter: (places) => chunksAfter(chunks, places),
     };
   }
 }

@@ -145,22 +145,16 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
   });
 }
 
-/** The chunks next to a chunk in its session: the nearest before it and the nearest after it that hold other messages. */
-export interface ChunksAround {
-  before?: VectorHit;
-  after?: VectorHit;
-}
-
 /**
- * For each chunk place, the nearest chunk of its session before it whose messages are not all the
- * place's first message, and the nearest after it whose first message is not the place's last (the
- * other parts of a long message are skipped: the neighbour is the message said before or after),
- * when one starts within AROUND_POSITIONS message positions of it. Read as messagesAround reads,
- * through the session index, with each hit's text and vector.
+ * For each chunk place, the nearest chunk of its session after it whose first message is not the
+ * place's last (the other parts of a long message are skipped: the neighbour is the message said
+ * next), when one starts within AROUND_POSITIONS message positions of the place's first message;
+ * with its text and vector. Read as messagesAround reads, through the session index, but only the
+ * rows from the place's own position on: nothing before it is read.
  */
-export async function chunksAround(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<ChunksAround[]> {
-  const out: ChunksAround[] = [];
-  for (let i = 0; i < places.length; i += 50) out.push(...(await chunksAroundBatch(chunks, places.slice(i, i + 50))));
+export async function chunksAfter(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
+  const out: Array<VectorHit | undefined> = [];
+  for (let i = 0; i < places.length; i += 50) out.push(...(await chunksAfterBatch(chunks, places.slice(i, i + 50))));
   return out;
 }
 
@@ -169,11 +163,12 @@ function orderOf(place: { seq: number; part?: number }): number {
   return place.part !== undefined && place.part >= 0 ? place.seq * 1000 + place.part : place.seq;
 }
 
-async function chunksAroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<ChunksAround[]> {
+async function chunksAfterBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
   if (places.length === 0) return [];
+  // From the place's own position: a row after it in the session starts there or later.
   const spans = places.map((p) => {
     const position = Math.floor(p.part !== undefined && p.part >= 0 ? p.seq : p.seq / 1000);
-    return { sessionId: p.sessionId, from: position - AROUND_POSITIONS, to: position + AROUND_POSITIONS + 1 };
+    return { sessionId: p.sessionId, from: position, to: position + AROUND_POSITIONS + 1 };
   });
   const sessions = [...new Set(places.map((p) => p.sessionId))];
   const recent = chunks.recent;
@@ -194,20 +189,11 @@ async function chunksAroundBatch(chunks: SearchTable, places: ReadonlyArray<Chun
   }
   for (const list of bySession.values()) list.sort((a, b) => orderOf(a) - orderOf(b) || (a.chunkId < b.chunkId ? -1 : 1));
   const chosen = places.map((p, i) => {
-    const list = bySession.get(p.sessionId) ?? [];
     const span = spans[i]!;
     const at = orderOf(p);
-    let before: Near | undefined;
-    let after: Near | undefined;
-    for (const row of list) {
-      if (!startsIn(row, span, chunks.hasPart)) continue;
-      const order = orderOf(row);
-      if (order < at && !row.msgIds.every((id) => id === p.firstMsgId)) before = row;
-      if (order > at && !after && row.msgIds[0] !== p.lastMsgId) after = row;
-    }
-    return { before, after };
+    return (bySession.get(p.sessionId) ?? []).find((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) > at && row.msgIds[0] !== p.lastMsgId);
   });
-  const wanted = [...new Set(chosen.flatMap(({ before, after }) => [before, after]).filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
+  const wanted = [...new Set(chosen.filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
   const hits = new Map<string, VectorHit>();
   if (wanted.length > 0) {
     // Through the session index again: chunk ids alone have none.
@@ -215,11 +201,7 @@ async function chunksAroundBatch(chunks: SearchTable, places: ReadonlyArray<Chun
     if (recent) read = read.fastSearch();
     for (const row of await readRows(read)) hits.set(String(row.chunk_id), hitOf(row, Number.NaN));
   }
-  const hitOfRow = (row: Near | undefined) => (row ? (row.hit ? { ...row.hit, distance: Number.NaN } : hits.get(row.chunkId)) : undefined);
-  return chosen.map(({ before, after }) => {
-    const [b, a] = [hitOfRow(before), hitOfRow(after)];
-    return { ...(b ? { before: b } : {}), ...(a ? { after: a } : {}) };
-  });
+  return chosen.map((row) => (row ? (row.hit ? { ...row.hit, distance: Number.NaN } : hits.get(row.chunkId)) : undefined));
 }
 
 /**
