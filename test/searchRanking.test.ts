@@ -140,6 +140,19 @@ describe('the time a question names', () => {
     expect(order.map((f) => f.hit.chunkId)).toEqual(['toldAfter', 'during', 'weeksAfter', 'before']);
   });
 
+  it('favours what tells of a time within the span, read from when it was said', async () => {
+    // Said on July 20, weeks after June: "last month" is June, "last week" is July.
+    const candidate = (id: string, text: string, score: number) => ({ hit: { chunkId: id, sessionId: 's', text, msgIds: [id], seq: score }, score });
+    const fused = [
+      candidate('lastWeek', 'user: We went to a concert with my colleagues last week.', 0.9),
+      candidate('plain', 'user: We went to a concert with my colleagues, it was loud.', 0.8),
+      candidate('lastMonth', 'user: My colleagues and I went to a convention last month.', 0.5),
+    ];
+    const reads = { messagesAround: async (places: ReadonlyArray<{ firstMsgId: string }>) => places.map(() => ({ first: { timestamp: '2024-07-20T12:00:00Z' } }) as never) };
+    const june = timeSpanOf('What did I attend with my colleagues in June?', now)!;
+    expect((await favourSpan(reads, fused, june, 10)).map((f) => f.hit.chunkId)).toEqual(['lastMonth', 'lastWeek', 'plain']);
+  });
+
   it('favours what says a time for a question that asks when, and only then', () => {
     const candidate = (id: string, text: string, score: number) => ({ hit: { text }, score, id });
     const fused = [candidate('plain', 'The support group was so powerful, I felt accepted.', 1), candidate('dated', 'I went to a support group yesterday.', 0.8)];

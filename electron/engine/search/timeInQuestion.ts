@@ -35,11 +35,20 @@ const PARSERS: Partial<Record<TextLanguage, (text: string, now: Date) => chrono.
 
 /** The span of time the question names, or null when it names none. */
 export function timeSpanOf(question: string, now: Date): TimeSpan | null {
-  let from = Infinity;
-  let to = -Infinity;
-  const parse = PARSERS[languageOf(question)];
-  if (!parse) return null;
-  for (const result of parse(question, now)) {
+  const spans = timeSpansOf(question, now);
+  if (spans.length === 0) return null;
+  return { from: Math.min(...spans.map((s) => s.from)), to: Math.max(...spans.map((s) => s.to)) };
+}
+
+/**
+ * Each time a text names, as a span (see the top of this file), read relative to `now` in the
+ * language its script tells: "last month" said on April 10 is March.
+ */
+export function timeSpansOf(text: string, now: Date): TimeSpan[] {
+  const parse = PARSERS[languageOf(text)];
+  if (!parse) return [];
+  const spans: TimeSpan[] = [];
+  for (const result of parse(text, now)) {
     // "from July through September 2024": the start is in the end's year.
     const endYear = result.end?.isCertain('year') ? result.end.get('year') ?? undefined : undefined;
     const start = spanOf(result.start, now, endYear);
@@ -47,10 +56,9 @@ export function timeSpanOf(question: string, now: Date): TimeSpan | null {
     const end = result.end ? spanOf(result.end, now) : null;
     // "last week", "two weeks ago": chrono names the day a week back; the span is that week.
     const week = /\bweeks?\b/i.test(result.text) && !result.end ? 3 * DAY : 0;
-    from = Math.min(from, start.from - week);
-    to = Math.max(to, (end && end.to > start.from ? end.to : start.to) + week);
+    spans.push({ from: start.from - week, to: (end && end.to > start.from ? end.to : start.to) + week });
   }
-  return from <= to ? { from, to } : null;
+  return spans;
 }
 
 /** The day, month or year a parsed date names (the finest it was told), in UTC; null for a time of day or a weekday alone. */
@@ -81,10 +89,12 @@ export const WITHIN_SPAN_BOOST = 2;
 export const TOLD_AFTER = 7 * DAY;
 
 /**
- * The candidates, those whose first message was said within `span` (or up to TOLD_AFTER after it)
- * scoring WITHIN_SPAN_BOOST more: a boost, not a filter, since a date in a question can also be one
- * said in the text ("the deadline on May 3"). Reads the first message of at most `count` candidates
- * (one lookup); candidates without a time keep their score. Best first again.
+ * The candidates, those whose first message was said within `span` (or up to TOLD_AFTER after it),
+ * or whose text tells of a time within it, read relative to when it was said ("My colleagues and I
+ * went to a convention last month", said on April 10, for "What did John attend in March?"), scoring
+ * WITHIN_SPAN_BOOST more: a boost, not a filter, since a date in a question can also be one said in
+ * the text ("the deadline on May 3"). Reads the first message of at most `count` candidates (one
+ * lookup); candidates without a time keep their score. Best first again.
  */
 export async function favourSpan<T extends { hit: PromptableHit; score: number }>(reads: Pick<SearchReads, 'messagesAround'>, fused: readonly T[], span: TimeSpan, count: number): Promise<T[]> {
   const head = fused.slice(0, count).filter(({ hit }) => placed(hit));
@@ -94,6 +104,7 @@ export async function favourSpan<T extends { hit: PromptableHit; score: number }
   head.forEach((entry, i) => {
     const time = Date.parse(around[i]?.first?.timestamp ?? '');
     if (time >= span.from && time <= span.to + TOLD_AFTER) within.add(entry);
+    else if (Number.isFinite(time) && timeSpansOf(entry.hit.text, new Date(time)).some((told) => told.from <= span.to && told.to >= span.from)) within.add(entry);
   });
   if (within.size === 0) return [...fused];
   return fused.map((entry) => (within.has(entry) ? { ...entry, score: entry.score * (1 + WITHIN_SPAN_BOOST) } : entry)).sort((a, b) => b.score - a.score);
