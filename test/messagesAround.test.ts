@@ -65,22 +65,28 @@ async function chunksNext(engine: MemoryEngine, places: ChunkPlace[]): Promise<A
   return engine.store.searching((reads) => reads.chunksAfter(places));
 }
 
+async function chunksPrevious(engine: MemoryEngine, places: ChunkPlace[]): Promise<Array<VectorHit | undefined>> {
+  return engine.store.searching((reads) => reads.chunksBefore(places));
+}
+
 /**
- * Whether the chunk after each place starts with the message just after it in the session (the other
- * parts of its own long message skipped). The two messages inserted between m1040 and m1041
+ * Whether the chunk after each place starts with the message just after it in the session, and the
+ * chunk before it holds the message just before it (the other parts of its own long message skipped). The two messages inserted between m1040 and m1041
  * have a chunk of their own after the one that holds both: there the chunks' order is not the messages',
  * and the places next to them are left out.
  */
 async function expectChunksAfter(engine: MemoryEngine, places: ChunkPlace[]): Promise<void> {
   const expected = await expectedAround(engine, places);
   const found = await chunksNext(engine, places);
+  const previous = await chunksPrevious(engine, places);
   const nearInsertion = (id: string) => id.startsWith('ins') || (Number(id.slice(1)) >= 1036 && Number(id.slice(1)) <= 1046);
   const wrong = places.flatMap((p, i) => {
     if (nearInsertion(p.firstMsgId) || nearInsertion(p.lastMsgId)) return [];
-    const after = found[i];
-    const next = expected[i]!.after;
+    const [after, before] = [found[i], previous[i]];
+    const { before: said, after: next } = expected[i]!;
+    const beforeRight = said === undefined ? before === undefined : before?.msgIds.includes(said) === true;
     const afterRight = next === undefined ? after === undefined : after?.msgIds[0] === next;
-    return afterRight ? [] : [`${p.firstMsgId}..${p.lastMsgId}: after ${after?.msgIds.join(',')} (want ${next})`];
+    return beforeRight && afterRight ? [] : [`${p.firstMsgId}..${p.lastMsgId}: before ${before?.msgIds.join(',')} (want ${said}), after ${after?.msgIds.join(',')} (want ${next})`];
   });
   expect(wrong).toEqual([]);
 }

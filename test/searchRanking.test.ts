@@ -8,7 +8,7 @@ import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/searc
 import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
-import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT } from '../electron/engine/search/neighbourTurns.js';
+import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT, SHORT_SOURCE_CHARS } from '../electron/engine/search/neighbourTurns.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -303,6 +303,7 @@ describe('the turn after the best results', () => {
   const session = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((seq) => turn(`t${seq}`, seq, 0).hit);
   const reads = {
     chunksAfter: async (places: ReadonlyArray<{ seq: number }>) => places.map((p) => session[p.seq + 1]),
+    chunksBefore: async (places: ReadonlyArray<{ seq: number }>) => places.map((p) => session[p.seq - 1]),
   };
   const scores = async (fused: Array<ReturnType<typeof turn>>) => new Map((await favourNeighbours(reads, fused)).map((f) => [f.hit.chunkId, f.score]));
 
@@ -313,6 +314,19 @@ describe('the turn after the best results', () => {
     expect(order[0]).toBe('t4');
     expect(order.indexOf('t5')).toBeGreaterThan(0);
     expect(order.indexOf('t5')).toBeLessThan(order.indexOf('far1'));
+  });
+
+  it('lends the turn before a short result too, which it often answers, but not the turn before a long one', async () => {
+    // t4 a short reply ("Yeah, I painted that lake sunrise last year!") to the photo shown in t3.
+    const short = (await favourNeighbours(reads, [turn('t4', 4, 1), turn('far1', 21, 0.3)])).map((f) => f.hit.chunkId);
+    expect(short.indexOf('t3')).toBeGreaterThan(0);
+    expect(short.indexOf('t3')).toBeLessThan(short.indexOf('far1'));
+    const long = turn('t4', 4, 1);
+    long.hit.text = `assistant: ${'A long reply that stands on its own. '.repeat(10)}`;
+    expect(long.hit.text.length).toBeGreaterThan(SHORT_SOURCE_CHARS);
+    const order = (await favourNeighbours(reads, [long, turn('far1', 21, 0.3)])).map((f) => f.hit.chunkId);
+    expect(order).toContain('t5');
+    expect(order).not.toContain('t3');
   });
 
   it('lends a share of the score, never more than the result itself, and raises a candidate only to it', async () => {

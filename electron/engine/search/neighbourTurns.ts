@@ -1,12 +1,16 @@
 /**
- * The turn after the best results. A question is often answered just after the turn that matches it:
+ * The turns next to the best results. A question is often answered just after the turn that matches it:
  * "What did Joanna do after the rejection?" matches "another rejection from a production company",
  * and the answer is the next message, "I won't let it slow me down, I'm gonna keep grinding", which
  * shares neither words nor much meaning with the question. So the chunk just after each of the first
  * NEIGHBOUR_SOURCES candidates (the nearest in its session that starts with another message: the
  * other parts of a long message are skipped) scores at least NEIGHBOUR_WEIGHT of that candidate's
- * score. One read through the session index, of the rows from each place on (storeLookups.ts chunksAfter). The chunk before was
- * measured too and is not lent to: it cost more than it found (docs/retrieval.md).
+ * score. One read through the session index, of the rows from each place on (storeLookups.ts chunksAfter).
+ *
+ * A short message leans on the one before it: "Yeah, I painted that lake sunrise last year!" answers
+ * the photo of a painting shown just before. So a first candidate of at most SHORT_SOURCE_CHARS
+ * characters lends the same share to the chunk just before it too (chunksBefore). Lent from every
+ * candidate, the turn before cost more than it found on long messages (docs/retrieval.md).
  */
 import type { SearchReads } from '../store/searchView.js';
 import type { VectorHit } from '../store/storeRows.js';
@@ -18,6 +22,9 @@ export const NEIGHBOUR_SOURCES = 3;
 /** The share of a candidate's score the turn after it scores at least. */
 export const NEIGHBOUR_WEIGHT = 0.5;
 
+/** The longest first candidate (its chunk's text, in characters) that also lends the turn before it a share. */
+export const SHORT_SOURCE_CHARS = 300;
+
 /** A candidate: a chunk and its score. */
 export interface Scored {
   hit: VectorHit;
@@ -28,16 +35,18 @@ export interface Scored {
  * The candidates with the turns after the first NEIGHBOUR_SOURCES (see above), added or raised. Best
  * first again. A turn after that was no candidate joins as a chunk and its score alone.
  */
-export async function favourNeighbours(reads: Pick<SearchReads, 'chunksAfter'>, fused: readonly Scored[]): Promise<Scored[]> {
+export async function favourNeighbours(reads: Pick<SearchReads, 'chunksAfter' | 'chunksBefore'>, fused: readonly Scored[]): Promise<Scored[]> {
   const sources = fused.slice(0, NEIGHBOUR_SOURCES).filter(({ hit }) => placed(hit));
   if (sources.length === 0) return [...fused];
-  const after = await reads.chunksAfter(sources.map(({ hit }) => placeOf(hit)));
+  const short = sources.filter(({ hit }) => hit.text.length <= SHORT_SOURCE_CHARS);
+  const [after, before] = await Promise.all([reads.chunksAfter(sources.map(({ hit }) => placeOf(hit))), short.length > 0 ? reads.chunksBefore(short.map(({ hit }) => placeOf(hit))) : []]);
   const lent = new Map<string, Scored>();
-  sources.forEach((source, i) => {
-    const next = after[i];
+  const lend = (source: Scored, neighbour: VectorHit | undefined) => {
     const score = NEIGHBOUR_WEIGHT * source.score;
-    if (next && (lent.get(next.chunkId)?.score ?? -1) < score) lent.set(next.chunkId, { hit: next, score });
-  });
+    if (neighbour && (lent.get(neighbour.chunkId)?.score ?? -1) < score) lent.set(neighbour.chunkId, { hit: neighbour, score });
+  };
+  sources.forEach((source, i) => lend(source, after[i]));
+  short.forEach((source, i) => lend(source, before[i]));
   const out = fused.map((entry) => {
     const share = lent.get(entry.hit.chunkId);
     if (!share) return entry;

@@ -15,7 +15,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
-import { chunksAfter, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
+import { chunksAfter, chunksBefore, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
@@ -43,6 +43,8 @@ export interface SearchReads {
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
   /** For each chunk place given, the nearest chunk after it in its session that starts with another message (storeLookups.ts). */
   chunksAfter(places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>>;
+  /** For each chunk place given, the nearest chunk before it in its session that holds another message (storeLookups.ts). */
+  chunksBefore(places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>>;
   /** How many rows outside the indexes the searches read from memory (recentRows.ts); 0 when none or when they read them in the table. */
   recentRows: number;
 }
@@ -190,6 +192,7 @@ export class SearchView {
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
       messagesAround: (places) => messagesAround(chunks, places),
       chunksAfter: (places) => chunksAfter(chunks, places),
+      chunksBefore: (places) => chunksBefore(chunks, places),
     };
   }
 }

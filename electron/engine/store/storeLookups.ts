@@ -153,8 +153,22 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
  * rows from the place's own position on: nothing before it is read.
  */
 export async function chunksAfter(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
+  return chunksNextTo(chunks, places, 'after');
+}
+
+/**
+ * For each chunk place, the nearest chunk of its session before it whose messages are not all the
+ * place's first (the other parts of its own long message are skipped: the neighbour is the message
+ * said before, its last part), when one starts within AROUND_POSITIONS message positions before it;
+ * with its text and vector. Only the rows up to the place's own position are read.
+ */
+export async function chunksBefore(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
+  return chunksNextTo(chunks, places, 'before');
+}
+
+async function chunksNextTo(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>, side: 'before' | 'after'): Promise<Array<VectorHit | undefined>> {
   const out: Array<VectorHit | undefined> = [];
-  for (let i = 0; i < places.length; i += 50) out.push(...(await chunksAfterBatch(chunks, places.slice(i, i + 50))));
+  for (let i = 0; i < places.length; i += 50) out.push(...(await nextToBatch(chunks, places.slice(i, i + 50), side)));
   return out;
 }
 
@@ -163,12 +177,12 @@ function orderOf(place: { seq: number; part?: number }): number {
   return place.part !== undefined && place.part >= 0 ? place.seq * 1000 + place.part : place.seq;
 }
 
-async function chunksAfterBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
+async function nextToBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>, side: 'before' | 'after'): Promise<Array<VectorHit | undefined>> {
   if (places.length === 0) return [];
-  // From the place's own position: a row after it in the session starts there or later.
+  // From or up to the place's own position: a row after it in the session starts there or later, a row before it there or earlier.
   const spans = places.map((p) => {
     const position = Math.floor(p.part !== undefined && p.part >= 0 ? p.seq : p.seq / 1000);
-    return { sessionId: p.sessionId, from: position, to: position + AROUND_POSITIONS + 1 };
+    return side === 'after' ? { sessionId: p.sessionId, from: position, to: position + AROUND_POSITIONS + 1 } : { sessionId: p.sessionId, from: position - AROUND_POSITIONS, to: position + 1 };
   });
   const sessions = [...new Set(places.map((p) => p.sessionId))];
   const recent = chunks.recent;
@@ -191,7 +205,9 @@ async function chunksAfterBatch(chunks: SearchTable, places: ReadonlyArray<Chunk
   const chosen = places.map((p, i) => {
     const span = spans[i]!;
     const at = orderOf(p);
-    return (bySession.get(p.sessionId) ?? []).find((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) > at && row.msgIds[0] !== p.lastMsgId);
+    const list = bySession.get(p.sessionId) ?? [];
+    if (side === 'before') return list.findLast((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) < at && !row.msgIds.every((id) => id === p.firstMsgId));
+    return list.find((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) > at && row.msgIds[0] !== p.lastMsgId);
   });
   const wanted = [...new Set(chosen.filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
   const hits = new Map<string, VectorHit>();
