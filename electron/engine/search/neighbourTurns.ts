@@ -32,8 +32,9 @@ export interface Scored {
 }
 
 /**
- * The candidates with the turns after the first NEIGHBOUR_SOURCES (see above), added or raised. Best
- * first again. A turn after that was no candidate joins as a chunk and its score alone.
+ * The candidates with the turns after the first NEIGHBOUR_SOURCES, and before the short ones among
+ * them (see above), added or raised. Best first again. A neighbour that was no candidate joins as a
+ * chunk and its score alone.
  */
 export async function favourNeighbours(reads: Pick<SearchReads, 'chunksAfter' | 'chunksBefore'>, fused: readonly Scored[]): Promise<Scored[]> {
   const sources = fused.slice(0, NEIGHBOUR_SOURCES).filter(({ hit }) => placed(hit));

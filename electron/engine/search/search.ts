@@ -28,7 +28,7 @@ export interface SearchOptions {
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
  * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first
- * candidates scores at least a share of theirs (neighbourTurns.ts); one hit per chunk, and each memory once:
+ * candidates, and the turn before a short one, scores at least a share of theirs (neighbourTurns.ts); one hit per chunk, and each memory once:
  * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
  * them as `alsoIn` (collapse.ts) unless `collapse` is false. Every read of one search is at one
  * version of the store, the newest when it began (searchView.ts).
