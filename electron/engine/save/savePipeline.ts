@@ -30,6 +30,7 @@ import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
 import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
+import { HISTORY_DEFERRED_MAX } from '../record/history.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -337,10 +338,15 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  // On a shared store, the event of a save that wrote no chunk waits for the history's next commit
-  // (the next save that writes, or the lease given back): a re-save then commits nothing at all.
-  if (isRemoteStore(ctx.store.uri) && report.chunksWritten === 0 && report.chunksDeleted === 0) ctx.history.defer(event);
-  else await clock.time('historyCommit', () => ctx.history.append(event));
+  // On a shared store, a save's event waits for the history's next commit: the lease given back (at
+  // most LEASE_KEEP_MS after the last save of a row, or when the engine closes), or HISTORY_DEFERRED_MAX
+  // events kept. A commit costs about ten round trips to a bucket; saves in a row share one, and a
+  // re-save commits nothing at all. What the save wrote is committed already: a process killed in
+  // between loses only these events of the log.
+  if (isRemoteStore(ctx.store.uri)) {
+    ctx.history.defer(event);
+    if (ctx.history.deferred >= HISTORY_DEFERRED_MAX) await clock.time('historyCommit', () => ctx.history.flush());
+  } else await clock.time('historyCommit', () => ctx.history.append(event));
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }
