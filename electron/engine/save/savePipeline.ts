@@ -159,7 +159,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
     // Message level: compare with what the store holds for this session (its rows only).
     const diffStarted = performance.now();
-    let heads = await ctx.store.sessionHeads(sessionId);
+    // On a bucket, with the messages the chunks keep: a save that reopens or rebuilds chunks reads
+    // this session's rows once (a local folder reads those few chunks again, at no round trip's cost).
+    const withMessages = isRemoteStore(ctx.store.uri);
+    let heads = await ctx.store.sessionHeads(sessionId, withMessages);
     let diff = diffSession(session.messages, heads);
     // Where the new messages go among the stored ones (order.ts).
     const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
@@ -171,7 +174,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       // (the same chunks, texts and vectors); then the new ones are placed among them.
       await clock.time('renumber', async () => {
         await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
-        heads = await ctx.store.sessionHeads(sessionId);
+        heads = await ctx.store.sessionHeads(sessionId, withMessages);
         diff = diffSession(session.messages, heads);
         placement = place();
       });
@@ -199,7 +202,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
       // Message content is read only for the chunks being rebuilt.
       const { rebuilt, owned, removedIds } = await clock.time('chunking', async () => {
-        const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
+        const storedContent = affected.size > 0 ? await ctx.store.messagesOf(sessionId, heads, [...affected]) : new Map<string, OwnedMessage>();
         return rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
       });
       const rebuiltAny = rebuilt.length > 0 || removedIds.length > 0;
@@ -216,7 +219,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         const tail = runs.at(-1)!;
         const appended = heads.length > 0 && !rebuiltAny && order.at(-1) === tail.at(-1)!.msgId && stored.has(order[order.length - tail.length - 1] ?? '');
         const chunkingStarted = performance.now();
-        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.ownedMessages(sessionId, ids), toOwned, await maxTokens()) : null;
+        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.messagesOf(sessionId, heads, ids), toOwned, await maxTokens()) : null;
         const plan: PlannedChunk[] = [];
         for (const run of reopened ? runs.slice(0, -1) : runs) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
         clock.add('chunking', performance.now() - chunkingStarted);
@@ -255,7 +258,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       ok = true;
       return result;
     }
-    await clock.time('sessionMeta', () => recordSessionMeta(ctx, sessionId, session, heads.length === 0));
+    await clock.time('sessionMeta', () => recordSessionMeta(ctx, sessionId, session, heads.length === 0, entry));
     const after = applyToHeads(heads, writer.written, writer.removed);
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
@@ -351,8 +354,16 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
   return report;
 }
 
-async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean): Promise<void> {
+/**
+ * Writes the session's row (title, source, the session it was started from) when the input changes
+ * it. The archive record, current with the store (record.ts reads the rows of sessions other
+ * machines saved), already holds what the row says: an input that gives the same reads nothing (a
+ * read of the sessions table is several requests to a bucket).
+ */
+async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean, known: ArchiveEntry | undefined): Promise<void> {
   if (!isNew && title === undefined && source === undefined && parentSessionId === undefined) return;
+  const same = (given: string | undefined, recorded: string | undefined) => given === undefined || given === recorded;
+  if (!isNew && known && same(title, known.title) && same(source, known.source) && same(parentSessionId, known.parent_session_id)) return;
   const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
   const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
   if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;

@@ -96,10 +96,27 @@ export class ChunkStore {
     return this.chunks.version();
   }
 
-  /** Every chunk of one session (no text, no vector), through the session_id index. */
-  async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
-    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()));
-    return inChunkOrder(rows.map(headOf));
+  /**
+   * Every chunk of one session (no text, no vector), through the session_id index. `withMessages`:
+   * each head also keeps the messages its chunk holds, unparsed (`messagesOf` reads them), so that a
+   * save that rebuilds or reopens chunks does not read the same rows again (on a bucket, a request
+   * per file and column, for each commit since the last compaction).
+   */
+  async sessionHeads(sessionId: string, withMessages = false): Promise<ChunkHead[]> {
+    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select([...(await this.headColumns()), ...(withMessages ? ['owned'] : [])]));
+    return inChunkOrder(rows.map((row) => (withMessages ? { ...headOf(row), ownedJson: String(row.owned) } : headOf(row))));
+  }
+
+  /**
+   * The full messages kept in these chunks of a session: from the heads when they were read with
+   * them (sessionHeads), else read from the store.
+   */
+  messagesOf(sessionId: string, heads: readonly ChunkHead[], chunkIds: readonly string[]): Promise<Map<string, OwnedMessage>> {
+    const byId = new Map(heads.map((h) => [h.chunkId, h]));
+    if (!chunkIds.every((id) => byId.get(id)?.ownedJson !== undefined)) return this.ownedMessages(sessionId, chunkIds);
+    const found = new Map<string, OwnedMessage>();
+    for (const id of chunkIds) for (const m of JSON.parse(byId.get(id)!.ownedJson!) as OwnedMessage[]) found.set(m.msgId, m);
+    return Promise.resolve(found);
   }
 
   /** Full chunks of one session, in order. */
