@@ -1,13 +1,15 @@
 /**
  * What an append reads from a store on a bucket, where every read is requests that each wait a
  * round trip: the session's rows once (the reopened chunk's messages come with them), and not the
- * sessions table when the title, source and parent it gives are those already recorded. A changed
+ * sessions table when the title, source and parent it gives are those already recorded; the state
+ * table once for both journals a kill may have left (a forget's, a purge's). A changed
  * title is still written, and another machine reads it. Real S3 and DynamoDB servers (s3rver and
  * dynalite on 127.0.0.1).
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
+import type { StoreState } from '../electron/engine/record/storeState.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
 import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
@@ -31,6 +33,9 @@ describe('an append to a shared store', () => {
       const heads = vi.spyOn(engine.store, 'sessionHeads');
       const owned = vi.spyOn(engine.store, 'ownedMessages');
       const meta = vi.spyOn(engine.store, 'sessionMeta');
+      const state = (engine as unknown as { ctx: { state: StoreState } }).ctx.state;
+      const stateGets = vi.spyOn(state, 'get');
+      const stateAlls = vi.spyOn(state, 'all');
       // A message of the same turn: the last chunk is reopened and grows by it.
       const followed = conversation(32);
       followed.messages.push({ msgId: 'msg-follow-up', role: 'assistant', content: 'One more thing: write the plan down before the week starts.' });
@@ -39,6 +44,9 @@ describe('an append to a shared store', () => {
       expect(heads).toHaveBeenCalledTimes(1);
       expect(owned).not.toHaveBeenCalled();
       expect(meta).not.toHaveBeenCalled();
+      // Work a kill left owed (a forget's or a purge's journal): looked for in one read, none found.
+      expect(stateGets.mock.calls.filter(([kind]) => kind === 'journal')).toHaveLength(0);
+      expect(stateAlls.mock.calls.filter(([kind]) => kind === 'journal')).toHaveLength(1);
 
       // A new title is written (the row read, then replaced).
       const renamed = { ...conversation(36), title: 'Renamed on the laptop' };
