@@ -94,6 +94,7 @@ export class SaveHistory {
     if (this.pending.length === 0) return;
     const rows = [...this.pending];
     const table = (await this.open(true))!;
+    crashPoint('history');
     await table.add(rows);
     this.pending = this.pending.filter((row) => !rows.includes(row));
   }
