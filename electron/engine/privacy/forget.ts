@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { MessageInput, SaveEvent, SaveReport, SessionInput } from '../../../shared/domain.js';
 import { dropSessionsFromNearDuplicates } from '../duplicates/nearDuplicates.js';
 import { finishPendingPurge, owePurge, purgeNow, type PurgeJournal } from './purgeJournal.js';
-import { LEGACY_FORGET_JOURNAL } from '../files/layout.js';
+import { LEGACY_FORGET_JOURNAL, LEGACY_PURGE_JOURNAL } from '../files/layout.js';
 import type { EngineContext, SaveCallOptions } from '../context.js';
 import { crashPoint } from '../files/crashPoints.js';
 import { EngineError } from '../errors.js';
@@ -114,6 +114,9 @@ export async function forgetMessages(ctx: EngineContext, sessionId: string, msgI
  * (purgeJournal.ts). Call with the write lock held; saves do, before writing.
  */
 export async function finishPendingWork(ctx: EngineContext): Promise<{ forgotten: ForgetReport[]; purged: PurgeJournal | null }> {
+  // Most saves find no journal: one read of the state table for both, not one each (every read is a
+  // round trip or two to a bucket: the table's newest version, then its rows).
+  if ((await ctx.state.all('journal')).size === 0 && !existsSync(path.join(ctx.dataDir, LEGACY_FORGET_JOURNAL)) && !existsSync(path.join(ctx.dataDir, LEGACY_PURGE_JOURNAL))) return { forgotten: [], purged: null };
   const forgotten = await finishPendingForget(ctx);
   const purged = await finishPendingPurge(ctx);
   return { forgotten, purged };

@@ -20,6 +20,13 @@ import { machineName } from '../store/writeGuard.js';
 import { HISTORY_TABLE, LEGACY_HISTORY_FILE, STORE_FOLDER } from '../files/layout.js';
 export { HISTORY_TABLE, LEGACY_HISTORY_FILE };
 
+/**
+ * Events of saves to a shared store kept uncommitted at most (SaveHistory.defer): saves that come
+ * faster than the lease is given back (an import, `sync` catching up) commit the history once per
+ * this many.
+ */
+export const HISTORY_DEFERRED_MAX = 64;
+
 const historySchema = new arrow.Schema([
   new arrow.Field('session_id', new arrow.Utf8(), false),
   new arrow.Field('at', new arrow.Utf8(), false),
@@ -42,10 +49,11 @@ function rowOf(event: SaveEvent): HistoryRow {
 export class SaveHistory {
   private readonly table: SmallTable;
   /**
-   * Events of saves that wrote nothing to a shared store, not committed yet: each would cost a commit
-   * (about ten round trips to a bucket) of its own. They are committed with the next event appended,
-   * or before the write lease is given back (WriteGuard's `beforeGiveBack`, at most LEASE_KEEP_MS
-   * after the save, and when the engine closes). A process killed in between loses only these.
+   * Events of saves to a shared store, not committed yet: each would cost a commit (about ten round
+   * trips to a bucket) of its own. They are committed with the next event appended, when
+   * HISTORY_DEFERRED_MAX are kept, or before the write lease is given back (WriteGuard's
+   * `beforeGiveBack`, at most LEASE_KEEP_MS after the last save, and when the engine closes). A
+   * process killed in between loses only these events (what the saves wrote is committed).
    */
   private pending: HistoryRow[] = [];
 
@@ -70,7 +78,12 @@ export class SaveHistory {
     this.pending = this.pending.filter((row) => !rows.includes(row));
   }
 
-  /** Keeps the event of a save that wrote nothing, for the next commit of the history (write lock held). */
+  /** Events kept by `defer`, not committed yet. */
+  get deferred(): number {
+    return this.pending.length;
+  }
+
+  /** Keeps the event of a save to a shared store for the next commit of the history (write lock held). */
   defer(event: SaveEvent): void {
     assertWriteLock(this.ctx.dataDir);
     this.pending.push(rowOf({ ...event, machine: event.machine ?? machineName() }));
@@ -81,6 +94,7 @@ export class SaveHistory {
     if (this.pending.length === 0) return;
     const rows = [...this.pending];
     const table = (await this.open(true))!;
+    crashPoint('history');
     await table.add(rows);
     this.pending = this.pending.filter((row) => !rows.includes(row));
   }

@@ -30,6 +30,7 @@ import { VERSION_RETENTION_MS, type OwnedMessage } from '../store/store.js';
 import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
+import { HISTORY_DEFERRED_MAX } from '../record/history.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -158,7 +159,10 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
 
     // Message level: compare with what the store holds for this session (its rows only).
     const diffStarted = performance.now();
-    let heads = await ctx.store.sessionHeads(sessionId);
+    // On a bucket, with the messages the chunks keep: a save that reopens or rebuilds chunks reads
+    // this session's rows once (a local folder reads those few chunks again, at no round trip's cost).
+    const withMessages = isRemoteStore(ctx.store.uri);
+    let heads = await ctx.store.sessionHeads(sessionId, withMessages);
     let diff = diffSession(session.messages, heads);
     // Where the new messages go among the stored ones (order.ts).
     const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
@@ -170,7 +174,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       // (the same chunks, texts and vectors); then the new ones are placed among them.
       await clock.time('renumber', async () => {
         await ctx.store.commit(renumbered(await ctx.store.sessionChunks(sessionId, true)), { sessionId });
-        heads = await ctx.store.sessionHeads(sessionId);
+        heads = await ctx.store.sessionHeads(sessionId, withMessages);
         diff = diffSession(session.messages, heads);
         placement = place();
       });
@@ -198,7 +202,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       const affected = affectedChunks(heads, stored, new Set([...changed.keys(), ...gone]));
       // Message content is read only for the chunks being rebuilt.
       const { rebuilt, owned, removedIds } = await clock.time('chunking', async () => {
-        const storedContent = affected.size > 0 ? await ctx.store.ownedMessages(sessionId, [...affected]) : new Map<string, OwnedMessage>();
+        const storedContent = affected.size > 0 ? await ctx.store.messagesOf(sessionId, heads, [...affected]) : new Map<string, OwnedMessage>();
         return rebuildAffected(sessionId, heads, affected, changed, gone, storedContent, maxTokens);
       });
       const rebuiltAny = rebuilt.length > 0 || removedIds.length > 0;
@@ -215,7 +219,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
         const tail = runs.at(-1)!;
         const appended = heads.length > 0 && !rebuiltAny && order.at(-1) === tail.at(-1)!.msgId && stored.has(order[order.length - tail.length - 1] ?? '');
         const chunkingStarted = performance.now();
-        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.ownedMessages(sessionId, ids), toOwned, await maxTokens()) : null;
+        const reopened = appended ? await planAppend(sessionId, heads, tail, (ids) => ctx.store.messagesOf(sessionId, heads, ids), toOwned, await maxTokens()) : null;
         const plan: PlannedChunk[] = [];
         for (const run of reopened ? runs.slice(0, -1) : runs) plan.push(...(await chunkDialogueAsync(sessionId, run, { maxTokens: await maxTokens() })));
         clock.add('chunking', performance.now() - chunkingStarted);
@@ -224,7 +228,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
           // The chunks holding stored messages replace the reopened ones in one commit; the rest stream.
           const holdsStored = (c: PlannedChunk) => c.msgIds.some((id) => stored.has(id));
           const replacing = reopened.plan.filter(holdsStored);
-          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds });
+          // Their ids are none of the session's chunks read under the write lock (planAppend leaves those out).
+          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds, absent: true });
           plan.push(...reopened.plan.filter((c) => !holdsStored(c)));
         }
         // The near-duplicate check compares each batch's codes while the model embeds the next ones
@@ -254,7 +259,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
       ok = true;
       return result;
     }
-    await clock.time('sessionMeta', () => recordSessionMeta(ctx, sessionId, session, heads.length === 0));
+    await clock.time('sessionMeta', () => recordSessionMeta(ctx, sessionId, session, heads.length === 0, entry));
     const after = applyToHeads(heads, writer.written, writer.removed);
     const next = archiveEntry(sessionId, after, entry, session);
     record.sessions[sessionId] = next;
@@ -337,16 +342,29 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
     durationMs: report.durationMs,
     model: ctx.store.model.model,
   };
-  // On a shared store, the event of a save that wrote no chunk waits for the history's next commit
-  // (the next save that writes, or the lease given back): a re-save then commits nothing at all.
-  if (isRemoteStore(ctx.store.uri) && report.chunksWritten === 0 && report.chunksDeleted === 0) ctx.history.defer(event);
-  else await clock.time('historyCommit', () => ctx.history.append(event));
+  // On a shared store, a save's event waits for the history's next commit: the lease given back (at
+  // most LEASE_KEEP_MS after the last save of a row, or when the engine closes), or HISTORY_DEFERRED_MAX
+  // events kept. A commit costs about ten round trips to a bucket; saves in a row share one, and a
+  // re-save commits nothing at all. What the save wrote is committed already: a process killed in
+  // between loses only these events of the log.
+  if (isRemoteStore(ctx.store.uri)) {
+    ctx.history.defer(event);
+    if (ctx.history.deferred >= HISTORY_DEFERRED_MAX) await clock.time('historyCommit', () => ctx.history.flush());
+  } else await clock.time('historyCommit', () => ctx.history.append(event));
   report.durationMs = Math.round((performance.now() - started) * 10) / 10;
   return report;
 }
 
-async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean): Promise<void> {
+/**
+ * Writes the session's row (title, source, the session it was started from) when the input changes
+ * it. The archive record, current with the store (record.ts reads the rows of sessions other
+ * machines saved), already holds what the row says: an input that gives the same reads nothing (a
+ * read of the sessions table is several requests to a bucket).
+ */
+async function recordSessionMeta(ctx: EngineContext, sessionId: string, { title, source, parentSessionId }: { title?: string; source?: string; parentSessionId?: string }, isNew: boolean, known: ArchiveEntry | undefined): Promise<void> {
   if (!isNew && title === undefined && source === undefined && parentSessionId === undefined) return;
+  const same = (given: string | undefined, recorded: string | undefined) => given === undefined || given === recorded;
+  if (!isNew && known && same(title, known.title) && same(source, known.source) && same(parentSessionId, known.parent_session_id)) return;
   const current = isNew ? null : await ctx.store.sessionMeta(sessionId);
   const next = { sessionId, title: title ?? current?.title ?? '', source: source ?? current?.source ?? '', parentSessionId: parentSessionId ?? current?.parentSessionId ?? '', updatedAt: Date.now() };
   if (current && current.title === next.title && current.source === next.source && current.parentSessionId === next.parentSessionId) return;

@@ -10,6 +10,7 @@
  * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts and searchView.ts.
  */
 import type * as lancedb from '@lancedb/lancedb';
+import type { IntoSql } from '@lancedb/lancedb';
 import { crashPoint } from '../files/crashPoints.js';
 import { ensureLanceThreads } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
@@ -96,10 +97,27 @@ export class ChunkStore {
     return this.chunks.version();
   }
 
-  /** Every chunk of one session (no text, no vector), through the session_id index. */
-  async sessionHeads(sessionId: string): Promise<ChunkHead[]> {
-    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select(await this.headColumns()));
-    return inChunkOrder(rows.map(headOf));
+  /**
+   * Every chunk of one session (no text, no vector), through the session_id index. `withMessages`:
+   * each head also keeps the messages its chunk holds, unparsed (`messagesOf` reads them), so that a
+   * save that rebuilds or reopens chunks does not read the same rows again (on a bucket, a request
+   * per file and column, for each commit since the last compaction).
+   */
+  async sessionHeads(sessionId: string, withMessages = false): Promise<ChunkHead[]> {
+    const rows = await readRows(this.chunks.query().where(`session_id = ${sqlString(sessionId)}`).select([...(await this.headColumns()), ...(withMessages ? ['owned'] : [])]));
+    return inChunkOrder(rows.map((row) => (withMessages ? { ...headOf(row), ownedJson: String(row.owned) } : headOf(row))));
+  }
+
+  /**
+   * The full messages kept in these chunks of a session: from the heads when they were read with
+   * them (sessionHeads), else read from the store.
+   */
+  messagesOf(sessionId: string, heads: readonly ChunkHead[], chunkIds: readonly string[]): Promise<Map<string, OwnedMessage>> {
+    const byId = new Map(heads.map((h) => [h.chunkId, h]));
+    if (!chunkIds.every((id) => byId.get(id)?.ownedJson !== undefined)) return this.ownedMessages(sessionId, chunkIds);
+    const found = new Map<string, OwnedMessage>();
+    for (const id of chunkIds) for (const m of JSON.parse(byId.get(id)!.ownedJson!) as OwnedMessage[]) found.set(m.msgId, m);
+    return Promise.resolve(found);
   }
 
   /** Full chunks of one session, in order. */
@@ -161,7 +179,9 @@ export class ChunkStore {
    * chunks of new messages). They are then appended instead of merged: a merge joins the new rows with
    * the chunk ids of the whole table, a read that grows with the store (on a bucket, a request per
    * fragment and more), where an append reads nothing. Such a call is not idempotent: the caller
-   * runs it once, after reading the session's chunks again.
+   * runs it once, after reading the session's chunks again. With `absent`, one chunk that takes the
+   * place of one other (both given) rewrites the stored row instead of merging: a read of that row
+   * through the chunk_id index, and one commit all the same.
    */
   async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean; absent?: boolean }): Promise<void> {
     const removeIds = remove.chunkIds ?? [];
@@ -180,6 +200,17 @@ export class ChunkStore {
       crashPoint('committed');
       await this.ensureIndexes();
       return;
+    }
+    if (remove.absent && removeIds.length === 1 && upserts.length === 1 && !remove.allOthers) {
+      // One chunk in place of one other (an append's reopened chunk): the stored row is found through
+      // the chunk_id index and rewritten as the new chunk, in one commit. A merge would join with every
+      // chunk id of the table. No row to rewrite (this call run again after it committed): merged.
+      const { rowsUpdated } = await this.chunks.update({ where: `chunk_id = ${sqlString(removeIds[0]!)} AND session_id = ${sqlString(remove.sessionId)}`, values: toRow(upserts[0]!) as Record<string, IntoSql> });
+      if (rowsUpdated === 1) {
+        crashPoint('committed');
+        await this.ensureIndexes();
+        return;
+      }
     }
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {

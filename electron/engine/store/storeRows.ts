@@ -45,6 +45,8 @@ export interface ChunkHead extends ChunkPosition {
   msgIds: string[];
   owned: OwnedKey[];
   createdAt: number;
+  /** The owned messages in full, as stored (JSON), when the read asked for them (ChunkStore.sessionHeads). */
+  ownedJson?: string;
 }
 
 export interface SessionMeta {
