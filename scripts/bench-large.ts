@@ -144,6 +144,14 @@ async function timed<T>(job: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - started];
 }
 
+/** CPU time of this whole process (every thread: the model's worker, LanceDB's) while `job` ran, in ms. */
+async function cpuOf<T>(job: () => Promise<T>): Promise<[T, number]> {
+  const cpu = process.cpuUsage();
+  const result = await job();
+  const used = process.cpuUsage(cpu);
+  return [result, (used.user + used.system) / 1000];
+}
+
 async function dirBytes(dir: string): Promise<number> {
   let total = 0;
   let entries;
@@ -265,6 +273,8 @@ interface ProbeResult {
   resaveSamplesMs: number[];
   appendMs: number;
   appendSamplesMs: number[];
+  /** The appends' CPU time (median): on a machine others share it moves far less than the wall time. */
+  appendCpuMs: number;
   resaveFastPath: boolean;
   appendChunks: number;
   /** Chunks of the appends that the near-duplicate check found in other sessions. */
@@ -284,6 +294,7 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
   const resaves: Array<[SaveReport, number]> = [];
   for (let i = 0; i < RESAVES; i++) resaves.push(await timed(() => engine.save(base)));
   const appendSamplesMs: number[] = [];
+  const appendCpuSamplesMs: number[] = [];
   const checkShares: number[] = [];
   let appendChunks = 0;
   let appendNearDuplicates = 0;
@@ -293,7 +304,8 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
     const longer = probeSession(id, PROBE_MESSAGES + k * APPEND_MESSAGES, source);
     const before = (await engine.store.stats()).fragments;
     nearDupCheckMs = 0;
-    const [report, ms] = await timed(() => engine.save(longer));
+    const [[report, ms], cpuMs] = await cpuOf(() => timed(() => engine.save(longer)));
+    appendCpuSamplesMs.push(cpuMs);
     checkShares.push(nearDupCheckMs / (ms - nearDupCheckMs));
     // An append only adds fragments; fewer afterwards means the engine's periodic compaction ran inside it.
     if ((await engine.store.stats()).fragments < before) autoOptimizeDuringAppend = true;
@@ -310,6 +322,7 @@ async function measureProbe(engine: MemoryEngine, id: string, source: SessionInp
     resaveSamplesMs: resaves.map(([, ms]) => ms),
     appendMs: median(appendSamplesMs),
     appendSamplesMs,
+    appendCpuMs: median(appendCpuSamplesMs),
     resaveFastPath: resaves.every(([r]) => r.skippedSession),
     appendChunks,
     appendNearDuplicates,
@@ -389,6 +402,8 @@ interface Checkpoint extends Omit<SearchResult, 'coldFirstMs' | 'meanHits' | 'me
   appendSamplesMs: number[];
   resaveRatio: number;
   appendRatio: number;
+  /** The same ratio by CPU time. */
+  appendCpuRatio: number;
   firstSaveMs: number;
   recordRebuildMs: number;
   recordBytes: number;
@@ -591,6 +606,7 @@ async function main(): Promise<void> {
           appendSamplesMs: probe.appendSamplesMs.map(Math.round),
           resaveRatio: Math.round((probe.resaveMs / empty.resaveMs) * 100) / 100,
           appendRatio: Math.round((probe.appendMs / empty.appendMs) * 100) / 100,
+          appendCpuRatio: Math.round((probe.appendCpuMs / empty.appendCpuMs) * 100) / 100,
           nearDupOverhead: Math.round(probe.nearDupOverhead * 1000) / 1000,
           appendNearDuplicates: probe.appendNearDuplicates,
           appendEmbeddings: probe.appendEmbeddings,
@@ -638,13 +654,14 @@ async function main(): Promise<void> {
       }
     }
 
-    const header = ['chunks', 'resave ms', 'x empty', 'append ms', 'x empty', 'search p50/p95', 'vector p50/p95', 'text p50/p95', 'MB before/after opt (live)', 'optimize s', 'index', 'frag'];
+    const header = ['chunks', 'resave ms', 'x empty', 'append ms', 'x empty', 'CPU x empty', 'search p50/p95', 'vector p50/p95', 'text p50/p95', 'MB before/after opt (live)', 'optimize s', 'index', 'frag'];
     const rows = checkpoints.map((c) => [
       String(c.chunks),
       fmt(c.resaveMs),
       fmt(c.resaveRatio, 2),
       String(c.appendMs),
       fmt(c.appendRatio, 2),
+      fmt(c.appendCpuRatio, 2),
       `${fmt(c.searchP50Ms)}/${fmt(c.searchP95Ms)}`,
       `${fmt(c.vectorP50Ms)}/${fmt(c.vectorP95Ms)}`,
       `${fmt(c.textP50Ms)}/${fmt(c.textP95Ms)}`,
@@ -681,12 +698,12 @@ async function main(): Promise<void> {
     const targets = {
       atChunks: last.chunks,
       resaveRatio: { value: resaveFair, max: TARGET_RATIO, met: resaveFair <= TARGET_RATIO, startOfRunRatio: last.resaveRatio },
-      appendRatio: { value: last.appendRatio, max: TARGET_RATIO, met: last.appendRatio <= TARGET_RATIO },
+      appendRatio: { value: last.appendRatio, max: TARGET_RATIO, met: last.appendRatio <= TARGET_RATIO, byCpu: last.appendCpuRatio },
       searchP95Ms: { value: last.searchP95Ms, max: TARGET_SEARCH_P95_MS, met: last.searchP95Ms < TARGET_SEARCH_P95_MS },
     };
     log(`\nTargets at ${last.chunks} chunks: re-save ${fmt(resaveFair, 2)}x the empty store measured at the end (<= ${TARGET_RATIO}x: ${verdict(targets.resaveRatio.met)}; ` +
       `${fmt(last.resaveRatio, 2)}x the start-of-run figure), ` +
-      `append ${fmt(last.appendRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.appendRatio.met)}), ` +
+      `append ${fmt(last.appendRatio, 2)}x empty (<= ${TARGET_RATIO}x: ${verdict(targets.appendRatio.met)}; ${fmt(last.appendCpuRatio, 2)}x by CPU time), ` +
       `search p95 ${fmt(last.searchP95Ms)} ms (< ${TARGET_SEARCH_P95_MS} ms: ${verdict(targets.searchP95Ms.met)})`);
     const totalS = (performance.now() - runStarted) / 1000;
     log(`total run time ${(totalS / 60).toFixed(1)} min; load average ${loadAvg()} on ${os.cpus().length} cores`);
