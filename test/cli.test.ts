@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { promises as fs, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
+import { collect, HASH_EMBEDDER, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 import { folderSnapshot } from './helpers/files.js';
 
@@ -19,6 +19,15 @@ async function writeTranscript(dir: string, name: string, body: unknown): Promis
   const file = path.join(dir, name);
   await fs.writeFile(file, typeof body === 'string' ? body : JSON.stringify(body));
   return file;
+}
+
+/**
+ * For the tests whose subject is not embedding (the command line's options, bad input, importing,
+ * the vector index's upkeep): the hashing stand-in embeds, so a run loads no model. Saving and
+ * search, near duplicates, the model's download error and the killed save run with the real model.
+ */
+function hashCli(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { ...HASH_EMBEDDER, ...env });
 }
 
 const REPORT_FIELDS = ['sessionId', 'mode', 'skippedSession', 'total', 'new', 'updated', 'skipped', 'deleted', 'chunksWritten', 'chunksDeleted', 'chunkIds', 'embeddingsComputed', 'sharedMessages', 'redacted', 'nearDuplicates', 'durationMs', 'warnings'];
@@ -122,12 +131,12 @@ describe('session-memory CLI', () => {
     const data = path.join(dir, 'data');
     const { session_id: _drop, ...noId } = transcript(6);
     const file = await writeTranscript(dir, 'noid.json', noId);
-    const saved = jsonLines((await runCli(['--data', data, 'save', file, '--session', 'named', '--json'])).stdout)[0];
+    const saved = jsonLines((await hashCli(['--data', data, 'save', file, '--session', 'named', '--json'])).stdout)[0];
     expect(saved).toMatchObject({ sessionId: 'named', new: 6 });
     const shorter = await writeTranscript(dir, 'short.json', { messages: transcript(4).messages });
-    const synced = jsonLines((await runCli(['--data', data, 'save', shorter, '--session', 'named', '--sync-deletes', '--json'])).stdout)[0];
+    const synced = jsonLines((await hashCli(['--data', data, 'save', shorter, '--session', 'named', '--sync-deletes', '--json'])).stdout)[0];
     expect(synced).toMatchObject({ deleted: 2, skipped: 4 });
-    const over = jsonLines((await runCli(['--data', data, 'save', file, '--session', 'named', '--mode', 'overwrite', '--json'])).stdout)[0];
+    const over = jsonLines((await hashCli(['--data', data, 'save', file, '--session', 'named', '--mode', 'overwrite', '--json'])).stdout)[0];
     expect(over).toMatchObject({ mode: 'overwrite', new: 2, skipped: 4 });
   });
 
@@ -136,21 +145,21 @@ describe('session-memory CLI', () => {
     const data = path.join(dir, 'data');
     // A threshold of 280 chunks stands in for the 50k of a real store (the index needs 256 rows to train).
     const env = { SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS: '280' };
-    const empty = await runCli(['--data', data, 'optimize'], env);
+    const empty = await hashCli(['--data', data, 'optimize'], env);
     expect(empty.stdout).toContain('Nothing to do');
-    const small = await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(20, 'a'))], env);
+    const small = await hashCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(20, 'a'))], env);
     expect(small.status).toBe(0);
     expect(small.stderr).not.toContain('vector index');
-    const large = await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(1200, 'b'))], env);
+    const large = await hashCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(1200, 'b'))], env);
     expect(large.status).toBe(0);
     expect(large.stderr).toMatch(/no vector index yet.*session-memory optimize/);
-    const optimized = await runCli(['--data', data, 'optimize', '--json'], env);
+    const optimized = await hashCli(['--data', data, 'optimize', '--json'], env);
     expect(optimized.status).toBe(0);
     expect(JSON.parse(optimized.stdout)).toMatchObject({ vectorIndexBuilt: true });
-    const again = await runCli(['--data', data, 'save', await writeTranscript(dir, 'c.json', transcript(4, 'c'))], env);
+    const again = await hashCli(['--data', data, 'save', await writeTranscript(dir, 'c.json', transcript(4, 'c'))], env);
     expect(again.stderr).not.toContain('vector index');
-    expect((await runCli(['--data', data, 'verify'], env)).status).toBe(0);
-    expect((await runCli(['--data', data, 'optimize'], env)).stdout).toMatch(/^store compacted in [\d.]+ s \(\d+ chunks\)\./);
+    expect((await hashCli(['--data', data, 'verify'], env)).status).toBe(0);
+    expect((await hashCli(['--data', data, 'optimize'], env)).stdout).toMatch(/^store compacted in [\d.]+ s \(\d+ chunks\)\./);
   });
 
   it('when the default model cannot be downloaded, the error says so and names the offline model and the local-folder option', async () => {
@@ -167,8 +176,8 @@ describe('session-memory CLI', () => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const good = await writeTranscript(dir, 'good.json', transcript(4));
-    expect((await runCli(['--data', data, 'save', good])).status).toBe(0);
-    const before = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
+    expect((await hashCli(['--data', data, 'save', good])).status).toBe(0);
+    const before = JSON.parse((await hashCli(['--data', data, 'verify', '--json'])).stdout);
 
     const cases: Array<[string, unknown, RegExp]> = [
       ['invalid.json', '{"session_id": "x", "messages": [', /invalid\.json: .*(truncated|JSON)/i],
@@ -177,24 +186,24 @@ describe('session-memory CLI', () => {
     ];
     for (const [name, body, pattern] of cases) {
       const file = await writeTranscript(dir, name, body);
-      const result = await runCli(['--data', data, 'save', file]);
+      const result = await hashCli(['--data', data, 'save', file]);
       expect(result.status, name).not.toBe(0);
       expect(result.stderr.trim().split('\n'), name).toHaveLength(1);
       expect(result.stderr, name).toMatch(pattern);
     }
-    const missing = await runCli(['--data', data, 'save', path.join(dir, 'nope.json')]);
+    const missing = await hashCli(['--data', data, 'save', path.join(dir, 'nope.json')]);
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/nope\.json/);
-    const mode = await runCli(['--data', data, 'save', good, '--mode', 'sideways']);
+    const mode = await hashCli(['--data', data, 'save', good, '--mode', 'sideways']);
     expect(mode.status).not.toBe(0);
     expect(mode.stderr.trim().split('\n')).toHaveLength(1);
     expect(mode.stderr).toMatch(/sideways/);
     // An array with one bad session writes none of them.
     const mixed = await writeTranscript(dir, 'mixed.json', [transcript(3, 'fine'), { session_id: 'broken', messages: [{ role: 'user', content: '  ' }] }]);
-    const mixedResult = await runCli(['--data', data, 'save', mixed]);
+    const mixedResult = await hashCli(['--data', data, 'save', mixed]);
     expect(mixedResult.status).not.toBe(0);
     expect(mixedResult.stderr).toMatch(/mixed\.json: sessions\[1\]\.messages\[0\]\.content/);
-    const after = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
+    const after = JSON.parse((await hashCli(['--data', data, 'verify', '--json'])).stdout);
     expect(after).toEqual(before);
   });
 
@@ -208,7 +217,7 @@ describe('session-memory CLI', () => {
     await fs.copyFile(path.join(fixtures, 'markdown', 'kyoto-notes.md'), path.join(inbox, 'kyoto-notes.md'));
     await fs.copyFile(path.join(fixtures, 'bad', 'truncated-conversations.json'), path.join(inbox, 'broken.json'));
 
-    const dry = await runCli(['--data', data, 'import', inbox, '--dry-run', '--json']);
+    const dry = await hashCli(['--data', data, 'import', inbox, '--dry-run', '--json']);
     expect(dry.status).toBe(1); // one file failed
     const dryLines = jsonLines(dry.stdout);
     const failed = dryLines.filter((l) => 'error' in l && !('sessionId' in l));
@@ -218,13 +227,13 @@ describe('session-memory CLI', () => {
     expect(previews.every((p) => Number(p.new) > 0 && p.chunksWritten !== undefined)).toBe(true);
     // The data folder did not exist: a preview does not create it (nor a store in it).
     await expect(fs.stat(data)).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout)).toEqual([]);
+    expect(JSON.parse((await hashCli(['--data', data, 'sessions', '--json'])).stdout)).toEqual([]);
 
-    const real = await runCli(['--data', data, 'import', inbox, '--json']);
+    const real = await hashCli(['--data', data, 'import', inbox, '--json']);
     const saved = jsonLines(real.stdout).filter((l) => 'sessionId' in l);
     expect(saved.map((s) => [s.sessionId, s.new])).toEqual(previews.map((p) => [p.sessionId, p.new]));
 
-    const later = await runCli(['--data', data, 'import', path.join(fixtures, 'chatgpt', 'conversations-later.json'), '--json']);
+    const later = await hashCli(['--data', data, 'import', path.join(fixtures, 'chatgpt', 'conversations-later.json'), '--json']);
     expect(later.status).toBe(0);
     const laterReports = jsonLines(later.stdout);
     expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
@@ -233,24 +242,24 @@ describe('session-memory CLI', () => {
   it('import --dry-run touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
     const dir = workDir();
     const data = path.join(dir, 'data');
-    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(12, 'first'))])).status).toBe(0);
-    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(12, 'second'))])).status).toBe(0);
+    expect((await hashCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(12, 'first'))])).status).toBe(0);
+    expect((await hashCli(['--data', data, 'save', await writeTranscript(dir, 'b.json', transcript(12, 'second'))])).status).toBe(0);
     const fresh = await writeTranscript(dir, 'c.json', { ...transcript(12, 'third'), messages: transcript(12).messages.map((m, i) => ({ ...m, content: `${m.content} (third copy, ${i})` })) });
     const sketch = path.join(data, 'vector-sketch.bin');
 
     // A data folder from before the vector sketch: a save would build it; a preview must not.
     await fs.rm(sketch);
     const before = folderSnapshot(data);
-    const dry = await runCli(['--data', data, 'import', fresh, '--dry-run', '--json']);
+    const dry = await hashCli(['--data', data, 'import', fresh, '--dry-run', '--json']);
     expect(dry.status).toBe(0);
     expect(jsonLines(dry.stdout)).toEqual([expect.objectContaining({ sessionId: 'third', new: 12 })]);
     expect(folderSnapshot(data)).toEqual(before);
 
     // A journal whose last record was cut short: the next writer cuts it off; a preview leaves it.
-    expect((await runCli(['--data', data, 'save', await writeTranscript(dir, 'b2.json', transcript(14, 'second'))])).status).toBe(0);
+    expect((await hashCli(['--data', data, 'save', await writeTranscript(dir, 'b2.json', transcript(14, 'second'))])).status).toBe(0);
     await fs.appendFile(sketch, Buffer.from([7, 0, 0]));
     const cut = folderSnapshot(data);
-    expect((await runCli(['--data', data, 'import', fresh, '--dry-run', '--json'])).status).toBe(0);
+    expect((await hashCli(['--data', data, 'import', fresh, '--dry-run', '--json'])).status).toBe(0);
     expect(folderSnapshot(data)).toEqual(cut);
   });
 
@@ -264,13 +273,13 @@ describe('session-memory CLI', () => {
     const log = await writeTranscript(dir, 'session.jsonl', logLines.join('\n'));
 
     const strictData = path.join(dir, 'strict');
-    const strict = await runCli(['--data', strictData, 'import', damaged, '--strict', '--json']);
+    const strict = await hashCli(['--data', strictData, 'import', damaged, '--strict', '--json']);
     expect(strict.status).toBe(1);
     expect(jsonLines(strict.stdout)).toEqual([{ file: damaged, error: expect.stringMatching(/conversations\.json: .*\[1\]\.mapping/) }]);
-    expect(JSON.parse((await runCli(['--data', strictData, 'sessions', '--json'])).stdout)).toEqual([]);
+    expect(JSON.parse((await hashCli(['--data', strictData, 'sessions', '--json'])).stdout)).toEqual([]);
 
     const data = path.join(dir, 'data');
-    const json = await runCli(['--data', data, 'import', damaged, log, '--json']);
+    const json = await hashCli(['--data', data, 'import', damaged, log, '--json']);
     expect(json.status).toBe(3);
     const lines = jsonLines(json.stdout);
     expect(lines.filter((l) => !('sessionId' in l))).toEqual([
@@ -280,11 +289,11 @@ describe('session-memory CLI', () => {
     const saved = lines.filter((l) => 'sessionId' in l).map((l) => l.sessionId);
     expect(saved).toContain(exportFile[0]!.id);
     expect(saved).toHaveLength(2);
-    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
+    const sessions = JSON.parse((await hashCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
     expect(sessions.map((s) => s.sessionId).sort()).toEqual([...saved].sort());
 
     // Without --json: one readable line per skipped part on stderr, and the same exit code.
-    const readable = await runCli(['--data', path.join(dir, 'readable'), 'import', damaged, '--dry-run']);
+    const readable = await hashCli(['--data', path.join(dir, 'readable'), 'import', damaged, '--dry-run']);
     expect(readable.status).toBe(3);
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
   });
@@ -294,8 +303,8 @@ describe('session-memory CLI', () => {
     const data = path.join(dir, 'data');
     const source = path.join(REPO, 'test', 'fixtures', 'import', 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl');
     const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
-    expect((await runCli(['--data', data, 'save', source])).status).toBe(0);
-    const stored = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as { messages: Array<{ msgId: string; content: string }> };
+    expect((await hashCli(['--data', data, 'save', source])).status).toBe(0);
+    const stored = JSON.parse((await hashCli(['--data', data, 'show', main, '--json'])).stdout) as { messages: Array<{ msgId: string; content: string }> };
     expect(stored.messages.length).toBeGreaterThan(3);
 
     // The last message's line damaged on disk (cut short in the middle, as by a full disk).
@@ -304,36 +313,36 @@ describe('session-memory CLI', () => {
     lines[last] = lines[last]!.slice(0, 80);
     const damaged = await writeTranscript(dir, 'damaged.jsonl', lines.join('\n'));
 
-    const overwrite = await runCli(['--data', data, 'save', damaged, '--mode', 'overwrite', '--json']);
+    const overwrite = await hashCli(['--data', data, 'save', damaged, '--mode', 'overwrite', '--json']);
     expect(overwrite.status).toBe(3);
     const out = jsonLines(overwrite.stdout);
     expect(out[0]).toEqual({ file: damaged, line: last + 1, error: expect.any(String) });
     expect(out[1]).toMatchObject({ sessionId: main, mode: 'incremental', deleted: 0, chunksDeleted: 0, warnings: [expect.stringMatching(/saved incrementally without deleting, not in overwrite mode as asked: 1 damaged line of .*damaged\.jsonl was skipped/)] });
 
-    const synced = await runCli(['--data', data, 'save', damaged, '--sync-deletes']);
+    const synced = await hashCli(['--data', data, 'save', damaged, '--sync-deletes']);
     expect(synced.status).toBe(3);
     expect(synced.stderr).toContain(`session-memory: skipped ${damaged}, line ${last + 1}: `);
     expect(synced.stderr).toMatch(/warning: saved incrementally without deleting, not with deletes synced as asked/);
 
-    const after = JSON.parse((await runCli(['--data', data, 'show', main, '--json'])).stdout) as typeof stored;
+    const after = JSON.parse((await hashCli(['--data', data, 'show', main, '--json'])).stdout) as typeof stored;
     expect(after.messages.map((m) => [m.msgId, m.content])).toEqual(stored.messages.map((m) => [m.msgId, m.content]));
 
     // A whole file still overwrites as asked.
-    const whole = jsonLines((await runCli(['--data', data, 'save', source, '--mode', 'overwrite', '--json'])).stdout);
+    const whole = jsonLines((await hashCli(['--data', data, 'save', source, '--mode', 'overwrite', '--json'])).stdout);
     expect(whole).toEqual([expect.objectContaining({ sessionId: main, mode: 'overwrite', warnings: [] })]);
   });
 
   it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async () => {
     const data = path.join(workDir(), 'data');
-    const result = await runCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);
+    const result = await hashCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);
     expect(result.status).toBe(0);
-    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; title: string; parentSessionId?: string }>;
+    const sessions = JSON.parse((await hashCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; title: string; parentSessionId?: string }>;
     const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
     expect(sessions.map((s) => [s.sessionId, s.parentSessionId ?? null]).sort()).toEqual([
       [main, null],
       [`${main}:agent-a7f3e9c1`, main],
     ]);
-    const readable = await runCli(['--data', data, 'sessions']);
+    const readable = await hashCli(['--data', data, 'sessions']);
     expect(readable.stdout).toMatch(new RegExp(`${main}:agent-a7f3e9c1  Subagent: Find every test .*, from ${main}\\n`));
   });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
-import { collect, jsonLines, runCli, startCli } from './helpers/cli.js';
+import { collect, jsonLines, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 let embedder: WorkerEmbedder;
@@ -46,15 +46,16 @@ describe('one writer at a time', () => {
         expect(run.status, run.stderr).toBe(0);
         outcomes.push(String(jsonLines(run.stdout)[0]!.sessionId));
       }
-      const shown = JSON.parse((await runCli(['--data', data, 'show', 'shared-session', '--json'])).stdout) as { messages: Array<{ msgId: string }> };
+      // The reads after each round need no process of their own: the CLI's code runs in this one.
+      const shown = JSON.parse((await runCliInProcess(['--data', data, 'show', 'shared-session', '--json'])).stdout) as { messages: Array<{ msgId: string }> };
       const ids = shown.messages.map((m) => m.msgId);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toHaveLength(40 * round + 20);
     }
     expect(outcomes).toHaveLength(9);
-    const verify = JSON.parse((await runCli(['--data', data, 'verify', '--json'])).stdout);
+    const verify = JSON.parse((await runCliInProcess(['--data', data, 'verify', '--json'])).stdout);
     expect(verify).toMatchObject({ ok: true, sessions: 4, problems: [] });
-    const history = JSON.parse((await runCli(['--data', data, 'history', 'shared-session', '--json'])).stdout) as unknown[];
+    const history = JSON.parse((await runCliInProcess(['--data', data, 'history', 'shared-session', '--json'])).stdout) as unknown[];
     expect(history).toHaveLength(6); // no save was lost
   });
 

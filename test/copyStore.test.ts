@@ -9,18 +9,23 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import { HASH_EMBEDDER, runCli, type CliResult } from './helpers/cli.js';
-import { tempDir } from './helpers/engine.js';
+import { tempDir, withHashStore } from './helpers/engine.js';
 import { folderSnapshot } from './helpers/files.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import type { MemoryEngine } from '../electron/engine/engine.js';
 
 let servers: ObjectStoreServers;
 const cleanups: Array<() => void> = [];
+const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   servers = await startObjectStoreServers();
+  // This process reads the bucket too (see view), as a machine of its own.
+  Object.assign(process.env, servers.env);
 });
 afterAll(async () => {
   await servers?.close();
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
   cleanups.forEach((c) => c());
 });
 
@@ -67,16 +72,25 @@ describe('session-memory copy', () => {
     expect(toFolder).toMatchObject({ sessions: 4, messages: 158, chunks: toBucket.chunks, historyEvents: 9 });
 
     const places = [first, sharedUri, back];
-    const view = async (data: string) => {
-      // What the place keeps of deleted objects is the place's own (a folder keeps none; a bucket may), not the memory's.
-      const { retention: _retention, ...verify } = JSON.parse(await ok(['--data', data, 'verify', '--json'])) as Record<string, unknown>;
-      const listed = (JSON.parse(await ok(['--data', data, 'sessions', '--json'])) as Array<Record<string, unknown>>).map(({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }) => ({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }));
-      const search = (JSON.parse(await ok(['--data', data, 'search', 'how do I fix the failing build', '--limit', '8', '--json'])) as Array<Record<string, unknown>>).map((h) => [h.chunkId, h.sessionId, Number(h.score).toFixed(4)]);
-      const history = await Promise.all(['copy-a', 'copy-b', 'copy-c', 'copy-d'].map(async (id) => JSON.parse(await ok(['--data', data, 'history', id, '--json']))));
-      const shown = JSON.parse(await ok(['--data', data, 'show', 'copy-a', '--json']));
-      return { verify, listed, search, history, shown };
+    // What `verify`, `sessions`, `search`, `history` and `show` print with --json (each the engine's
+    // answer as JSON), read in this process: the commands' own output is tested in cli.test.ts and
+    // sharedStore.test.ts. A bucket is read as a machine with a new folder of its own would.
+    let readers = 0;
+    const view = (data: string) => {
+      const json = (value: unknown) => JSON.parse(JSON.stringify(value));
+      const read = async (engine: MemoryEngine) => {
+        // What the place keeps of deleted objects is the place's own (a folder keeps none; a bucket may), not the memory's.
+        const { retention: _retention, ...verify } = json(await engine.verify()) as Record<string, unknown>;
+        const listed = (json(await engine.listSessions()) as Array<Record<string, unknown>>).map(({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }) => ({ sessionId, title, forkOf, messageCount, chunkCount, saves, lastSavedAt }));
+        const search = (json(await engine.search('how do I fix the failing build', { limit: 8, collapse: true })) as Array<Record<string, unknown>>).map((h) => [h.chunkId, h.sessionId, Number(h.score).toFixed(4)]);
+        const history = [];
+        for (const id of ['copy-a', 'copy-b', 'copy-c', 'copy-d']) history.push(json(await engine.history(id)));
+        const shown = json(await engine.showSession('copy-a'));
+        return { verify, listed, search, history, shown };
+      };
+      return data === sharedUri ? withHashStore(path.join(dir, `reader-${++readers}`), read, { storeUri: data }) : withHashStore(data, read);
     };
-    const [original, inBucket, copiedBack] = await Promise.all(places.map(view));
+    const [original, inBucket, copiedBack] = [await view(places[0]!), await view(places[1]!), await view(places[2]!)];
     expect(original!.verify).toMatchObject({ ok: true, sessions: 4, messages: 158, problems: [] });
     expect(original!.listed).toHaveLength(4);
     expect(original!.listed.find((s) => s.sessionId === 'copy-d')?.forkOf).toMatchObject({ sessionId: 'copy-a' });

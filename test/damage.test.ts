@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, promises as fs, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, promises as fs, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import { HASH_EMBEDDER, jsonLines, runCli as runAnyCli } from './helpers/cli.js';
@@ -16,6 +16,7 @@ let root: string;
 let cleanup: () => void;
 let first: string;
 let second: string;
+let twoSessions: string;
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir('sm-damage-'));
@@ -23,6 +24,9 @@ beforeAll(async () => {
   second = path.join(root, 'second.json');
   writeFileSync(first, JSON.stringify(realisticConversation('first', 30, 1)));
   writeFileSync(second, JSON.stringify(realisticConversation('second', 40, 2)));
+  // One store saved by the CLI, copied for each test that damages it.
+  twoSessions = path.join(root, 'two-sessions');
+  for (const file of [first, second]) expect((await runCli(['--data', twoSessions, 'save', file])).status).toBe(0);
 });
 afterAll(() => cleanup());
 
@@ -31,9 +35,10 @@ function runCli(args: string[]) {
   return runAnyCli(args, HASH_EMBEDDER);
 }
 
-async function storeWithTwoSessions(name: string): Promise<string> {
+/** A copy of the store the two sessions were saved in, its files' times kept (a test damages the newest data file). */
+function storeWithTwoSessions(name: string): string {
   const data = path.join(root, name);
-  for (const file of [first, second]) expect((await runCli(['--data', data, 'save', file])).status).toBe(0);
+  cpSync(twoSessions, data, { recursive: true, preserveTimestamps: true });
   return data;
 }
 
@@ -55,7 +60,7 @@ describe('a damaged archive record', () => {
     ['garbage', (file: string) => fs.writeFile(file, Buffer.from([0xff, 0x00, 0x13, 0x37]))],
   ] as const) {
     it(`${label}: verify names it, --repair rebuilds it from the store, and saves still skip what is stored`, async () => {
-      const data = await storeWithTwoSessions(`record-${label}`);
+      const data = storeWithTwoSessions(`record-${label}`);
       await damage(path.join(data, '.archived_sessions.json'));
       const found = await verify(data);
       expect(found.ok).toBe(false);
@@ -71,7 +76,7 @@ describe('a damaged archive record', () => {
 
 describe('a damaged store', () => {
   it('a truncated data file: clear errors, verify names the file, --repair rolls back to the newest whole version and a re-save restores the rest', async () => {
-    const data = await storeWithTwoSessions('truncated');
+    const data = storeWithTwoSessions('truncated');
     const dataFiles = path.join(data, 'lancedb', 'chunks.lance', 'data');
     const newest = readdirSync(dataFiles).sort((a, b) => statSync(path.join(dataFiles, b)).mtimeMs - statSync(path.join(dataFiles, a)).mtimeMs)[0]!;
     await fs.truncate(path.join(dataFiles, newest), 100);
@@ -101,7 +106,7 @@ describe('a damaged store', () => {
   });
 
   it('a missing data file is named by verify', async () => {
-    const data = await storeWithTwoSessions('missing');
+    const data = storeWithTwoSessions('missing');
     const dataFiles = path.join(data, 'lancedb', 'chunks.lance', 'data');
     const victim = readdirSync(dataFiles)[0]!;
     await fs.rm(path.join(dataFiles, victim));

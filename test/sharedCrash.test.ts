@@ -5,7 +5,9 @@
  * history is appended, inside a compaction) and at random times; the same save run again must leave
  * what one clean run leaves, and the write lease the killed process held is taken over at once.
  * Forgetting messages killed between its save and its purge is finished by running it again, and
- * the forgotten text is then in no object of the bucket.
+ * the forgotten text is then in no object of the bucket. The run after a kill is the same machine
+ * (its local folder and name) and runs the CLI's code in the test's process (runCliInProcess): it
+ * needs no process of its own, only another one than the dead holder of the lease.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
-import { HASH_EMBEDDER, jsonLines, runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, runCli, runCliInProcess } from './helpers/cli.js';
 import { tempDir, withHashStore } from './helpers/engine.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
 
@@ -98,7 +100,7 @@ describe('a save to a shared store killed at any point, then run again, leaves w
     const env = machineEnv({ SESSION_MEMORY_MACHINE: 'crashing' });
     const first = await runCli(['--data', sharedUri, 'save', file, '--json'], { ...env, SESSION_MEMORY_TEST_CRASH: point });
     expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
-    const again = await runCli(['--data', sharedUri, 'save', file, '--json'], env);
+    const again = await runCliInProcess(['--data', sharedUri, 'save', file, '--json'], env);
     // Had it not taken the dead process's lease over at once, it would have given up after a minute (locked).
     expect(again.status, `${label}: re-run failed: ${again.stderr}`).toBe(0);
     const actual = await snapshot(sharedUri);
@@ -140,7 +142,7 @@ describe('forget --messages on a shared store, killed between its save and its p
       expect(holding.length, point).toBeGreaterThan(0);
       const first = await runCli(['--data', sharedUri, ...command, '--json'], { ...env, SESSION_MEMORY_TEST_CRASH: point });
       expect(first.signal, `${point}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
-      const again = await runCli(['--data', sharedUri, ...command, '--json'], env);
+      const again = await runCliInProcess(['--data', sharedUri, ...command, '--json'], env);
       expect(again.status, `${point}: ${again.stderr}`).toBe(0);
       expect(jsonLines(again.stdout), point).toEqual([{ sessionId: 'forget-crash', messagesRemoved: 1, chunksRemoved: expect.any(Number) }]);
       const left = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes('marmosets-4419'));

@@ -16,7 +16,7 @@ import { connectStore } from '../electron/engine/store/connect.js';
 import { LEASE_TABLE } from '../electron/engine/store/storeLease.js';
 import { WriteGuard } from '../electron/engine/store/writeGuard.js';
 import { assertWriteLock } from '../electron/engine/files/writeLock.js';
-import { BIN, cliEnv, collect, REPO, runCli, startCli } from './helpers/cli.js';
+import { BIN, cliEnv, collect, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
@@ -35,7 +35,10 @@ useObjectStoreMachine((started, startedEmbedder) => {
 /** The lease of the machines of a test that waits for one to run out (SESSION_MEMORY_TEST_LEASE_TTL_MS; 30 s otherwise). */
 const SHORT_LEASE_MS = 15_000;
 
-/** A machine: its own local folder and name, the servers' endpoints. */
+/**
+ * A machine: its own local folder and name, the servers' endpoints. The machines that write are
+ * processes; a reader's show, verify and history run the CLI's code in this process (runCliInProcess).
+ */
 function machine(name: string, extra: Record<string, string> = {}): Record<string, string> {
   return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...extra };
 }
@@ -178,13 +181,13 @@ describe('a writer stopped past its lease', () => {
     // Not one commit of the laptop's after it was continued.
     expect(await chunksVersion(sharedUri)).toBe(committed);
     const reader = machine('phone');
-    const shown = JSON.parse((await runCli(['--data', sharedUri, 'show', 'long', '--json'], reader)).stdout) as Shown;
+    const shown = JSON.parse((await runCliInProcess(['--data', sharedUri, 'show', 'long', '--json'], reader)).stdout) as Shown;
     expect(shown.messages).toHaveLength(120);
     expect(new Set(shown.messages.map((m) => m.msgId)).size).toBe(120);
     expect(new Set(shown.chunks.map((c) => c.chunkId)).size).toBe(shown.chunks.length);
-    const verify = JSON.parse((await runCli(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean; messages: number; problems: unknown[] };
+    const verify = JSON.parse((await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean; messages: number; problems: unknown[] };
     expect(verify).toMatchObject({ ok: true, messages: 120, problems: [] });
-    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'long', '--json'], reader)).stdout) as Array<{ machine?: string }>;
+    const history = JSON.parse((await runCliInProcess(['--data', sharedUri, 'history', 'long', '--json'], reader)).stdout) as Array<{ machine?: string }>;
     expect(history.map((e) => e.machine)).toEqual(['desktop']);
   }, 240_000);
 });
@@ -222,9 +225,9 @@ describe('another machine while a writer holds the lease', () => {
     expect(firstRun.status, firstRun.stderr).toBe(0);
     expect(secondRun.status, secondRun.stderr).toBe(0);
     const reader = machine('phone');
-    const shown = JSON.parse((await runCli(['--data', sharedUri, 'show', 'long', '--json'], reader)).stdout) as Shown;
+    const shown = JSON.parse((await runCliInProcess(['--data', sharedUri, 'show', 'long', '--json'], reader)).stdout) as Shown;
     expect(shown.messages).toHaveLength(60);
-    const verify = JSON.parse((await runCli(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean };
+    const verify = JSON.parse((await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean };
     expect(verify.ok).toBe(true);
   }, 240_000);
 });
@@ -268,7 +271,7 @@ describe('building the vector index of a shared store', () => {
     const hits = JSON.parse(found.stdout) as Array<{ sessionId: string }>;
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.map((h) => h.sessionId)).not.toContain('gone');
-    const verify = JSON.parse((await runCli(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean; sessions: number };
+    const verify = JSON.parse((await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean; sessions: number };
     expect(verify).toMatchObject({ ok: true, sessions: 2 });
   }, 300_000);
 });

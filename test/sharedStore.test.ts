@@ -12,7 +12,7 @@ import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, cliEnv, collect, jsonLines, REPO, runCli, startCli } from './helpers/cli.js';
+import { BIN, cliEnv, collect, jsonLines, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, tempDir } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
@@ -67,20 +67,21 @@ describe('a memory on object storage', () => {
       for (const run of runs) expect(run.status, run.stderr).toBe(0);
       for (const run of runs) expect(run.stderr).not.toMatch(/warning/);
     }
-    // A third machine, which never saved, reads the memory the two left.
+    // A third machine, which never saved, reads the memory the two left (its commands run the CLI's
+    // code in this process: a read needs no process of its own).
     const reader = machine('phone');
-    const shown = JSON.parse((await runCli(['--data', sharedUri, 'show', 'shared-session', '--json'], reader)).stdout) as { messages: Array<{ msgId: string }> };
+    const shown = JSON.parse((await runCliInProcess(['--data', sharedUri, 'show', 'shared-session', '--json'], reader)).stdout) as { messages: Array<{ msgId: string }> };
     const ids = shown.messages.map((m) => m.msgId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(70);
     for (const [session, count] of [['laptop-notes', 24], ['desktop-notes', 24]] as const) {
-      const own = JSON.parse((await runCli(['--data', sharedUri, 'show', session, '--json'], reader)).stdout) as { messages: unknown[] };
+      const own = JSON.parse((await runCliInProcess(['--data', sharedUri, 'show', session, '--json'], reader)).stdout) as { messages: unknown[] };
       expect(own.messages).toHaveLength(count);
     }
-    const verify = await runCli(['--data', sharedUri, 'verify', '--json'], reader);
+    const verify = await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader);
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, sessions: 3, messages: 118, problems: [] });
     // Every save is in the store's history, with the machine that made it.
-    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'shared-session', '--json'], reader)).stdout) as Array<{ machine?: string }>;
+    const history = JSON.parse((await runCliInProcess(['--data', sharedUri, 'history', 'shared-session', '--json'], reader)).stdout) as Array<{ machine?: string }>;
     expect(history).toHaveLength(4);
     expect(new Set(history.map((e) => e.machine))).toEqual(new Set(['laptop', 'desktop']));
     // The reader's local folder holds no part of the memory: only caches of this machine.

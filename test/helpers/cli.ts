@@ -34,6 +34,32 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   return collect(child);
 }
 
+/**
+ * Runs `session-memory` in this process: the CLI's own code (electron/cli/main.ts) with `env` added
+ * to this process's environment for the run, its output collected. For a run that needs no process
+ * of its own, such as the re-run after a killed one (whose state is all on disk), without the
+ * second or so of CPU a process takes to start and load the store's code. Never with a crash or stop
+ * switch: those act on the process that reads them, and this one is the test's.
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  if (Object.keys(env).some((name) => name === 'SESSION_MEMORY_TEST_CRASH' || name === 'SESSION_MEMORY_TEST_STOP')) throw new Error('a crash or stop switch needs a process of its own: runCli');
+  const { main } = await import('../../electron/cli/main.js');
+  const added: Record<string, string> = { SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...env };
+  const saved = Object.fromEntries(Object.keys(added).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, added);
+  let stdout = '';
+  let stderr = '';
+  try {
+    const status = await main([process.execPath, BIN, ...args], { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), isTTY: false });
+    return { status, signal: null, stdout, stderr };
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 export function collect(child: ChildProcess): Promise<CliResult> {
   let stdout = '';
   let stderr = '';

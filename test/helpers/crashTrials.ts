@@ -2,12 +2,14 @@
  * The crash trials' machinery (test/crash.test.ts, test/crashRewrite.test.ts): `session-memory` runs
  * in a child process and is killed with SIGKILL at exact moments or at random times, the same command
  * (or another writer) is run again, and the store must be what one clean run leaves. The trials are
- * split over two files so that two test workers share them.
+ * split over two files so that two test workers share them. The run that is killed has a process of
+ * its own; the run after it reads all it needs from the disk, and runs the CLI's code in the test's
+ * process (runCliInProcess), sparing a process start per trial.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { cpSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HASH_EMBEDDER, runCli } from './cli.js';
+import { HASH_EMBEDDER, runCli, runCliInProcess } from './cli.js';
 import { tempDir, withHashStore } from './engine.js';
 
 export interface Shown {
@@ -72,7 +74,7 @@ export function crashBed(prefix: string): CrashBed {
     expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
     totals.kills++;
 
-    const again = await runCli(['--data', data, ...args, '--json'], TEST_ENV);
+    const again = await runCliInProcess(['--data', data, ...args, '--json'], TEST_ENV);
     expect(again.status, `${label}: re-run failed: ${again.stderr}`).toBe(0);
     const actual = await snapshot(data);
     const ids = actual.messages.map((m) => m.msgId);
@@ -94,7 +96,7 @@ export function crashBed(prefix: string): CrashBed {
     expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
     totals.kills++;
     totals.purgeKills++;
-    const again = await runCli(['--data', data, ...then, '--json'], TEST_ENV);
+    const again = await runCliInProcess(['--data', data, ...then, '--json'], TEST_ENV);
     expect(again.status, `${label}: ${then.join(' ')} failed: ${again.stderr}`).toBe(0);
     await check(data, again);
     expect(await withHashStore(data, (engine) => engine.verify()), label).toMatchObject({ ok: true, problems: [] });
