@@ -59,7 +59,7 @@ export class ChunkWriter {
   }
 
   /** Plans that must land in a single commit (rebuilt chunks with their deletions; overwrites). */
-  async writeAll(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, removal: { replaceSession: boolean; removedIds: string[]; absent?: boolean }): Promise<void> {
+  async writeAll(plan: PlannedChunk[], owned: Map<string, OwnedMessage>, removal: { replaceSession: boolean; removedIds: string[] }): Promise<void> {
     const vectors = await this.vectorsFor(plan);
     // A dry run reads no vectors: its records are only counted.
     const records = plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned));
@@ -70,7 +70,7 @@ export class ChunkWriter {
     this.throwIfAborted();
     this.progress('writing', 0, records.length);
     assertWriteLock(this.ctx.dataDir);
-    await this.clock.time('chunkCommit', () => this.ctx.store.commit(records, { sessionId: this.sessionId, chunkIds: removal.removedIds, allOthers: removal.replaceSession, absent: removal.absent === true }));
+    await this.clock.time('chunkCommit', () => this.ctx.store.commit(records, { sessionId: this.sessionId, chunkIds: removal.removedIds, allOthers: removal.replaceSession }));
     this.commits++;
     this.count(records, removal.removedIds);
   }

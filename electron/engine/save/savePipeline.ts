@@ -228,8 +228,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
           // The chunks holding stored messages replace the reopened ones in one commit; the rest stream.
           const holdsStored = (c: PlannedChunk) => c.msgIds.some((id) => stored.has(id));
           const replacing = reopened.plan.filter(holdsStored);
-          // Their ids are none of the session's chunks read under the write lock (planAppend leaves those out).
-          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds, absent: true });
+          if (replacing.length > 0 || reopened.removedIds.length > 0) await writer.writeAll(replacing, reopened.owned, { replaceSession: false, removedIds: reopened.removedIds });
           plan.push(...reopened.plan.filter((c) => !holdsStored(c)));
         }
         // The near-duplicate check compares each batch's codes while the model embeds the next ones

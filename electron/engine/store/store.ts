@@ -10,7 +10,6 @@
  * full-text layout in fullTextLayout.ts, lookups in storeLookups.ts, searches in storeSearch.ts and searchView.ts.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import type { IntoSql } from '@lancedb/lancedb';
 import { crashPoint } from '../files/crashPoints.js';
 import { ensureLanceThreads } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
@@ -179,9 +178,7 @@ export class ChunkStore {
    * chunks of new messages). They are then appended instead of merged: a merge joins the new rows with
    * the chunk ids of the whole table, a read that grows with the store (on a bucket, a request per
    * fragment and more), where an append reads nothing. Such a call is not idempotent: the caller
-   * runs it once, after reading the session's chunks again. With `absent`, one chunk that takes the
-   * place of one other (both given) rewrites the stored row instead of merging: a read of that row
-   * through the chunk_id index, and one commit all the same.
+   * runs it once, after reading the session's chunks again.
    */
   async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean; absent?: boolean }): Promise<void> {
     const removeIds = remove.chunkIds ?? [];
@@ -200,17 +197,6 @@ export class ChunkStore {
       crashPoint('committed');
       await this.ensureIndexes();
       return;
-    }
-    if (remove.absent && removeIds.length === 1 && upserts.length === 1 && !remove.allOthers) {
-      // One chunk in place of one other (an append's reopened chunk): the stored row is found through
-      // the chunk_id index and rewritten as the new chunk, in one commit. A merge would join with every
-      // chunk id of the table. No row to rewrite (this call run again after it committed): merged.
-      const { rowsUpdated } = await this.chunks.update({ where: `chunk_id = ${sqlString(removeIds[0]!)} AND session_id = ${sqlString(remove.sessionId)}`, values: toRow(upserts[0]!) as Record<string, IntoSql> });
-      if (rowsUpdated === 1) {
-        crashPoint('committed');
-        await this.ensureIndexes();
-        return;
-      }
     }
     let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
     if (remove.allOthers) {
