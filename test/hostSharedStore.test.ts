@@ -100,7 +100,9 @@ describe('the app on a shared store (s3+ddb://)', () => {
     expect((await ok<Array<{ sessionId: string }>>(dispatch(laptop.host.handlers, 'sessions:list', {}))).map((s) => s.sessionId)).toEqual(['sourdough']);
     await importAs(laptop.host, 'tomatoes', 'growing tomatoes on a balcony');
 
-    const writers = await ok<RecentWriter[]>(dispatch(desk.host.handlers, 'store:writers', {}));
+    // Each save's history event is committed with the lease's give-back, at most 1.5 s after the save.
+    let writers: RecentWriter[] = [];
+    await expect.poll(async () => (writers = await ok<RecentWriter[]>(dispatch(desk.host.handlers, 'store:writers', {}))).length, { timeout: 15_000, interval: 250 }).toBe(2);
     expect(writers.map(({ machine, saves }) => ({ machine, saves }))).toEqual([
       { machine: 'laptop-b', saves: 1 },
       { machine: 'desk-a', saves: 1 },

@@ -267,7 +267,8 @@ describe('an assistant on a shared store', () => {
       expect(saved.isError).toBeFalsy();
       expect(saved.structuredContent?.reports?.[0]?.new).toBe(6);
       expect((await laptop.showSession('from-assistant')).messages).toHaveLength(6);
-      expect((await laptop.history('from-assistant')).map((e) => e.machine)).toEqual(['desktop']);
+      // The save's history event is committed with the lease's give-back, at most 1.5 s after the save.
+      await expect.poll(async () => (await laptop.history('from-assistant')).map((e) => e.machine), { timeout: 15_000, interval: 250 }).toEqual(['desktop']);
     } finally {
       await assistant.close();
       await laptop.close();
