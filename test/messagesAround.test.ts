@@ -89,6 +89,10 @@ async function expectChunksAfter(engine: MemoryEngine, places: ChunkPlace[]): Pr
     return beforeRight && afterRight ? [] : [`${p.firstMsgId}..${p.lastMsgId}: before ${before?.msgIds.join(',')} (want ${said}), after ${after?.msgIds.join(',')} (want ${next})`];
   });
   expect(wrong).toEqual([]);
+  // Search reads both sides in one query (neighbourTurns.ts): the same chunks as read one side at a time.
+  const both = await engine.store.searching((reads) => reads.chunksBeside(places, places));
+  expect(both.after.map((hit) => hit?.chunkId)).toEqual(found.map((hit) => hit?.chunkId));
+  expect(both.before.map((hit) => hit?.chunkId)).toEqual(previous.map((hit) => hit?.chunkId));
 }
 
 describe('the messages around a result', () => {

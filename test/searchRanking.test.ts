@@ -302,8 +302,7 @@ describe('the turn after the best results', () => {
   // A session of turns at positions 0..9: the chunk after a place is the turn just after it.
   const session = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((seq) => turn(`t${seq}`, seq, 0).hit);
   const reads = {
-    chunksAfter: async (places: ReadonlyArray<{ seq: number }>) => places.map((p) => session[p.seq + 1]),
-    chunksBefore: async (places: ReadonlyArray<{ seq: number }>) => places.map((p) => session[p.seq - 1]),
+    chunksBeside: async (after: ReadonlyArray<{ seq: number }>, before: ReadonlyArray<{ seq: number }>) => ({ after: after.map((p) => session[p.seq + 1]), before: before.map((p) => session[p.seq - 1]) }),
   };
   const scores = async (fused: Array<ReturnType<typeof turn>>) => new Map((await favourNeighbours(reads, fused)).map((f) => [f.hit.chunkId, f.score]));
 

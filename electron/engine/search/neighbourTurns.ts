@@ -5,11 +5,11 @@
  * shares neither words nor much meaning with the question. So the chunk just after each of the first
  * NEIGHBOUR_SOURCES candidates (the nearest in its session that starts with another message: the
  * other parts of a long message are skipped) scores at least NEIGHBOUR_WEIGHT of that candidate's
- * score. One read through the session index, of the rows from each place on (storeLookups.ts chunksAfter).
+ * score. Read through the session index, the rows from each place on (storeLookups.ts chunksBeside).
  *
  * A short message leans on the one before it: "Yeah, I painted that lake sunrise last year!" answers
  * the photo of a painting shown just before. So a first candidate of at most SHORT_SOURCE_CHARS
- * characters lends the same share to the chunk just before it too (chunksBefore). Lent from every
+ * characters lends the same share to the chunk just before it too, read in the same query. Lent from every
  * candidate, the turn before cost more than it found on long messages (docs/retrieval.md).
  */
 import type { SearchReads } from '../store/searchView.js';
@@ -36,11 +36,11 @@ export interface Scored {
  * them (see above), added or raised. Best first again. A neighbour that was no candidate joins as a
  * chunk and its score alone.
  */
-export async function favourNeighbours(reads: Pick<SearchReads, 'chunksAfter' | 'chunksBefore'>, fused: readonly Scored[]): Promise<Scored[]> {
+export async function favourNeighbours(reads: Pick<SearchReads, 'chunksBeside'>, fused: readonly Scored[]): Promise<Scored[]> {
   const sources = fused.slice(0, NEIGHBOUR_SOURCES).filter(({ hit }) => placed(hit));
   if (sources.length === 0) return [...fused];
   const short = sources.filter(({ hit }) => hit.text.length <= SHORT_SOURCE_CHARS);
-  const [after, before] = await Promise.all([reads.chunksAfter(sources.map(({ hit }) => placeOf(hit))), short.length > 0 ? reads.chunksBefore(short.map(({ hit }) => placeOf(hit))) : []]);
+  const { after, before } = await reads.chunksBeside(sources.map(({ hit }) => placeOf(hit)), short.map(({ hit }) => placeOf(hit)));
   const lent = new Map<string, Scored>();
   const lend = (source: Scored, neighbour: VectorHit | undefined) => {
     const score = NEIGHBOUR_WEIGHT * source.score;

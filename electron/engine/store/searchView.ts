@@ -15,7 +15,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { connectStore } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
-import { chunksAfter, chunksBefore, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
+import { chunksAfter, chunksBefore, chunksBeside, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
@@ -45,6 +45,8 @@ export interface SearchReads {
   chunksAfter(places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>>;
   /** For each chunk place given, the nearest chunk before it in its session that holds another message (storeLookups.ts). */
   chunksBefore(places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>>;
+  /** chunksAfter of the places `after` and chunksBefore of `before`, in one read (storeLookups.ts). */
+  chunksBeside(after: ReadonlyArray<ChunkPlace>, before: ReadonlyArray<ChunkPlace>): Promise<{ after: Array<VectorHit | undefined>; before: Array<VectorHit | undefined> }>;
   /** How many rows outside the indexes the searches read from memory (recentRows.ts); 0 when none or when they read them in the table. */
   recentRows: number;
 }
@@ -193,6 +195,7 @@ export class SearchView {
       messagesAround: (places) => messagesAround(chunks, places),
       chunksAfter: (places) => chunksAfter(chunks, places),
       chunksBefore: (places) => chunksBefore(chunks, places),
+      chunksBeside: (after, before) => chunksBeside(chunks, after, before),
     };
   }
 }

@@ -153,7 +153,7 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
  * rows from the place's own position on: nothing before it is read.
  */
 export async function chunksAfter(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
-  return chunksNextTo(chunks, places, 'after');
+  return (await chunksBeside(chunks, places, [])).after;
 }
 
 /**
@@ -163,24 +163,26 @@ export async function chunksAfter(chunks: SearchTable, places: ReadonlyArray<Chu
  * with its text and vector. Only the rows up to the place's own position are read.
  */
 export async function chunksBefore(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>): Promise<Array<VectorHit | undefined>> {
-  return chunksNextTo(chunks, places, 'before');
+  return (await chunksBeside(chunks, [], places)).before;
 }
 
-async function chunksNextTo(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>, side: 'before' | 'after'): Promise<Array<VectorHit | undefined>> {
+/** chunksAfter of the places `after` and chunksBefore of the places `before`, in one read of each kind. */
+export async function chunksBeside(chunks: SearchTable, after: ReadonlyArray<ChunkPlace>, before: ReadonlyArray<ChunkPlace>): Promise<{ after: Array<VectorHit | undefined>; before: Array<VectorHit | undefined> }> {
+  const wanted = [...after.map((place) => ({ place, side: 'after' as const })), ...before.map((place) => ({ place, side: 'before' as const }))];
   const out: Array<VectorHit | undefined> = [];
-  for (let i = 0; i < places.length; i += 50) out.push(...(await nextToBatch(chunks, places.slice(i, i + 50), side)));
-  return out;
+  for (let i = 0; i < wanted.length; i += 50) out.push(...(await nextToBatch(chunks, wanted.slice(i, i + 50))));
+  return { after: out.slice(0, after.length), before: out.slice(after.length) };
 }
 
-/** A chunk's order in its session as one number: position x 1000 + part (ChunkPosition). */
 function orderOf(place: { seq: number; part?: number }): number {
   return place.part !== undefined && place.part >= 0 ? place.seq * 1000 + place.part : place.seq;
 }
 
-async function nextToBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace>, side: 'before' | 'after'): Promise<Array<VectorHit | undefined>> {
-  if (places.length === 0) return [];
+async function nextToBatch(chunks: SearchTable, wanted: ReadonlyArray<{ place: ChunkPlace; side: 'before' | 'after' }>): Promise<Array<VectorHit | undefined>> {
+  if (wanted.length === 0) return [];
+  const places = wanted.map((w) => w.place);
   // From or up to the place's own position: a row after it in the session starts there or later, a row before it there or earlier.
-  const spans = places.map((p) => {
+  const spans = wanted.map(({ place: p, side }) => {
     const position = Math.floor(p.part !== undefined && p.part >= 0 ? p.seq : p.seq / 1000);
     return side === 'after' ? { sessionId: p.sessionId, from: position, to: position + AROUND_POSITIONS + 1 } : { sessionId: p.sessionId, from: position - AROUND_POSITIONS, to: position + 1 };
   });
@@ -206,14 +208,14 @@ async function nextToBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
     const span = spans[i]!;
     const at = orderOf(p);
     const list = bySession.get(p.sessionId) ?? [];
-    if (side === 'before') return list.findLast((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) < at && !row.msgIds.every((id) => id === p.firstMsgId));
+    if (wanted[i]!.side === 'before') return list.findLast((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) < at && !row.msgIds.every((id) => id === p.firstMsgId));
     return list.find((row) => startsIn(row, span, chunks.hasPart) && orderOf(row) > at && row.msgIds[0] !== p.lastMsgId);
   });
-  const wanted = [...new Set(chosen.filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
+  const unread = [...new Set(chosen.filter((row): row is Near => row !== undefined && !row.hit).map((row) => row.chunkId))];
   const hits = new Map<string, VectorHit>();
-  if (wanted.length > 0) {
+  if (unread.length > 0) {
     // Through the session index again: chunk ids alone have none.
-    let read = chunks.table.query().where(`${sqlIn('session_id', sessions)} AND ${startsWithin(spans, chunks.hasPart)} AND ${sqlIn('chunk_id', wanted)}`).select(hitColumns(chunks.hasPart));
+    let read = chunks.table.query().where(`${sqlIn('session_id', sessions)} AND ${startsWithin(spans, chunks.hasPart)} AND ${sqlIn('chunk_id', unread)}`).select(hitColumns(chunks.hasPart));
     if (recent) read = read.fastSearch();
     for (const row of await readRows(read)) hits.set(String(row.chunk_id), hitOf(row, Number.NaN));
   }
