@@ -113,13 +113,10 @@ export class WriteGuard {
   private async keep(held: HeldLease): Promise<void> {
     await this.giveBack();
     const keepMs = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_KEEP_MS') ?? LEASE_KEEP_MS);
-    if (held.problem() !== null || keepMs <= 0) {
-      if (held.problem() === null) await this.options.beforeGiveBack?.().catch(() => {});
-      await held.release();
-      return;
-    }
-    const timer = setTimeout(() => void this.giveBack().catch(() => {}), keepMs);
+    const timer = setTimeout(() => void this.giveBack().catch(() => {}), Math.max(0, keepMs));
     this.kept = { held, timer };
+    // A lease that cannot be written under, or is not to be kept, is given back at once.
+    if (held.problem() !== null || keepMs <= 0) await this.giveBack();
   }
 
   /** Gives back the kept lease (and waits for one being given back). */
