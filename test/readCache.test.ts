@@ -97,6 +97,37 @@ describe('the read cache of a store on S3', () => {
     }
   }, 240_000);
 
+  it('reads ahead the rest of the files a search read: a different question after it reads no data or index file from the store', async () => {
+    const { sharedUri } = await servers.newStore('read-ahead');
+    // A vector index, as a large store has: a search reads only some rows of the data files.
+    const writer = await bed.open(dir(), { storeUri: sharedUri, vectorIndexMinRows: 256 });
+    const markers = ['lighthouse', 'orchard', 'glacier', 'harbour', 'volcano', 'meadow', 'canyon', 'reef', 'tundra', 'marsh', 'quarry', 'vineyard',
+      'lagoon', 'prairie', 'fjord', 'dune', 'atoll', 'delta', 'estuary', 'geyser', 'moor', 'oasis', 'steppe', 'summit'];
+    try {
+      for (const [i, marker] of markers.entries()) await writer.save(session(`s-${i}`, marker, 24));
+      expect((await writer.maintain()).vectorIndexBuilt).toBe(true);
+    } finally {
+      await writer.close();
+    }
+    // Blocks of 1 KiB: the store spans hundreds of them.
+    process.env.SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES = '1024';
+    const uncached = await bed.open(dir(), { storeUri: sharedUri, readCacheBytes: 0 });
+    const cached = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      expect(await immutableReads(() => cached.search('how does the lighthouse fare in winter storms', { limit: 5 }))).toBeGreaterThan(0);
+      await (await cached.store.readCache())!.readAheadIdle();
+      for (const query of ['the canyon journal', 'reef keeper storms', 'geyser lamp in the steppe']) {
+        let hits: Array<[string, number]> = [];
+        expect(await immutableReads(async () => (hits = (await cached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score])))).toBe(0);
+        expect(hits).toEqual((await uncached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score]));
+      }
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES;
+      await uncached.close();
+      await cached.close();
+    }
+  }, 240_000);
+
   it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
     const { plainUri } = await servers.newStore('read-cache-plain');
     const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
