@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
+import type { SaveTimings } from '../electron/engine/save/index.js';
 import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
 import { engineTestBed, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
@@ -125,6 +126,52 @@ describe('the read cache of a store on S3', () => {
       delete process.env.SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES;
       await uncached.close();
       await cached.close();
+    }
+  }, 240_000);
+
+  it('finds the vectors a save reuses through the cache: a later save reads no data or index file of the store for them', async () => {
+    const { sharedUri } = await servers.newStore('reuse-reads');
+    const writer = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
+      await writer.maintain();
+    } finally {
+      await writer.close();
+    }
+    let timings: SaveTimings[] = [];
+    const laptop = await bed.open(dir(), { storeUri: sharedUri, onSaveTimings: (t) => timings.push(t) });
+    try {
+      // Copies of stored conversations: every text is in the store, none is embedded again.
+      proxy.trace = [];
+      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) expect((await laptop.save(session(`copy-${i}`, marker))).embeddingsComputed).toBe(0);
+      await (await laptop.store.readCache())!.readAheadIdle();
+      timings = [];
+      const report = await laptop.save(session('again-1', 'orchard'));
+      const sent = proxy.trace;
+      proxy.trace = null;
+      expect(report.embeddingsComputed).toBe(0);
+      const [, start, end] = timings[0]!.spans.find(([phase]) => phase === 'vectorReuse')!;
+      // The files this machine wrote since it opened the store (the lookup reads their rows, which no index holds yet).
+      const written = new Set(sent.filter((line) => / PUT /.test(line) && Number(line.split(' ')[0]) < start).map((line) => line.split(' ')[2]));
+      const reads = sent.filter((line) => Number(line.split(' ')[0]) >= start - 1 && Number(line.split(' ')[0]) <= end + 1 && / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line));
+      expect(reads.length).toBeGreaterThan(0);
+      // None of a file the store held before: those come from this machine's disk.
+      expect(reads.filter((line) => !written.has(line.split(' ')[2]))).toEqual([]);
+      // Each reused vector is the one stored for the same text.
+      const byText = new Map<string, Map<string, number[]>>();
+      const rows: Array<{ chunkId: string; sessionId: string; vector: Float32Array }> = [];
+      for await (const row of laptop.store.sessionVectors(['s-1', 'again-1'])) rows.push(row);
+      const texts = await laptop.store.chunkTexts(rows.map((r) => r.chunkId));
+      for (const row of rows) {
+        const text = texts.get(row.chunkId)!.text;
+        if (!byText.has(row.sessionId)) byText.set(row.sessionId, new Map());
+        byText.get(row.sessionId)!.set(text, [...row.vector]);
+      }
+      const copies = [...byText.get('again-1')!];
+      expect(copies.length).toBeGreaterThan(0);
+      for (const [text, vector] of copies) expect(vector).toEqual(byText.get('s-1')!.get(text));
+    } finally {
+      await laptop.close();
     }
   }, 240_000);
 
