@@ -10,7 +10,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import type { SaveTimings } from '../electron/engine/save/index.js';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
+import { ObjectCacheEndpoint, READ_AHEAD_BYTES, ReadAheadGate } from '../electron/engine/store/objectCacheEndpoint.js';
 import { engineTestBed, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
@@ -235,6 +237,43 @@ describe('the read cache of a store on S3', () => {
       await desktop.close();
     }
   }, 240_000);
+});
+
+describe('reading ahead', () => {
+  it('waits while a save holds it back, then reads the rest of the object in ranges of at most 4 MiB', async () => {
+    const { bucket } = await servers.newStore('read-ahead-gate');
+    const key = 'memory/chunks.lance/data/0101.lance';
+    const body = Buffer.from(Array.from({ length: 9 * 1024 * 1024 }, (_, i) => (i * 7) % 251));
+    const s3 = new S3Client({ region: 'us-east-1', endpoint: proxy.endpoint, forcePathStyle: true });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    s3.destroy();
+    const gate = new ReadAheadGate();
+    const cache = new ObjectCache(dir(), 64 * 1024 * 1024);
+    const endpoint = await ObjectCacheEndpoint.start(cache, { endpoint: proxy.endpoint, region: 'us-east-1' }, gate);
+    try {
+      const release = gate.hold();
+      // A search's read of its first KB: one block from the store, the rest left for later.
+      const answer = await fetch(`${endpoint.url}/${bucket}/${key}`, { headers: { range: 'bytes=0-1023' } });
+      expect(Buffer.from(await answer.arrayBuffer())).toEqual(body.subarray(0, 1024));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(endpoint.counts.readAhead).toBe(0);
+      proxy.trace = [];
+      release();
+      await endpoint.readAheadIdle();
+      const ranges = proxy.trace.filter((line) => / GET /.test(line)).map((line) => /bytes=(\d+)-(\d+)/.exec(line)!.slice(1).map(Number) as [number, number]);
+      proxy.trace = null;
+      expect(ranges.length).toBe(endpoint.counts.readAhead);
+      expect(ranges.every(([start, end]) => end - start + 1 <= READ_AHEAD_BYTES)).toBe(true);
+      // The whole object is on disk now: a read anywhere goes to no store.
+      proxy.trace = [];
+      const later = await fetch(`${endpoint.url}/${bucket}/${key}`, { headers: { range: 'bytes=8000000-8100000' } });
+      expect(Buffer.from(await later.arrayBuffer())).toEqual(body.subarray(8_000_000, 8_100_001));
+      expect(proxy.trace).toEqual([]);
+      proxy.trace = null;
+    } finally {
+      endpoint.close();
+    }
+  }, 60_000);
 });
 
 describe('the cache on disk', () => {

@@ -8,7 +8,7 @@
  *
  * After the first read of such an object, the rest of it is read ahead in the background, in large
  * ranges (READ_AHEAD_BYTES, one request each), one at a time and only while no search waits for the
- * store, until the cache holds half its bound: a later search, whatever it asks, finds on disk the
+ * store and the process is not saving (ReadAheadGate), until the cache holds half its bound: a later search, whatever it asks, finds on disk the
  * rows and index parts an earlier one did not read, instead of fetching its own 64 KiB blocks of them.
  *
  * Requests are signed again for the store (AWS Signature V4, `@smithy/signature-v4`, with the AWS
@@ -66,6 +66,39 @@ function s3Escape(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+/**
+ * Holds back reading ahead while the process saves: a save's own requests to the store go first.
+ * Shared by the store's read cache and its endpoint (which may start during the save).
+ */
+export class ReadAheadGate {
+  private held = 0;
+  private waiters: Array<() => void> = [];
+
+  get isHeld(): boolean {
+    return this.held > 0;
+  }
+
+  /** Holds reading ahead back until the function returned is called (once). */
+  hold(): () => void {
+    this.held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.held === 0) this.wake();
+    };
+  }
+
+  /** Resolves at the next release (or wake). */
+  released(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  wake(): void {
+    this.waiters.splice(0).forEach((resolve) => resolve());
+  }
+}
+
 interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -95,12 +128,13 @@ export class ObjectCacheEndpoint {
     readonly cache: ObjectCache,
     private readonly upstream: UpstreamS3,
     private readonly token: string,
+    private readonly gate: ReadAheadGate,
   ) {
     this.client = new S3Client({ region: upstream.region, ...(upstream.endpoint ? { endpoint: upstream.endpoint, forcePathStyle: true } : {}) });
     this.signer = new SignatureV4({ service: 's3', region: upstream.region, credentials: this.client.config.credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
   }
 
-  static async start(cache: ObjectCache, upstream: UpstreamS3): Promise<ObjectCacheEndpoint> {
+  static async start(cache: ObjectCache, upstream: UpstreamS3, gate = new ReadAheadGate()): Promise<ObjectCacheEndpoint> {
     const token = randomBytes(16).toString('hex');
     let endpoint: ObjectCacheEndpoint | null = null;
     const server = http.createServer((request, response) => {
@@ -110,7 +144,7 @@ export class ObjectCacheEndpoint {
       });
     });
     server.keepAliveTimeout = 60_000;
-    endpoint = new ObjectCacheEndpoint(server, cache, upstream, token);
+    endpoint = new ObjectCacheEndpoint(server, cache, upstream, token, gate);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
@@ -154,6 +188,9 @@ export class ObjectCacheEndpoint {
     this.readAheadSeen.clear();
     for (const request of this.readAheadRequests) request.destroy();
     this.readAheadRequests.clear();
+    // A read ahead waiting for its turn sees the stop.
+    this.foregroundWaiters.splice(0).forEach((wake) => wake());
+    this.gate.wake();
     await this.readAheadIdle();
   }
 
@@ -190,8 +227,7 @@ export class ObjectCacheEndpoint {
         if (present.has(i)) continue;
         let j = i;
         while (j + 1 < count && !present.has(j + 1) && j + 1 - i < window) j++;
-        await this.foregroundIdle();
-        if (this.closed || generation !== this.readAheadGeneration) return;
+        if (!(await this.readAheadTurn(generation))) return;
         if ((await this.cache.countedBytes()) + (j - i + 1) * this.cache.blockBytes > limit) {
           // Full enough: what is left is read by the searches that need it.
           this.readAheadQueue.length = 0;
@@ -203,8 +239,14 @@ export class ObjectCacheEndpoint {
     }
   }
 
-  private async foregroundIdle(): Promise<void> {
-    while (this.foreground > 0) await new Promise<void>((resolve) => this.foregroundWaiters.push(resolve));
+  /** Waits until no search waits for the store and no save holds reading back; false when stopped meanwhile. */
+  private async readAheadTurn(generation: number): Promise<boolean> {
+    for (;;) {
+      if (this.closed || generation !== this.readAheadGeneration) return false;
+      if (this.foreground > 0) await new Promise<void>((resolve) => this.foregroundWaiters.push(resolve));
+      else if (this.gate.isHeld) await this.gate.released();
+      else return true;
+    }
   }
 
   private async serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {

@@ -268,6 +268,11 @@ export class ChunkStore {
     return this.cache.start();
   }
 
+  /** Holds back the read cache's reading ahead (a save is coming) until the function returned is called. */
+  holdReadAhead(): () => void {
+    return this.cache.gate.hold();
+  }
+
   /** Drops from the read cache every object the store no longer has (storeReadCache.ts); returns how many went. */
   pruneReadCache(): Promise<number> {
     return this.cache.prune();

@@ -7,7 +7,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { storageOptionsFor, storeKindOf } from '../files/location.js';
 import { testSwitch } from '../files/testSwitches.js';
 import { BLOCK_BYTES, ObjectCache } from './objectCache.js';
-import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+import { ObjectCacheEndpoint, ReadAheadGate } from './objectCacheEndpoint.js';
 
 export interface ReadCacheOptions {
   dir: string;
@@ -16,6 +16,8 @@ export interface ReadCacheOptions {
 
 export class StoreReadCache {
   private endpoint: Promise<ObjectCacheEndpoint | null> | null = null;
+  /** Held by saves: the endpoint reads ahead only between them. */
+  readonly gate = new ReadAheadGate();
 
   constructor(
     private readonly uri: string,
@@ -28,7 +30,7 @@ export class StoreReadCache {
       const cache = this.cache();
       if (!cache) return null;
       const options = storageOptionsFor(storeKindOf(this.uri), process.env);
-      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' });
+      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' }, this.gate);
     })();
     return this.endpoint;
   }
