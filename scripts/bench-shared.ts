@@ -247,6 +247,8 @@ interface Measured {
   searchCpuMs: number;
   /** How long the warm-up searches' read ahead went on after them (waited for before the timed searches). */
   readAheadMs: number;
+  /** Requests the read cache sent reading ahead in the background during the save, the appends (both), the first search and the timed searches (all): counted in theirs too. */
+  readAheadDuring: Record<string, number>;
   /** Bytes in the read cache after the searches. */
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
@@ -327,9 +329,14 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const id = `probe-${place.name}-${size}`;
     const messages = freshMessages(id, PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, seed, passages);
     const session = (count: number): SessionInput => ({ sessionId: id, title: `Probe ${id}`, source: 'json', messages: messages.slice(0, count) });
-    const count = async <T>(job: () => Promise<T>): Promise<[T, number, Requests | null]> => {
+    // The read cache's endpoint, to tell the requests it sent reading ahead in the background from the rest.
+    const endpoint = counter ? await engine.store.readCache() : null;
+    const readAheadDuring: Record<string, number> = {};
+    const count = async <T>(job: () => Promise<T>, label?: string): Promise<[T, number, Requests | null]> => {
       const before = counter?.snapshot();
+      const aheadBefore = endpoint?.counts.readAhead ?? 0;
       const [result, took] = await timed(job);
+      if (label) readAheadDuring[label] = (endpoint?.counts.readAhead ?? 0) - aheadBefore;
       return [result, took, counter && before ? counter.since(before) : null];
     };
     // Requests of the saves by what they touch (the proxies' traces, read per operation).
@@ -347,7 +354,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     };
     timings = [];
 
-    const [[first, saveMs, saveRequests], saveTrace] = await traced(() => count(() => engine.save(session(PROBE_MESSAGES))));
+    const [[first, saveMs, saveRequests], saveTrace] = await traced(() => count(() => engine.save(session(PROBE_MESSAGES)), 'save'));
     const saveTimings = timings;
     timings = [];
     if (first.new !== PROBE_MESSAGES) throw new Error(`${id}: the first save added ${first.new} messages, not ${PROBE_MESSAGES}`);
@@ -368,11 +375,11 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
         if (report.new !== APPEND_MESSAGES) throw new Error(`${id}: append ${k} added ${report.new} messages, not ${APPEND_MESSAGES}`);
         appends.push(took);
       }
-    }));
+    }, 'appends'));
     const appendTimings = timings;
 
     const queries = drawQueries(QUERIES + SEARCH_WARMUP);
-    const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }));
+    const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }), 'first search');
     for (const q of queries.slice(1, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
     // The rest of the files those searches read, read ahead in the background (objectCacheEndpoint.ts): waited for here.
     const [, readAheadMs, readAheadRequests] = await count(async () => (await engine.store.readCache())?.readAheadIdle());
@@ -380,7 +387,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const cpuBefore = process.cpuUsage();
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
-    });
+    }, 'searches');
     const cpu = process.cpuUsage(cpuBefore);
     // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
     const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
@@ -400,6 +407,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       chunks: await engine.store.countChunks(),
       coldSearchMs,
       readAheadMs,
+      readAheadDuring,
       searchCpuMs,
       readCacheBytes: folderBytes(cacheDir),
       saveMs,
@@ -506,6 +514,7 @@ async function main(): Promise<void> {
           log(`    requests per append ${describeRequests(r.append)}`);
           log(`    requests of the first search (read cache empty) ${describeRequests(r.coldSearch)}`);
           log(`    requests of the read ahead after the warm-up searches ${describeRequests(r.readAhead)}`);
+          log(`    of the requests above, sent reading ahead in the background: ${Object.entries(measured.readAheadDuring).map(([k, v]) => `${k} ${v}`).join(', ')}`);
           log(`    requests per search ${describeRequests(r.search)}`);
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
