@@ -249,6 +249,8 @@ interface Measured {
   readAheadMs: number;
   /** Requests the read cache sent reading ahead in the background during the save, the appends (both), the first search and the timed searches (all): counted in theirs too. */
   readAheadDuring: Record<string, number>;
+  /** Reads the read cache served from disk per timed search (each a request to its endpoint on the loopback). */
+  readsFromDisk: number;
   /** Bytes in the read cache after the searches. */
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
@@ -385,9 +387,11 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const [, readAheadMs, readAheadRequests] = await count(async () => (await engine.store.readCache())?.readAheadIdle());
     const searches: number[] = [];
     const cpuBefore = process.cpuUsage();
+    const fromDiskBefore = endpoint?.counts.fromDisk ?? 0;
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
     }, 'searches');
+    const readsFromDisk = ((endpoint?.counts.fromDisk ?? 0) - fromDiskBefore) / QUERIES;
     const cpu = process.cpuUsage(cpuBefore);
     // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
     const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
@@ -408,6 +412,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       coldSearchMs,
       readAheadMs,
       readAheadDuring,
+      readsFromDisk,
       searchCpuMs,
       readCacheBytes: folderBytes(cacheDir),
       saveMs,
@@ -515,7 +520,7 @@ async function main(): Promise<void> {
           log(`    requests of the first search (read cache empty) ${describeRequests(r.coldSearch)}`);
           log(`    requests of the read ahead after the warm-up searches ${describeRequests(r.readAhead)}`);
           log(`    of the requests above, sent reading ahead in the background: ${Object.entries(measured.readAheadDuring).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-          log(`    requests per search ${describeRequests(r.search)}`);
+          log(`    requests per search ${describeRequests(r.search)}; reads served from the read cache on disk per search ${measured.readsFromDisk.toFixed(1)}`);
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
         measured.trace.forEach((line) => log(line));
