@@ -8,8 +8,9 @@
  *
  * After the first read of such an object, the rest of it is read ahead in the background, in large
  * ranges (READ_AHEAD_BYTES, one request each), one at a time and only while no search waits for the
- * store and the process is not saving (ReadAheadGate), until the cache holds half its bound: a later search, whatever it asks, finds on disk the
- * rows and index parts an earlier one did not read, instead of fetching its own 64 KiB blocks of them.
+ * store and the process is not saving (ReadAheadGate), until the cache holds half its bound: a later
+ * search, whatever it asks, finds on disk the rows and index parts an earlier one did not read,
+ * instead of fetching its own 64 KiB blocks of them.
  *
  * Requests are signed again for the store (AWS Signature V4, `@smithy/signature-v4`, with the AWS
  * SDK's own credential chain), since LanceDB signed them for this endpoint. Only requests whose path
@@ -166,7 +167,7 @@ export class ObjectCacheEndpoint {
 
   close(): void {
     this.closed = true;
-    this.stopReadAhead();
+    void this.stopReadAhead();
     this.server.closeAllConnections();
     this.server.close();
     this.client.destroy();
