@@ -21,7 +21,8 @@
  *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
  *     the first one alone with the searches' read cache on disk empty (store/objectCache.ts; its size
  *     after the searches is reported; `--read-cache-mb 0` measures without it), then p50 and p95 of
- *     `--queries` questions after 3 untimed ones; and its parts on their own (vector
+ *     `--queries` questions after 3 untimed ones, once the read ahead those started in the background is
+ *     done (its time and requests are printed); and its parts on their own (vector
  *     search and full-text search of the store, 40 candidates each as a search asks).
  * Each save's phases (saveTimings.ts) are printed, the save's, the median re-save's and the median
  * append's; in the third place its requests are also told by the phase that sent them and what they
@@ -244,6 +245,12 @@ interface Measured {
   coldSearchMs: number;
   /** CPU time of the benchmark's process per search (all its threads, the servers included). */
   searchCpuMs: number;
+  /** How long the warm-up searches' read ahead went on after them (waited for before the timed searches). */
+  readAheadMs: number;
+  /** Requests the read cache sent reading ahead in the background during the save, the appends (both), the first search and the timed searches (all): counted in theirs too. */
+  readAheadDuring: Record<string, number>;
+  /** Reads the read cache served from disk per timed search (each a request to its endpoint on the loopback). */
+  readsFromDisk: number;
   /** Bytes in the read cache after the searches. */
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
@@ -258,6 +265,7 @@ interface Measured {
     append: ReturnType<typeof perOp>;
     search: ReturnType<typeof perOp>;
     coldSearch: ReturnType<typeof perOp>;
+    readAhead: ReturnType<typeof perOp>;
     vectorSearch: ReturnType<typeof perOp>;
     textSearch: ReturnType<typeof perOp>;
   };
@@ -323,9 +331,14 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const id = `probe-${place.name}-${size}`;
     const messages = freshMessages(id, PROBE_MESSAGES + APPENDS * APPEND_MESSAGES, seed, passages);
     const session = (count: number): SessionInput => ({ sessionId: id, title: `Probe ${id}`, source: 'json', messages: messages.slice(0, count) });
-    const count = async <T>(job: () => Promise<T>): Promise<[T, number, Requests | null]> => {
+    // The read cache's endpoint, to tell the requests it sent reading ahead in the background from the rest.
+    const endpoint = counter ? await engine.store.readCache() : null;
+    const readAheadDuring: Record<string, number> = {};
+    const count = async <T>(job: () => Promise<T>, label?: string): Promise<[T, number, Requests | null]> => {
       const before = counter?.snapshot();
+      const aheadBefore = endpoint?.counts.readAhead ?? 0;
       const [result, took] = await timed(job);
+      if (label) readAheadDuring[label] = (endpoint?.counts.readAhead ?? 0) - aheadBefore;
       return [result, took, counter && before ? counter.since(before) : null];
     };
     // Requests of the saves by what they touch (the proxies' traces, read per operation).
@@ -343,7 +356,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     };
     timings = [];
 
-    const [[first, saveMs, saveRequests], saveTrace] = await traced(() => count(() => engine.save(session(PROBE_MESSAGES))));
+    const [[first, saveMs, saveRequests], saveTrace] = await traced(() => count(() => engine.save(session(PROBE_MESSAGES)), 'save'));
     const saveTimings = timings;
     timings = [];
     if (first.new !== PROBE_MESSAGES) throw new Error(`${id}: the first save added ${first.new} messages, not ${PROBE_MESSAGES}`);
@@ -364,17 +377,21 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
         if (report.new !== APPEND_MESSAGES) throw new Error(`${id}: append ${k} added ${report.new} messages, not ${APPEND_MESSAGES}`);
         appends.push(took);
       }
-    }));
+    }, 'appends'));
     const appendTimings = timings;
 
     const queries = drawQueries(QUERIES + SEARCH_WARMUP);
-    const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }));
+    const [, coldSearchMs, coldRequests] = await count(() => engine.search(queries[0]!, { limit: 10 }), 'first search');
     for (const q of queries.slice(1, SEARCH_WARMUP)) await engine.search(q, { limit: 10 });
+    // The rest of the files those searches read, read ahead in the background (objectCacheEndpoint.ts): waited for here.
+    const [, readAheadMs, readAheadRequests] = await count(async () => (await engine.store.readCache())?.readAheadIdle());
     const searches: number[] = [];
     const cpuBefore = process.cpuUsage();
+    const fromDiskBefore = endpoint?.counts.fromDisk ?? 0;
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
-    });
+    }, 'searches');
+    const readsFromDisk = ((endpoint?.counts.fromDisk ?? 0) - fromDiskBefore) / QUERIES;
     const cpu = process.cpuUsage(cpuBefore);
     // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
     const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
@@ -393,6 +410,9 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       place: place.name,
       chunks: await engine.store.countChunks(),
       coldSearchMs,
+      readAheadMs,
+      readAheadDuring,
+      readsFromDisk,
       searchCpuMs,
       readCacheBytes: folderBytes(cacheDir),
       saveMs,
@@ -407,7 +427,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       trace,
       phases: { save: medianPhases(saveTimings), resave: medianPhases(resaveTimings), append: medianPhases(appendTimings) },
       ...(counter ? { targets: { save: byTarget(saveTrace, saveTimings, 1), resave: byTarget(resaveTrace, resaveTimings, RESAVES), append: byTarget(appendTrace, appendTimings, APPENDS) } } : {}),
-      ...(saveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && vectorRequests && textRequests
+      ...(saveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && readAheadRequests && vectorRequests && textRequests
         ? {
             requests: {
               save: perOp(saveRequests, 1),
@@ -415,6 +435,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
               append: perOp(appendRequests, APPENDS),
               search: perOp(searchRequests, QUERIES),
               coldSearch: perOp(coldRequests, 1),
+              readAhead: perOp(readAheadRequests, 1),
               vectorSearch: perOp(vectorRequests, QUERIES),
               textSearch: perOp(textRequests, QUERIES),
             },
@@ -489,7 +510,7 @@ async function main(): Promise<void> {
           log(`    per re-save: ${top(measured.targets.resave)}`);
           log(`    per append: ${top(measured.targets.append)}`);
         }
-        log(`    first search (read cache empty) ${ms(measured.coldSearchMs)} ms; read cache ${(measured.readCacheBytes / 1024 / 1024).toFixed(1)} MB (${(measured.readCacheBytes / 1024 / 1024 / (measured.chunks / 10_000)).toFixed(1)} MB per 10k chunks)`);
+        log(`    first search (read cache empty) ${ms(measured.coldSearchMs)} ms; the read ahead after the warm-up searches went on ${ms(measured.readAheadMs)} ms; read cache ${(measured.readCacheBytes / 1024 / 1024).toFixed(1)} MB (${(measured.readCacheBytes / 1024 / 1024 / (measured.chunks / 10_000)).toFixed(1)} MB per 10k chunks)`);
         log(`    search p50 ${ms(measured.searchP50Ms)} ms, p95 ${ms(measured.searchP95Ms)} ms, CPU ${ms(measured.searchCpuMs)} ms per search (the process's, servers included) (its parts: vector search p50/p95 ${ms(measured.vectorP50Ms)}/${ms(measured.vectorP95Ms)} ms, full-text search ${ms(measured.textP50Ms)}/${ms(measured.textP95Ms)} ms)`);
         if (measured.requests) {
           const r = measured.requests;
@@ -497,7 +518,9 @@ async function main(): Promise<void> {
           log(`    requests per re-save ${describeRequests(r.resave)}`);
           log(`    requests per append ${describeRequests(r.append)}`);
           log(`    requests of the first search (read cache empty) ${describeRequests(r.coldSearch)}`);
-          log(`    requests per search ${describeRequests(r.search)}`);
+          log(`    requests of the read ahead after the warm-up searches ${describeRequests(r.readAhead)}`);
+          log(`    of the requests above, sent reading ahead in the background: ${Object.entries(measured.readAheadDuring).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+          log(`    requests per search ${describeRequests(r.search)}; reads served from the read cache on disk per search ${measured.readsFromDisk.toFixed(1)}`);
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
         measured.trace.forEach((line) => log(line));

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
+import type { SaveTimings } from '../electron/engine/save/index.js';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
+import { ObjectCacheEndpoint, READ_AHEAD_BYTES, ReadAheadGate } from '../electron/engine/store/objectCacheEndpoint.js';
 import { engineTestBed, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
@@ -97,6 +100,83 @@ describe('the read cache of a store on S3', () => {
     }
   }, 240_000);
 
+  it('reads ahead the rest of the files a search read: a different question after it reads no data or index file from the store', async () => {
+    const { sharedUri } = await servers.newStore('read-ahead');
+    // A vector index, as a large store has: a search reads only some rows of the data files.
+    const writer = await bed.open(dir(), { storeUri: sharedUri, vectorIndexMinRows: 256 });
+    const markers = ['lighthouse', 'orchard', 'glacier', 'harbour', 'volcano', 'meadow', 'canyon', 'reef', 'tundra', 'marsh', 'quarry', 'vineyard',
+      'lagoon', 'prairie', 'fjord', 'dune', 'atoll', 'delta', 'estuary', 'geyser', 'moor', 'oasis', 'steppe', 'summit'];
+    try {
+      for (const [i, marker] of markers.entries()) await writer.save(session(`s-${i}`, marker, 24));
+      expect((await writer.maintain()).vectorIndexBuilt).toBe(true);
+    } finally {
+      await writer.close();
+    }
+    // Blocks of 1 KiB: the store spans hundreds of them.
+    process.env.SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES = '1024';
+    const uncached = await bed.open(dir(), { storeUri: sharedUri, readCacheBytes: 0 });
+    const cached = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      expect(await immutableReads(() => cached.search('how does the lighthouse fare in winter storms', { limit: 5 }))).toBeGreaterThan(0);
+      await (await cached.store.readCache())!.readAheadIdle();
+      for (const query of ['the canyon journal', 'reef keeper storms', 'geyser lamp in the steppe']) {
+        let hits: Array<[string, number]> = [];
+        expect(await immutableReads(async () => (hits = (await cached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score])))).toBe(0);
+        expect(hits).toEqual((await uncached.search(query, { limit: 5 })).map((h) => [h.chunkId, h.score]));
+      }
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES;
+      await uncached.close();
+      await cached.close();
+    }
+  }, 240_000);
+
+  it('finds the vectors a save reuses through the cache: a later save reads no data or index file of the store for them', async () => {
+    const { sharedUri } = await servers.newStore('reuse-reads');
+    const writer = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
+      await writer.maintain();
+    } finally {
+      await writer.close();
+    }
+    let timings: SaveTimings[] = [];
+    const laptop = await bed.open(dir(), { storeUri: sharedUri, onSaveTimings: (t) => timings.push(t) });
+    try {
+      // Copies of stored conversations: every text is in the store, none is embedded again.
+      proxy.trace = [];
+      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) expect((await laptop.save(session(`copy-${i}`, marker))).embeddingsComputed).toBe(0);
+      await (await laptop.store.readCache())!.readAheadIdle();
+      timings = [];
+      const report = await laptop.save(session('again-1', 'orchard'));
+      const sent = proxy.trace;
+      proxy.trace = null;
+      expect(report.embeddingsComputed).toBe(0);
+      const [, start, end] = timings[0]!.spans.find(([phase]) => phase === 'vectorReuse')!;
+      // The files this machine wrote since it opened the store (the lookup reads their rows, which no index holds yet).
+      const written = new Set(sent.filter((line) => / PUT /.test(line) && Number(line.split(' ')[0]) < start).map((line) => line.split(' ')[2]));
+      const reads = sent.filter((line) => Number(line.split(' ')[0]) >= start - 1 && Number(line.split(' ')[0]) <= end + 1 && / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line));
+      expect(reads.length).toBeGreaterThan(0);
+      // None of a file the store held before: those come from this machine's disk.
+      expect(reads.filter((line) => !written.has(line.split(' ')[2]))).toEqual([]);
+      // Each reused vector is the one stored for the same text.
+      const byText = new Map<string, Map<string, number[]>>();
+      const rows: Array<{ chunkId: string; sessionId: string; vector: Float32Array }> = [];
+      for await (const row of laptop.store.sessionVectors(['s-1', 'again-1'])) rows.push(row);
+      const texts = await laptop.store.chunkTexts(rows.map((r) => r.chunkId));
+      for (const row of rows) {
+        const text = texts.get(row.chunkId)!.text;
+        if (!byText.has(row.sessionId)) byText.set(row.sessionId, new Map());
+        byText.get(row.sessionId)!.set(text, [...row.vector]);
+      }
+      const copies = [...byText.get('again-1')!];
+      expect(copies.length).toBeGreaterThan(0);
+      for (const [text, vector] of copies) expect(vector).toEqual(byText.get('s-1')!.get(text));
+    } finally {
+      await laptop.close();
+    }
+  }, 240_000);
+
   it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
     const { plainUri } = await servers.newStore('read-cache-plain');
     const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
@@ -157,6 +237,43 @@ describe('the read cache of a store on S3', () => {
       await desktop.close();
     }
   }, 240_000);
+});
+
+describe('reading ahead', () => {
+  it('waits while a save holds it back, then reads the rest of the object in ranges of at most 4 MiB', async () => {
+    const { bucket } = await servers.newStore('read-ahead-gate');
+    const key = 'memory/chunks.lance/data/0101.lance';
+    const body = Buffer.from(Array.from({ length: 9 * 1024 * 1024 }, (_, i) => (i * 7) % 251));
+    const s3 = new S3Client({ region: 'us-east-1', endpoint: proxy.endpoint, forcePathStyle: true });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    s3.destroy();
+    const gate = new ReadAheadGate();
+    const cache = new ObjectCache(dir(), 64 * 1024 * 1024);
+    const endpoint = await ObjectCacheEndpoint.start(cache, { endpoint: proxy.endpoint, region: 'us-east-1' }, gate);
+    try {
+      const release = gate.hold();
+      // A search's read of its first KB: one block from the store, the rest left for later.
+      const answer = await fetch(`${endpoint.url}/${bucket}/${key}`, { headers: { range: 'bytes=0-1023' } });
+      expect(Buffer.from(await answer.arrayBuffer())).toEqual(body.subarray(0, 1024));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(endpoint.counts.readAhead).toBe(0);
+      proxy.trace = [];
+      release();
+      await endpoint.readAheadIdle();
+      const ranges = proxy.trace.filter((line) => / GET /.test(line)).map((line) => /bytes=(\d+)-(\d+)/.exec(line)!.slice(1).map(Number) as [number, number]);
+      proxy.trace = null;
+      expect(ranges.length).toBe(endpoint.counts.readAhead);
+      expect(ranges.every(([start, end]) => end - start + 1 <= READ_AHEAD_BYTES)).toBe(true);
+      // The whole object is on disk now: a read anywhere goes to no store.
+      proxy.trace = [];
+      const later = await fetch(`${endpoint.url}/${bucket}/${key}`, { headers: { range: 'bytes=8000000-8100000' } });
+      expect(Buffer.from(await later.arrayBuffer())).toEqual(body.subarray(8_000_000, 8_100_001));
+      expect(proxy.trace).toEqual([]);
+      proxy.trace = null;
+    } finally {
+      endpoint.close();
+    }
+  }, 60_000);
 });
 
 describe('the cache on disk', () => {

@@ -177,8 +177,10 @@ export class MemoryEngine {
   /** Saves are queued: one at a time per engine, and one writer per data directory across processes. */
   save(input: SessionInput, options: SaveCallOptions = {}): Promise<SaveReport> {
     this.savesPending++;
-    // A save is coming: the background read of the last save's rows waits until it is done.
+    // A save is coming: the background read of the last save's rows waits until it is done, and so
+    // does the read cache's reading ahead (its requests would compete with the save's).
     this.holdSearchPrepare();
+    const releaseReadAhead = this.ctx.store.holdReadAhead();
     return this.enqueue(async () => {
       try {
         if (this.closed) throw new EngineError('cancelled', 'the store is closed');
@@ -189,6 +191,7 @@ export class MemoryEngine {
         return report;
       } finally {
         this.savesPending--;
+        releaseReadAhead();
         this.scheduleSearchPrepare();
       }
     });

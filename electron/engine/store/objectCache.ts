@@ -109,12 +109,29 @@ export class ObjectCache {
     return data;
   }
 
+  /** The indexes of the object's blocks on disk (whole or not: `block` checks each when read). */
+  async presentBlocks(meta: CachedObjectMeta): Promise<Set<number>> {
+    try {
+      return new Set((await fs.readdir(this.objectDir(meta.path))).filter((e) => /^\d+$/.test(e)).map(Number));
+    } catch {
+      return new Set();
+    }
+  }
+
+  /** How many blocks the object has. */
+  blockCount(meta: CachedObjectMeta): number {
+    return Math.ceil(meta.size / this.blockBytes);
+  }
+
   /** The length block `index` of an object has (the last one is shorter). */
   blockLength(meta: CachedObjectMeta, index: number): number {
     return Math.max(0, Math.min(this.blockBytes, meta.size - index * this.blockBytes));
   }
 
-  /** Stores whole blocks from `firstIndex` on, read from the store; then evicts past the bound. */
+  /**
+   * Stores whole blocks from `firstIndex` on, read from the store; then evicts past the bound. Never
+   * creates the object's folder (`remember` does): blocks of an object pruned meanwhile are not kept.
+   */
   async store(meta: CachedObjectMeta, firstIndex: number, data: Buffer): Promise<void> {
     const dir = this.objectDir(meta.path);
     let added = 0;

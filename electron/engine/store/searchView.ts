@@ -94,6 +94,19 @@ export class SearchView {
   }
 
   /**
+   * Runs a lookup that is not a search (a save's reuse of stored vectors) on the view's handle, at
+   * the store's newest version, so that it reads the store's files through the read cache as the
+   * searches do. The rows outside the indexes are not read for it.
+   */
+  async lookup<T>(read: (table: lancedb.Table) => Promise<T>): Promise<T> {
+    const newest = this.newestVersion();
+    newest.catch(() => {});
+    const table = await this.open();
+    if ((await newest) > (await table.version())) await table.checkoutLatest();
+    return read(table);
+  }
+
+  /**
    * Moves to the newest version and reads its rows outside the indexes, ahead of the next search (a
    * save calls it). Nothing when no search has opened the view yet, or the view holds the newest.
    */

@@ -140,7 +140,16 @@ export class ChunkStore {
    * Vectors already stored for these text hashes, in any session (or in `sessionId` only): a text is
    * embedded once per store, and a store holds one model's vectors, so the text hash is the key.
    */
-  vectorsByTextHash(textHashes: readonly string[], sessionId?: string): Promise<Map<string, Float32Array>> {
+  async vectorsByTextHash(textHashes: readonly string[], sessionId?: string): Promise<Map<string, Float32Array>> {
+    // On a store with a read cache, through the searches' handle at the newest version: the index and
+    // data files it reads come from this machine's disk once read, however large the store.
+    if (sessionId === undefined && (await this.readCache().catch(() => null))) {
+      try {
+        return await this.searchView().lookup((table) => vectorsByTextHash(table, textHashes));
+      } catch {
+        // Read by the store's own handle below.
+      }
+    }
     return vectorsByTextHash(this.chunks, textHashes, sessionId);
   }
 
@@ -244,8 +253,12 @@ export class ChunkStore {
    * when it began, on a handle of their own (searchView.ts).
    */
   searching<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
+    return this.searchView().run(search);
+  }
+
+  private searchView(): SearchView {
     this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.hasIndex('text')), () => this.readCache());
-    return this.view.run(search);
+    return this.view;
   }
 
   private view: SearchView | null = null;
@@ -253,6 +266,11 @@ export class ChunkStore {
   /** The searches' read cache (storeReadCache.ts), started at the first search; null when the store has none. */
   readCache(): Promise<ObjectCacheEndpoint | null> {
     return this.cache.start();
+  }
+
+  /** Holds back the read cache's reading ahead (a save is coming) until the function returned is called. */
+  holdReadAhead(): () => void {
+    return this.cache.gate.hold();
   }
 
   /** Drops from the read cache every object the store no longer has (storeReadCache.ts); returns how many went. */

@@ -5,8 +5,9 @@
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { storageOptionsFor, storeKindOf } from '../files/location.js';
-import { ObjectCache } from './objectCache.js';
-import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+import { testSwitch } from '../files/testSwitches.js';
+import { BLOCK_BYTES, ObjectCache } from './objectCache.js';
+import { ObjectCacheEndpoint, ReadAheadGate } from './objectCacheEndpoint.js';
 
 export interface ReadCacheOptions {
   dir: string;
@@ -15,6 +16,8 @@ export interface ReadCacheOptions {
 
 export class StoreReadCache {
   private endpoint: Promise<ObjectCacheEndpoint | null> | null = null;
+  /** Held by saves: the endpoint reads ahead only between them. */
+  readonly gate = new ReadAheadGate();
 
   constructor(
     private readonly uri: string,
@@ -27,7 +30,7 @@ export class StoreReadCache {
       const cache = this.cache();
       if (!cache) return null;
       const options = storageOptionsFor(storeKindOf(this.uri), process.env);
-      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' });
+      return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' }, this.gate);
     })();
     return this.endpoint;
   }
@@ -43,6 +46,8 @@ export class StoreReadCache {
    * Returns how many objects went.
    */
   async prune(): Promise<number> {
+    // No read ahead writes a block of a removed object after the prune (it restarts at the next read).
+    await (await this.endpoint?.catch(() => null))?.stopReadAhead();
     const cache = this.cache();
     if (!cache || !(await cache.holdsAny())) return 0;
     const url = new URL(this.uri.replace(/^s3\+ddb:/, 's3:'));
@@ -67,6 +72,8 @@ export class StoreReadCache {
   private cache(): ObjectCache | null {
     const kind = storeKindOf(this.uri);
     if (!this.options || this.options.maxBytes <= 0 || (kind !== 's3' && kind !== 's3+ddb')) return null;
-    return new ObjectCache(this.options.dir, this.options.maxBytes);
+    // Tests use small blocks, so that a small store spans many of them.
+    const blockBytes = Number(testSwitch('SESSION_MEMORY_TEST_READ_CACHE_BLOCK_BYTES') ?? BLOCK_BYTES);
+    return new ObjectCache(this.options.dir, this.options.maxBytes, Number.isInteger(blockBytes) && blockBytes > 0 ? blockBytes : BLOCK_BYTES);
   }
 }
