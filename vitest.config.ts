@@ -2,8 +2,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/helpers/sequencer.js';
 
 const INCLUDE = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
-/** Files whose tests leave nothing behind for the next file in the same process (see `projects`). */
-const PURE_FILES = ['test/importers/**/*.test.ts'];
+/**
+ * Files whose tests leave nothing behind for the next file in the same process (see `projects`): the
+ * importers' tests, and tests of functions and of the repository's own files (no store, no process
+ * started, no environment variable set).
+ */
+const PURE_FILES = [
+  'test/importers/**/*.test.ts',
+  ...['chunker', 'collapse', 'docsLinks', 'importCycles', 'redaction', 'searchRanking', 'sequencer', 'storeUri'].map((name) => `test/${name}.test.ts`),
+];
 
 /** What every test file runs with, whichever project it is in. */
 const common = {
@@ -32,9 +39,8 @@ export default defineConfig({
       // Each file in a process of its own: most files start the CLI, servers or the model, set
       // environment variables or test switches, and hold them for their tests.
       { extends: false, test: { ...common, name: 'isolated', include: INCLUDE, exclude: [...configDefaults.exclude, ...PURE_FILES] } },
-      // The importers' tests parse files, in memory or in temporary folders, and leave nothing a later
-      // file reads: they run one after another in a worker's process, so the modules they share are
-      // loaded once per worker instead of once per file.
+      // These leave nothing a later file reads: they run one after another in a worker's process, so
+      // the modules they share are loaded once per worker instead of once per file.
       { extends: false, test: { ...common, name: 'pure', include: PURE_FILES, isolate: false } },
     ],
   },
