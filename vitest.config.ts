@@ -25,7 +25,7 @@ const common = {
 
 export default defineConfig({
   test: {
-    // Once per run (not once per project: the projects do not inherit it).
+    // Once per run (not once per project: the projects below do not inherit the root's options).
     globalSetup: ['test/helpers/globalSetup.ts'],
     // Two test files at a time. Vitest's default on 2 cores is one (cores - 1), but most of a file's
     // time is spent in the processes it starts (the CLI, servers) or waiting on them, so a second
@@ -38,10 +38,10 @@ export default defineConfig({
     projects: [
       // Each file in a process of its own: most files start the CLI, servers or the model, set
       // environment variables or test switches, and hold them for their tests.
-      { extends: false, test: { ...common, name: 'isolated', include: INCLUDE, exclude: [...configDefaults.exclude, ...PURE_FILES] } },
+      { test: { ...common, name: 'isolated', include: INCLUDE, exclude: [...configDefaults.exclude, ...PURE_FILES] } },
       // These leave nothing a later file reads: they run one after another in a worker's process, so
       // the modules they share are loaded once per worker instead of once per file.
-      { extends: false, test: { ...common, name: 'pure', include: PURE_FILES, isolate: false } },
+      { test: { ...common, name: 'pure', include: PURE_FILES, isolate: false } },
     ],
   },
 });
