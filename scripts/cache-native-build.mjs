@@ -24,21 +24,14 @@ const cached = util.cachedPrebuild(util.getDownloadUrl({ ...rc(pkg), pkg }));
 if (existsSync(cached)) {
   console.log(`better-sqlite3 ${pkg.version}: its binary is in the cache (${cached})`);
 } else if (existsSync(path.join(packageDir, binary))) {
+  mkdirSync(path.dirname(cached), { recursive: true });
   const staging = `${cached}.${process.pid}.tmp`;
   try {
-    mkdirSync(path.dirname(cached), { recursive: true });
     execFileSync('tar', ['-czf', staging, '-C', packageDir, binary]);
     // Put in place whole: an install running meanwhile never reads half a file.
     renameSync(staging, cached);
-    console.log(`better-sqlite3 ${pkg.version}: the binary npm ci compiled is kept for the next install (${cached})`);
-  } catch (error) {
-    // Only the next install's speed depends on it: the run goes on.
-    console.warn(`better-sqlite3 ${pkg.version}: its binary could not be kept in ${path.dirname(cached)} (${error.message.split('\n')[0]}); the next npm ci compiles it again`);
   } finally {
-    try {
-      rmSync(staging, { force: true });
-    } catch {
-      // Nothing was staged where the folder could not be made.
-    }
+    rmSync(staging, { force: true });
   }
+  console.log(`better-sqlite3 ${pkg.version}: the binary npm ci compiled is kept for the next install (${cached})`);
 }
