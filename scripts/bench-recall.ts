@@ -23,8 +23,9 @@
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
  * time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
  * messages among the messages of the top 5/10 results, averaged over questions), any-hit@10 (questions
- * with at least one evidence message in the top 10), messages per result, search p95, the same per
- * question type (BEAM) or category (LoCoMo), and one JSON line.
+ * with at least one evidence message in the top 10), messages per result, search p95, how many texts a
+ * search embeds (the question and any sentences search embeds) and how long it waits for them, the same
+ * per question type (BEAM) or category (LoCoMo), and one JSON line.
  *
  * `--only N` measures the first N conversations. `--stores <folder>` keeps the stores there and reuses
  * them on the next run (for changes to search alone); without it they go in a temporary folder.
