@@ -23,8 +23,9 @@
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
  * time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
  * messages among the messages of the top 5/10 results, averaged over questions), any-hit@10 (questions
- * with at least one evidence message in the top 10), messages per result, search p95, the same per
- * question type (BEAM) or category (LoCoMo), and one JSON line.
+ * with at least one evidence message in the top 10), messages per result, search p95, how many texts a
+ * search embeds (the question and any sentences search embeds) and how long it waits for them, the same
+ * per question type (BEAM) or category (LoCoMo), and one JSON line.
  *
  * `--only N` measures the first N conversations. `--stores <folder>` keeps the stores there and reuses
  * them on the next run (for changes to search alone); without it they go in a temporary folder.
@@ -37,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SessionInput } from '../shared/domain.js';
-import { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { WorkerEmbedder, type Embedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 
@@ -217,6 +218,9 @@ interface Outcome {
   anyHit: boolean;
   messagesPerResult: number;
   ms: number;
+  /** Texts embedded during the search, the question's included, and the time those calls took. */
+  embedded: number;
+  embedMs: number;
 }
 
 function percentile(xs: number[], p: number): number {
@@ -236,6 +240,11 @@ function summary(outcomes: Outcome[]) {
       outcomes.map((o) => o.ms),
       0.95,
     ),
+    embeddedPerSearch: mean((o) => o.embedded),
+    embedP95Ms: percentile(
+      outcomes.map((o) => o.embedMs),
+      0.95,
+    ),
   };
 }
 
@@ -249,7 +258,24 @@ async function main(): Promise<void> {
   const chosen = values.only ? conversations.slice(0, Number(values.only)) : conversations;
   const modelsDir = path.resolve(values.models);
   await ensureUseLiteEn(modelsDir);
-  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  const worker = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  // Counts what a search embeds (the question, and anything search embeds besides) and how long it waits for it.
+  const spent = { texts: 0, ms: 0 };
+  const embedder: Embedder = {
+    model: worker.model,
+    dim: worker.dim,
+    maxTokens: worker.maxTokens,
+    embed: async (texts: string[]) => {
+      const t0 = performance.now();
+      try {
+        return await worker.embed(texts);
+      } finally {
+        spent.texts += texts.length;
+        spent.ms += performance.now() - t0;
+      }
+    },
+    close: () => worker.close(),
+  };
   const keep = values.stores ? path.resolve(values.stores) : undefined;
   const root = keep ?? mkdtempSync(path.join(os.tmpdir(), 'sm-recall-'));
   mkdirSync(root, { recursive: true });
@@ -273,6 +299,7 @@ async function main(): Promise<void> {
         // One search ahead of the measured ones (the first opens the indexes).
         await engine.search('warm up', { limit: LIMIT });
         for (const q of questions) {
+          Object.assign(spent, { texts: 0, ms: 0 });
           const t0 = performance.now();
           const hits = await engine.search(q.question, { limit: LIMIT, ...(askedAt ? { now: askedAt } : {}) });
           const ms = performance.now() - t0;
@@ -288,6 +315,8 @@ async function main(): Promise<void> {
             anyHit: share(10) > 0,
             messagesPerResult: hits.length === 0 ? 0 : hits.reduce((s, h) => s + h.msgIds.length, 0) / hits.length,
             ms,
+            embedded: spent.texts,
+            embedMs: spent.ms,
           });
           if (misses && share(10) < 1) {
             const texts = new Map(sessions.flatMap((s) => s.messages.map((m) => [m.msgId, `${s.sessionId} ${m.role}: ${m.content}`] as const)));
@@ -312,6 +341,7 @@ async function main(): Promise<void> {
   log('');
   log(`${values.set === 'locomo' ? 'LoCoMo' : 'BEAM'} ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
   log(`recall@5 ${pct(all.recallAt5)}   recall@10 ${pct(all.recallAt10)}   any-hit@10 ${pct(all.anyHitAt10)}   messages/result ${all.messagesPerResult.toFixed(2)}   search p95 ${all.searchP95Ms.toFixed(0)} ms   saving ${(saveMs / 1000).toFixed(1)} s`);
+  log(`embedded a search ${all.embeddedPerSearch.toFixed(1)} texts (the question's included), waited p95 ${all.embedP95Ms.toFixed(0)} ms`);
   log('');
   log(`${'type'.padEnd(26)} ${'n'.padStart(4)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'any@10'.padStart(6)} ${'msg/res'.padStart(7)}`);
   for (const t of types) {
@@ -319,7 +349,7 @@ async function main(): Promise<void> {
     log(`${t.padEnd(26)} ${String(s.questions).padStart(4)} ${pct(s.recallAt5)} ${pct(s.recallAt10)} ${pct(s.anyHitAt10)} ${s.messagesPerResult.toFixed(2).padStart(7)}`);
   }
   const round = (x: number) => Math.round(x * 10_000) / 10_000;
-  const compact = (s: ReturnType<typeof summary>) => ({ questions: s.questions, recallAt5: round(s.recallAt5), recallAt10: round(s.recallAt10), anyHitAt10: round(s.anyHitAt10), messagesPerResult: round(s.messagesPerResult), searchP95Ms: Math.round(s.searchP95Ms) });
+  const compact = (s: ReturnType<typeof summary>) => ({ questions: s.questions, recallAt5: round(s.recallAt5), recallAt10: round(s.recallAt10), anyHitAt10: round(s.anyHitAt10), messagesPerResult: round(s.messagesPerResult), searchP95Ms: Math.round(s.searchP95Ms), embeddedPerSearch: round(s.embeddedPerSearch), embedP95Ms: Math.round(s.embedP95Ms) });
   console.log(JSON.stringify({ benchmark: values.set, data: path.basename(DATA), conversations: chosen.length, limit: LIMIT, saveMs: Math.round(saveMs), ...compact(all), byType: Object.fromEntries(types.map((t) => [t, compact(perType[t]!)])) }));
 }
 
