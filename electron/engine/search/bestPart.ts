@@ -20,7 +20,7 @@ export const PART_CANDIDATES = 20;
 export const PART_WEIGHT = 1;
 
 /** The most sentences embedded in one search (the first candidates' first). */
-export const MAX_PARTS = 40;
+export const MAX_PARTS = 120;
 
 /** The shortest piece embedded on its own; a shorter one joins the next. */
 export const MIN_PART_CHARS = 20;
