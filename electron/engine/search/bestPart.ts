@@ -1,8 +1,8 @@
 /**
  * A chunk's best-matching sentence. A chunk's vector is the meaning of all its sentences at once: a
  * part of a long reply one sentence of which says what was asked, among others about something else,
- * is drawn toward the others. So the sentences of the first PART_CANDIDATES candidates (distinct texts:
- * copies of a text count once) that have more than one are embedded at search time with the store's model, and a candidate whose best sentence is
+ * is drawn toward the others. So the sentences of the first PART_CANDIDATES candidates that have more
+ * than one are embedded at search time with the store's model, and a candidate whose best sentence is
  * nearer the question than the chunk as a whole scores (1 + PART_WEIGHT x the difference in cosine
  * similarity) times as much. A chunk that is one sentence, or whose sentences are each further from
  * the question than all of them together, keeps its score.
@@ -13,7 +13,7 @@
  */
 import type { VectorHit } from '../store/storeRows.js';
 
-/** How many of the first candidates (distinct texts) are read for their best sentence. */
+/** How many of the first candidates are read for their best sentence. */
 export const PART_CANDIDATES = 20;
 
 /** How much more a candidate scores per unit of cosine similarity its best sentence is nearer the question than it is. */
@@ -71,20 +71,13 @@ export async function favourBestSentences<T extends { hit: Pick<VectorHit, 'text
   fused: readonly T[],
   embed: (texts: string[]) => Promise<Float32Array[]>,
 ): Promise<T[]> {
-  // The first PART_CANDIDATES distinct texts: copies of a text (the same conversation saved under
-  // several session ids) take one place, as in the fusion, so how often a passage was saved does not
-  // change which others are read.
-  const head = new Map<string, Float32Array>();
-  for (const { hit } of fused) {
-    if (head.size >= PART_CANDIDATES) break;
-    if (!head.has(hit.text) && hit.vector) head.set(hit.text, hit.vector);
-  }
+  const head = fused.slice(0, PART_CANDIDATES);
   const texts: string[] = [];
   const at = new Map<string, number>();
-  const read = new Map<string, string[]>();
-  for (const text of head.keys()) {
-    const sentences = sentencesOf(text);
-    if (sentences.length < 2) continue;
+  const read = head.map(({ hit }) => {
+    if (!hit.vector) return [];
+    const sentences = sentencesOf(hit.text);
+    if (sentences.length < 2) return [];
     const kept: string[] = [];
     for (const sentence of sentences) {
       if (!at.has(sentence) && texts.length < MAX_PARTS) {
@@ -93,17 +86,14 @@ export async function favourBestSentences<T extends { hit: Pick<VectorHit, 'text
       }
       if (at.has(sentence)) kept.push(sentence);
     }
-    if (kept.length > 0) read.set(text, kept);
-  }
+    return kept;
+  });
   if (texts.length === 0) return [...fused];
   const vectors = await embed(texts);
-  const lift = new Map<string, number>();
-  for (const [text, sentences] of read) {
+  const lift = read.map((sentences, i) => {
+    if (sentences.length === 0) return 0;
     const best = Math.max(...sentences.map((s) => cosine(question, vectors[at.get(s)!]!)));
-    lift.set(text, Math.max(0, best - cosine(question, head.get(text)!)));
-  }
-  return fused.map((entry) => {
-    const by = lift.get(entry.hit.text) ?? 0;
-    return by > 0 ? { ...entry, score: entry.score * (1 + PART_WEIGHT * by) } : entry;
-  }).sort((a, b) => b.score - a.score);
+    return Math.max(0, best - cosine(question, head[i]!.hit.vector!));
+  });
+  return fused.map((entry, i) => (i < head.length && lift[i]! > 0 ? { ...entry, score: entry.score * (1 + PART_WEIGHT * lift[i]!) } : entry)).sort((a, b) => b.score - a.score);
 }
