@@ -9,7 +9,6 @@ import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/sear
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
 import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT, SHORT_SOURCE_CHARS } from '../electron/engine/search/neighbourTurns.js';
-import { favourBestSentences, PART_CANDIDATES, sentencesOf } from '../electron/engine/search/bestPart.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
@@ -295,60 +294,6 @@ describe("the question's words among the first candidates", () => {
     expect(stemmedWords('camped camping')).toEqual(new Set(['camp']));
     const list = [said('role', 'user: Lovely.\nassistant: Thanks.', 0.1), said('camp', 'assistant: We camped by the lake.', 0.09)];
     expect(order('Did the user go camping?', list)[0]).toBe('camp');
-  });
-});
-
-describe("a chunk's best sentence", () => {
-  // Unit vectors in a plane: the question points along x; a text's vector is at the angle the test gives it.
-  const at = (degrees: number) => new Float32Array([Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)]);
-  const question = at(0);
-  const said = (chunkId: string, text: string, degrees: number, score: number) => ({ hit: { chunkId, text, vector: at(degrees) }, score });
-
-  it('cuts sentences at the end marks of any script and at line breaks, joins short pieces, and leaves out the role lines', () => {
-    expect(sentencesOf('user: I went to the support group yesterday. It was powerful!\nassistant: Wow. That sounds like a big step for you.')).toEqual([
-      'I went to the support group yesterday.',
-      'It was powerful! Wow.',
-      'That sounds like a big step for you.',
-    ]);
-    expect(sentencesOf('我昨天去了支持小组，感觉很有力量。然后我们一起吃了晚饭，聊了很久很久。')).toEqual(['我昨天去了支持小组，感觉很有力量。然后我们一起吃了晚饭，聊了很久很久。']);
-    expect(sentencesOf('我昨天去了支持小组，感觉很有力量，大家都很友好。然后我们一起去吃了晚饭，在那里聊了很久很久。')).toEqual(['我昨天去了支持小组，感觉很有力量，大家都很友好。', '然后我们一起去吃了晚饭，在那里聊了很久很久。']);
-  });
-
-  it('puts a chunk one sentence of which says what was asked ahead of a chunk that is nearer as a whole', async () => {
-    const sentences = new Map([
-      ['We set up the LanceDB index on Monday.', at(5)],
-      ['Then we talked about the weather for a while.', at(80)],
-      ['The deployment went fine and nothing broke.', at(70)],
-      ['The deployment of the new search went fine.', at(60)],
-    ]);
-    const embedded: string[][] = [];
-    const embed = async (texts: string[]) => {
-      embedded.push(texts);
-      return texts.map((t) => sentences.get(t) ?? at(90));
-    };
-    const list = [
-      said('whole', 'assistant: The deployment of the new search went fine.', 40, 0.1),
-      said('mixed', 'assistant: We set up the LanceDB index on Monday.\nThen we talked about the weather for a while.', 45, 0.095),
-      said('far', 'assistant: The deployment went fine and nothing broke. Then we talked about the weather for a while.', 50, 0.09),
-    ];
-    const ranked = await favourBestSentences(question, list, embed);
-    expect(ranked.map((r) => r.hit.chunkId)).toEqual(['mixed', 'whole', 'far']);
-    // A chunk of one sentence is not embedded again; a sentence two chunks share is embedded once.
-    expect(embedded).toEqual([['We set up the LanceDB index on Monday.', 'Then we talked about the weather for a while.', 'The deployment went fine and nothing broke.']]);
-    expect(ranked.find((r) => r.hit.chunkId === 'far')!.score).toBe(0.09);
-  });
-
-  it('reads only the first candidates, and embeds nothing when none has two sentences', async () => {
-    let calls = 0;
-    const embed = async (texts: string[]) => {
-      calls += 1;
-      return texts.map(() => at(0));
-    };
-    const single = Array.from({ length: PART_CANDIDATES }, (_, i) => said(`s${i}`, 'user: One sentence only here.', 30, 1 - i * 0.01));
-    const late = said('late', 'user: A first sentence of some length. A second sentence of some length.', 30, 0.5);
-    const ranked = await favourBestSentences(question, [...single, late], embed);
-    expect(calls).toBe(0);
-    expect(ranked.map((r) => r.hit.chunkId)).toEqual([...single.map((s) => s.hit.chunkId), 'late']);
   });
 });
 

@@ -10,7 +10,6 @@ import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
 import { favourNeighbours } from './neighbourTurns.js';
-import { favourBestSentences } from './bestPart.js';
 import { favourSaidTimes, favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
@@ -27,8 +26,7 @@ export interface SearchOptions {
  * about the conversations themselves: questionTopic.ts), and for a request the asker's standing
  * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
- * does a first candidate one sentence of which is nearer the question than all of it (bestPart.ts) or one
- * line of which holds the question's rarer words (questionWords.ts); a
+ * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
  * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first
  * candidates, and the turn before a short one, scores at least a share of theirs (neighbourTurns.ts); one hit per chunk, and each memory once:
  * copies of a text in other chunks or sessions, identical or nearly so, are folded into the best of
@@ -41,18 +39,16 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const topic = topicOf(query);
   // The topic is embedded while the store is asked for its newest version (searchView.ts).
-  const embedder = ctx.embedder();
-  const embedded = embedder.then((e) => e.embed([topic]));
+  const embedded = ctx.embedder().then((embedder) => embedder.embed([topic]));
   embedded.catch(() => {});
   const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   return ctx.store.searching(async (reads) => {
     const [vector] = await embedded;
-    const embed = async (texts: string[]) => (await embedder).embed(texts);
-    return searchAt(reads, { query, topic, span }, vector!, embed, limit, collapse, options.sessionId);
+    return searchAt(reads, { query, topic, span }, vector!, limit, collapse, options.sessionId);
   });
 }
 
-async function searchAt(reads: SearchReads, question: { query: string; topic: string; span: TimeSpan | null }, vector: Float32Array, embed: (texts: string[]) => Promise<Float32Array[]>, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
+async function searchAt(reads: SearchReads, question: { query: string; topic: string; span: TimeSpan | null }, vector: Float32Array, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
   const { query, topic, span } = question;
   // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
   // parts of its message match too, or it is also a standing wish).
@@ -80,8 +76,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
       ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
-    const parted = await favourBestSentences(vector, favourSaidTimes(query, timed, depth), embed);
-    const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, parted)));
+    const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);
     // Hits have their vectors (the full text's too); one that lacks it is read before the fold.
     const missing = fused.filter(({ hit }) => !hit.vector).map(({ hit }) => hit.chunkId);
