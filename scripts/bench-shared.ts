@@ -530,14 +530,17 @@ async function main(): Promise<void> {
     const latency = results.filter((r) => r.place === 's3+ddb+latency');
     // The target is set at 10k chunks; another choice of sizes is held to it at its largest.
     const atTarget = latency.find((r) => r.chunks >= 10_000 && r.chunks < 15_000) ?? latency[latency.length - 1]!;
-    const reads = (p: ReturnType<typeof perOp>) => (p.s3.GET ?? 0) + (p.s3.HEAD ?? 0) + (p.s3.LIST ?? 0);
+    const reads = (p: ReturnType<typeof perOp>) => Math.round(((p.s3.GET ?? 0) + (p.s3.HEAD ?? 0) + (p.s3.LIST ?? 0)) * 10) / 10;
     log(`\nper operation on s3+ddb:// with ${LATENCY_MS} ms latency, by store size (requests in all / object reads: S3 GET, HEAD and LIST):`);
     for (const r of latency) {
       const q = r.requests!;
       log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: first search ${q.coldSearch.requests} / ${reads(q.coldSearch)} (${ms(r.coldSearchMs)} ms), search ${q.search.requests} / ${reads(q.search)}, ` +
         `save ${q.save.requests} / ${reads(q.save)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
     }
-    log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${atTarget.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(atTarget.searchP95Ms)} ms, ${atTarget.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);
+    // The target holds at 10k and at 50k chunks: each size measured is held to it.
+    for (const r of latency.includes(atTarget) ? latency : [atTarget]) {
+      log(`target: search p95 with ${LATENCY_MS} ms latency each way at ${r.chunks} chunks <= ${TARGET_SEARCH_P95_MS} ms: ${ms(r.searchP95Ms)} ms, ${r.searchP95Ms <= TARGET_SEARCH_P95_MS ? 'met' : 'MISSED'}`);
+    }
     if (values.json) console.log(JSON.stringify({ sizes: SIZES, distinct: DISTINCT, latencyMs: LATENCY_MS, queries: QUERIES, results }));
   } finally {
     await proxies.s3.close();
