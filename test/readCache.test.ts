@@ -309,7 +309,29 @@ describe('the cache on disk', () => {
     expect(await cache.block(m, 1)).toEqual(block(2, 476));
     const files = await blockFilesOf(cache.dir);
     await fs.truncate(files.find(([, f]) => f.endsWith(`${path.sep}1`))![1], 100);
-    expect(await cache.block(m, 1)).toBeNull();
+    // This process still holds the whole block in memory; another process reads the damaged file.
+    expect(await cache.block(m, 1)).toEqual(block(2, 476));
+    expect(await new ObjectCache(cache.dir, 1024 * 1024, 1024).block(m, 1)).toBeNull();
+  });
+
+  it('serves the blocks this process read lately from memory, and drops them from memory as from disk', async () => {
+    const cache = new ObjectCache(dir(), 1024 * 1024, 1024);
+    const kept = meta('f', 2048);
+    const gone = meta('g', 1024);
+    for (const [m, data] of [[kept, Buffer.concat([block(5), block(6)])], [gone, block(7)]] as const) {
+      await cache.remember(m);
+      await cache.store(m, 0, data);
+    }
+    // Read once from its file by a fresh instance, the block is then served without it.
+    const reader = new ObjectCache(cache.dir, 1024 * 1024, 1024);
+    expect(await reader.block(kept, 1)).toEqual(block(6));
+    for (const [letter, file] of await blockFilesOf(cache.dir)) if (letter === 'f') await fs.rm(file);
+    expect(await reader.block(kept, 1)).toEqual(block(6));
+    expect(await reader.block(kept, 0)).toBeNull();
+    // A prune (after a forget) leaves the pruned object's bytes nowhere, in memory either.
+    expect(await cache.block(gone, 0)).toEqual(block(7));
+    await cache.prune((objectPath) => objectPath !== gone.path);
+    expect(await cache.block(gone, 0)).toBeNull();
   });
 
   /** [object letter, block file] for every block file, the letter read from its object's record. */

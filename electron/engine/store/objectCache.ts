@@ -11,8 +11,12 @@
  * written under a name of its own and renamed into place, so a reader sees a whole block or none; a
  * block removed under a reader is read again from the store.
  *
+ * The blocks this process read or stored last are held in memory too (MEMORY_BLOCK_BYTES at most), so
+ * that a warm search, which reads hundreds of ranges, reads no file for most of them.
+ *
  * The cache holds text. After a forget or a redact, `prune` drops every object the store no longer
- * has (LanceDB's cleanup removed it), so a forgotten text stays on no local disk either.
+ * has (LanceDB's cleanup removed it), from disk and from memory, so a forgotten text stays on no local
+ * disk either.
  *
  * LanceDB 0.31 keeps index and metadata caches in memory only (its Session); a data cache on disk is
  * proposed upstream (lance-format/lance#6483, #6487) but not released: hence this one.
@@ -20,6 +24,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 
 /** The size of a cached block: a search's reads (a page of a column, a vector, an index part) are a few KB to a few hundred KB. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -44,6 +49,12 @@ export interface CachedObjectMeta {
   etag: string | null;
 }
 
+/**
+ * The most bytes of blocks held in memory as well, the used last (a warm search at 50k chunks reads
+ * about 420 ranges of the files; from memory each costs no read of a file).
+ */
+export const MEMORY_BLOCK_BYTES = 64 * 1024 * 1024;
+
 /** A touch of a block's file (its time of last use) at most this often per block. */
 const TOUCH_EVERY_MS = 10_000;
 
@@ -53,12 +64,16 @@ export class ObjectCache {
   private evicting: Promise<void> | null = null;
   private readonly touched = new Map<string, number>();
   private readonly metas = new Map<string, CachedObjectMeta>();
+  /** Blocks read or stored by this process, by block file: the same bytes as on disk (an object's blocks never change). */
+  private readonly memory: LRUCache<string, Buffer>;
 
   constructor(
     readonly dir: string,
     readonly maxBytes: number,
     readonly blockBytes: number = BLOCK_BYTES,
-  ) {}
+  ) {
+    this.memory = new LRUCache<string, Buffer>({ maxSize: Math.max(1, Math.min(MEMORY_BLOCK_BYTES, maxBytes)), sizeCalculation: (block) => Math.max(1, block.length) });
+  }
 
   private objectDir(objectPath: string): string {
     return path.join(this.dir, createHash('sha256').update(objectPath).digest('hex').slice(0, 40));
@@ -90,16 +105,22 @@ export class ObjectCache {
     this.metas.set(meta.path, meta);
   }
 
-  /** Block `index` of a cached object, or null when it is not (or no longer) on disk. */
+  /**
+   * Block `index` of a cached object, or null when it is not (or no longer) on disk: from memory when
+   * this process read or stored it lately, else from its file.
+   */
   async block(meta: CachedObjectMeta, index: number): Promise<Buffer | null> {
     const file = path.join(this.objectDir(meta.path), String(index));
-    let data: Buffer;
-    try {
-      data = await fs.readFile(file);
-    } catch {
-      return null;
+    let data = this.memory.get(file);
+    if (!data) {
+      try {
+        data = await fs.readFile(file);
+      } catch {
+        return null;
+      }
+      if (data.length !== this.blockLength(meta, index)) return null;
+      this.memory.set(file, data);
     }
-    if (data.length !== this.blockLength(meta, index)) return null;
     const now = Date.now();
     if (now - (this.touched.get(file) ?? 0) > TOUCH_EVERY_MS) {
       this.touched.set(file, now);
@@ -139,7 +160,9 @@ export class ObjectCache {
       const block = data.subarray(offset, offset + this.blockBytes);
       if (block.length !== this.blockLength(meta, index)) break;
       try {
-        await this.writeAtomically(path.join(dir, String(index)), block);
+        const file = path.join(dir, String(index));
+        await this.writeAtomically(file, block);
+        this.memory.set(file, Buffer.from(block));
         added += block.length;
       } catch {
         // Its folder went (another process evicted or pruned the object): the block is read from the store next time.
@@ -165,6 +188,7 @@ export class ObjectCache {
       for (const file of files) {
         if (total <= target) break;
         await fs.rm(file.path, { force: true });
+        this.memory.delete(file.path);
         this.touched.delete(file.path);
         total -= file.size;
       }
@@ -235,6 +259,8 @@ export class ObjectCache {
   }
 
   private async dropDir(dir: string): Promise<void> {
+    const inside = dir + path.sep;
+    for (const file of [...this.memory.keys()]) if (file.startsWith(inside)) this.memory.delete(file);
     await fs.rm(dir, { recursive: true, force: true });
   }
 
