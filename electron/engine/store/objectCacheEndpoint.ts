@@ -6,11 +6,8 @@
  * object_store) offers no hook for a cache of its own, so the cache sits where it can: as the
  * endpoint the search connection is given.
  *
- * After the first read of such an object, the rest of it is read ahead in the background, in large
- * ranges (READ_AHEAD_BYTES, one request each), one at a time and only while no search waits for the
- * store and the process is not saving (ReadAheadGate), until the cache holds half its bound: a later
- * search, whatever it asks, finds on disk the rows and index parts an earlier one did not read,
- * instead of fetching its own 64 KiB blocks of them.
+ * After the first read of such an object, the rest of it is read ahead in the background
+ * (objectCacheReadAhead.ts).
  *
  * Requests are signed again for the store (AWS Signature V4, `@smithy/signature-v4`, with the AWS
  * SDK's own credential chain), since LanceDB signed them for this endpoint. Only requests whose path
@@ -24,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { isImmutableObject, ObjectCache, type CachedObjectMeta } from './objectCache.js';
+import { ReadAhead, ReadAheadGate } from './objectCacheReadAhead.js';
 
 export interface UpstreamS3 {
   /** The store's endpoint (`AWS_ENDPOINT_URL_S3`), addressed by path; none for AWS S3 itself. */
@@ -51,12 +49,6 @@ class Sha256 {
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
-/** The most a read ahead asks the store for at once (one request). */
-export const READ_AHEAD_BYTES = 4 * 1024 * 1024;
-
-/** Reading ahead stops once the cache holds this share of its bound (the rest is left to what searches read themselves). */
-export const READ_AHEAD_SHARE = 0.5;
-
 /** Request headers passed on to the store (signed again); the rest (LanceDB's signature, host, ...) is not. */
 const FORWARDED = /^(range|if-match|if-none-match|if-modified-since|if-unmodified-since|content-type|content-md5|x-amz-(?!date$|content-sha256$|security-token$).*)$/;
 /** Answer headers passed back. */
@@ -65,39 +57,6 @@ const RETURNED = ['content-type', 'content-length', 'content-range', 'etag', 'la
 /** S3's RFC 3986 encoding of a query component, as the signer's canonical query has it. */
 function s3Escape(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/**
- * Holds back reading ahead while the process saves: a save's own requests to the store go first.
- * Shared by the store's read cache and its endpoint (which may start during the save).
- */
-export class ReadAheadGate {
-  private held = 0;
-  private waiters: Array<() => void> = [];
-
-  get isHeld(): boolean {
-    return this.held > 0;
-  }
-
-  /** Holds reading ahead back until the function returned is called (once). */
-  hold(): () => void {
-    this.held++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.held === 0) this.wake();
-    };
-  }
-
-  /** Resolves at the next release (or wake). */
-  released(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  wake(): void {
-    this.waiters.splice(0).forEach((resolve) => resolve());
-  }
 }
 
 interface Answer {
@@ -112,25 +71,16 @@ export class ObjectCacheEndpoint {
   private readonly signer: SignatureV4;
   private readonly client: S3Client;
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** Objects to read ahead, in the order of their first read; the objects queued since the last stop. */
-  private readonly readAheadQueue: Array<{ objectPath: string; rawPath: string }> = [];
-  private readonly readAheadSeen = new Set<string>();
-  private readAheadRun: Promise<void> | null = null;
-  /** Raised by a stop: a read ahead under way gives up the object it reads. */
-  private readAheadGeneration = 0;
-  private readonly readAheadRequests = new Set<http.ClientRequest>();
-  /** Reads a search waits for that went to the store, under way now; reading ahead waits until there are none. */
-  private foreground = 0;
-  private foregroundWaiters: Array<() => void> = [];
-  private closed = false;
+  private readonly readAhead: ReadAhead;
 
   private constructor(
     private readonly server: http.Server,
     readonly cache: ObjectCache,
     private readonly upstream: UpstreamS3,
     private readonly token: string,
-    private readonly gate: ReadAheadGate,
+    gate: ReadAheadGate,
   ) {
+    this.readAhead = new ReadAhead(cache, gate, (objectPath, rawPath, meta, first, last) => this.fetchBlocks(objectPath, rawPath, meta, first, last, true));
     this.client = new S3Client({ region: upstream.region, ...(upstream.endpoint ? { endpoint: upstream.endpoint, forcePathStyle: true } : {}) });
     this.signer = new SignatureV4({ service: 's3', region: upstream.region, credentials: this.client.config.credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
   }
@@ -166,88 +116,20 @@ export class ObjectCacheEndpoint {
   }
 
   close(): void {
-    this.closed = true;
-    void this.stopReadAhead();
+    this.readAhead.close();
     this.server.closeAllConnections();
     this.server.close();
     this.client.destroy();
   }
 
   /** Resolves when nothing is left to read ahead (the benchmark and the tests wait for it). */
-  async readAheadIdle(): Promise<void> {
-    while (this.readAheadRun) await this.readAheadRun;
+  readAheadIdle(): Promise<void> {
+    return this.readAhead.idle();
   }
 
-  /**
-   * Stops reading ahead: drops the objects queued, ends the request under way, and resolves when the
-   * read ahead has given up (before a prune, so that no block of a removed object is written after it).
-   * A later read of an object queues it again.
-   */
-  async stopReadAhead(): Promise<void> {
-    this.readAheadGeneration++;
-    this.readAheadQueue.length = 0;
-    this.readAheadSeen.clear();
-    for (const request of this.readAheadRequests) request.destroy();
-    this.readAheadRequests.clear();
-    // A read ahead waiting for its turn sees the stop.
-    this.foregroundWaiters.splice(0).forEach((wake) => wake());
-    this.gate.wake();
-    await this.readAheadIdle();
-  }
-
-  private scheduleReadAhead(objectPath: string, rawPath: string): void {
-    if (this.closed || this.readAheadSeen.has(objectPath)) return;
-    this.readAheadSeen.add(objectPath);
-    this.readAheadQueue.push({ objectPath, rawPath });
-    this.kickReadAhead();
-  }
-
-  private kickReadAhead(): void {
-    if (this.readAheadRun || this.closed || this.readAheadQueue.length === 0) return;
-    this.readAheadRun = this.drainReadAhead()
-      .catch(() => {
-        // A read ahead that failed (the store unreachable, the request ended by a stop) leaves its object to the searches' own reads.
-      })
-      .then(() => {
-        this.readAheadRun = null;
-        this.kickReadAhead();
-      });
-  }
-
-  /** Reads the blocks the cache lacks of each queued object, in ranges of READ_AHEAD_BYTES at most, one at a time. */
-  private async drainReadAhead(): Promise<void> {
-    const window = Math.max(1, Math.floor(READ_AHEAD_BYTES / this.cache.blockBytes));
-    const limit = this.cache.maxBytes * READ_AHEAD_SHARE;
-    for (let next = this.readAheadQueue.shift(); next && !this.closed; next = this.readAheadQueue.shift()) {
-      const generation = this.readAheadGeneration;
-      const meta = await this.cache.meta(next.objectPath);
-      if (!meta || meta.size > limit) continue;
-      const present = await this.cache.presentBlocks(meta);
-      const count = this.cache.blockCount(meta);
-      for (let i = 0; i < count; i++) {
-        if (present.has(i)) continue;
-        let j = i;
-        while (j + 1 < count && !present.has(j + 1) && j + 1 - i < window) j++;
-        if (!(await this.readAheadTurn(generation))) return;
-        if ((await this.cache.countedBytes()) + (j - i + 1) * this.cache.blockBytes > limit) {
-          // Full enough: what is left is read by the searches that need it.
-          this.readAheadQueue.length = 0;
-          return;
-        }
-        if (!(await this.fetchBlocks(next.objectPath, next.rawPath, meta, i, j, true))) break;
-        i = j;
-      }
-    }
-  }
-
-  /** Waits until no search waits for the store and no save holds reading back; false when stopped meanwhile. */
-  private async readAheadTurn(generation: number): Promise<boolean> {
-    for (;;) {
-      if (this.closed || generation !== this.readAheadGeneration) return false;
-      if (this.foreground > 0) await new Promise<void>((resolve) => this.foregroundWaiters.push(resolve));
-      else if (this.gate.isHeld) await this.gate.released();
-      else return true;
-    }
+  /** Stops reading ahead (objectCacheReadAhead.ts), before a prune. */
+  stopReadAhead(): Promise<void> {
+    return this.readAhead.stop();
   }
 
   private async serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -297,7 +179,7 @@ export class ObjectCacheEndpoint {
       meta = await this.fetchBlocks(objectPath, rawPath, null, first, last);
       if (!meta) return null;
     }
-    this.scheduleReadAhead(objectPath, rawPath);
+    this.readAhead.schedule(objectPath, rawPath);
     const size = meta.size;
     const headers = { 'last-modified': meta.lastModified, ...(meta.etag ? { etag: meta.etag } : {}), 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream' };
     if (method === 'HEAD') {
@@ -360,11 +242,11 @@ export class ObjectCacheEndpoint {
       return this.cache.meta(objectPath);
     }
     let result: CachedObjectMeta | null = null;
-    if (!ahead) this.foreground++;
+    if (!ahead) this.readAhead.foregroundStarted();
     const job = (async () => {
       const start = first * this.cache.blockBytes;
       const end = (last + 1) * this.cache.blockBytes - 1;
-      const answer = await this.forward('GET', rawPath, new URLSearchParams(), { range: `bytes=${start}-${known ? Math.min(end, known.size - 1) : end}` }, Buffer.alloc(0), ahead ? this.readAheadRequests : undefined);
+      const answer = await this.forward('GET', rawPath, new URLSearchParams(), { range: `bytes=${start}-${known ? Math.min(end, known.size - 1) : end}` }, Buffer.alloc(0), ahead ? this.readAhead.requests : undefined);
       if (ahead) {
         this.counts.readAhead++;
         this.counts.readAheadBytes += answer.body.length;
@@ -392,7 +274,7 @@ export class ObjectCacheEndpoint {
       await job;
     } finally {
       this.inFlight.delete(key);
-      if (!ahead && --this.foreground === 0) this.foregroundWaiters.splice(0).forEach((wake) => wake());
+      if (!ahead) this.readAhead.foregroundEnded();
     }
     return result;
   }

@@ -7,7 +7,8 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { storageOptionsFor, storeKindOf } from '../files/location.js';
 import { testSwitch } from '../files/testSwitches.js';
 import { BLOCK_BYTES, ObjectCache } from './objectCache.js';
-import { ObjectCacheEndpoint, ReadAheadGate } from './objectCacheEndpoint.js';
+import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+import { ReadAheadGate } from './objectCacheReadAhead.js';
 
 export interface ReadCacheOptions {
   dir: string;
