@@ -5,9 +5,10 @@
  * checked the same way in hooks.test.ts and mcpHandshake.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModules.js';
-import { runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 
 const scratch = scratchDirs('sm-cli-startup-');
@@ -22,4 +23,24 @@ describe('session-memory start-up', () => {
     expect(modules).toContain('electron/cli/main.ts');
     expect(loadedOf(modules, ['electron/cli/storeCommands.ts', 'electron/cli/engineSupport.ts', 'electron/engine/engine.ts', 'electron/importers/', 'electron/sources/', 'electron/mcp/', 'electron/connect/connect.ts', 'zod', '@modelcontextprotocol/sdk', 'tinyglobby', 'cli-progress', '@lancedb/lancedb', 'pino'])).toEqual([]);
   }, 60_000);
+
+  it('a save and a listing load no time reading (chrono-node), which only a search needs; a search loads it and reads the time it names', async () => {
+    const dir = scratch();
+    const data = path.join(dir, 'data');
+    const file = path.join(dir, 'chat.json');
+    await fs.writeFile(file, JSON.stringify({ session_id: 'trip', messages: [{ role: 'user', content: 'We booked the ferry to the islands for March 3, 2024.' }, { role: 'assistant', content: 'Noted: the ferry on March 3.' }] }));
+    for (const [name, args] of [['save', ['save', file]], ['sessions', ['sessions', '--json']]] as const) {
+      const loaded = path.join(dir, `${name}.txt`);
+      const run = await runCli(['--data', data, ...args], { ...HASH_EMBEDDER, ...loadedModulesEnv(loaded) });
+      expect(run.status, run.stderr).toBe(0);
+      const modules = await loadedModules(loaded);
+      expect(modules, name).toContain('node_modules/@lancedb/lancedb/dist/index.js');
+      expect(loadedOf(modules, ['chrono-node']), name).toEqual([]);
+    }
+    const loaded = path.join(dir, 'search.txt');
+    const found = await runCli(['--data', data, 'search', 'What did we book in March 2024?', '--json'], { ...HASH_EMBEDDER, ...loadedModulesEnv(loaded) });
+    expect(found.status, found.stderr).toBe(0);
+    expect(JSON.parse(found.stdout)).toEqual([expect.objectContaining({ sessionId: 'trip' })]);
+    expect(loadedOf(await loadedModules(loaded), ['chrono-node']).length).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -1,15 +1,18 @@
 /** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names, the passage a question quotes. */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
-import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
+import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
 import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT, SHORT_SOURCE_CHARS } from '../electron/engine/search/neighbourTurns.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
+
+// A search loads chrono-node before it reads its question (searchChunks); these tests call the readers themselves.
+beforeAll(() => loadTimeReading());
 
 const entry = (chunkId: string, msgIds: string[], score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds }, score });
 

@@ -10,7 +10,7 @@ import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
 import { favourNeighbours } from './neighbourTurns.js';
-import { favourSaidTimes, favourSpan, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
+import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
 import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
 export interface SearchOptions {
@@ -41,6 +41,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   // The topic is embedded while the store is asked for its newest version (searchView.ts).
   const embedded = ctx.embedder().then((embedder) => embedder.embed([topic]));
   embedded.catch(() => {});
+  await loadTimeReading();
   const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   return ctx.store.searching(async (reads) => {
     const [vector] = await embedded;

@@ -10,7 +10,7 @@
  * Ukrainian for theirs; a question in another script names no time. So an English phrase or a bare
  * "10/12" inside a Chinese question is not read as a date by the English rules.
  */
-import * as chrono from 'chrono-node';
+import type * as Chrono from 'chrono-node';
 import type { SearchReads } from '../store/searchView.js';
 import { placed, placeOf, type PromptableHit } from './searchPrompts.js';
 import { languageOf, type TextLanguage } from './textLanguage.js';
@@ -24,13 +24,34 @@ type Component = 'year' | 'month' | 'day';
 
 const DAY = 86_400_000;
 
+/**
+ * chrono-node, once loaded (loadTimeReading). It is loaded on the first search, not with this module:
+ * its few hundred files take a third of a second of CPU, which every run of the CLI (a save, a hook,
+ * `sessions`) would pay for otherwise, though only a search reads times.
+ */
+let chrono: typeof Chrono | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads chrono-node for the functions below; a search awaits it before it reads its question. */
+export function loadTimeReading(): Promise<void> {
+  loading ??= import('chrono-node').then((loaded) => {
+    chrono = loaded;
+  });
+  return loading;
+}
+
+function loaded(): typeof Chrono {
+  if (!chrono) throw new Error('reading the time of a text needs chrono-node: await loadTimeReading() first');
+  return chrono;
+}
+
 /** chrono-node's parser for each language told by its script (chrono.parse is its English one). */
-const PARSERS: Partial<Record<TextLanguage, (text: string, now: Date) => chrono.ParsedResult[]>> = {
-  latin: (text, now) => chrono.parse(text, now),
-  zh: (text, now) => chrono.zh.parse(text, now),
-  ja: (text, now) => chrono.ja.parse(text, now),
-  ru: (text, now) => chrono.ru.parse(text, now),
-  uk: (text, now) => chrono.uk.parse(text, now),
+const PARSERS: Partial<Record<TextLanguage, (text: string, now: Date) => Chrono.ParsedResult[]>> = {
+  latin: (text, now) => loaded().parse(text, now),
+  zh: (text, now) => loaded().zh.parse(text, now),
+  ja: (text, now) => loaded().ja.parse(text, now),
+  ru: (text, now) => loaded().ru.parse(text, now),
+  uk: (text, now) => loaded().uk.parse(text, now),
 };
 
 /** The span of time the question names, or null when it names none. */
@@ -62,7 +83,7 @@ export function timeSpansOf(text: string, now: Date): TimeSpan[] {
 }
 
 /** The day, month or year a parsed date names (the finest it was told), in UTC; null for a time of day or a weekday alone. */
-function spanOf(date: chrono.ParsedComponents, now: Date, yearOfEnd?: number): TimeSpan | null {
+function spanOf(date: Chrono.ParsedComponents, now: Date, yearOfEnd?: number): TimeSpan | null {
   const told = (c: Component) => date.isCertain(c);
   if (!told('day') && !told('month') && !told('year')) return null;
   const unit: Component = told('day') ? 'day' : told('month') ? 'month' : 'year';
@@ -126,5 +147,5 @@ export function asksWhen(question: string): boolean {
  */
 export function favourSaidTimes<T extends { hit: { text: string }; score: number }>(question: string, fused: readonly T[], count: number): T[] {
   if (!asksWhen(question)) return [...fused];
-  return fused.map((entry, i) => (i < count && chrono.parse(entry.hit.text).length > 0 ? { ...entry, score: entry.score * SAYS_WHEN_BOOST } : entry)).sort((a, b) => b.score - a.score);
+  return fused.map((entry, i) => (i < count && loaded().parse(entry.hit.text).length > 0 ? { ...entry, score: entry.score * SAYS_WHEN_BOOST } : entry)).sort((a, b) => b.score - a.score);
 }
