@@ -24,7 +24,7 @@ describe('session-memory start-up', () => {
     expect(loadedOf(modules, ['electron/cli/storeCommands.ts', 'electron/cli/engineSupport.ts', 'electron/engine/engine.ts', 'electron/importers/', 'electron/sources/', 'electron/mcp/', 'electron/connect/connect.ts', 'zod', '@modelcontextprotocol/sdk', 'tinyglobby', 'cli-progress', '@lancedb/lancedb', 'pino'])).toEqual([]);
   }, 60_000);
 
-  it('a save and a listing load no time reading (chrono-node), which only a search needs; a search loads it and reads the time it names', async () => {
+  it('a save and a listing on a folder load neither the time reading (chrono-node), which only a search needs, nor the S3 client; a search loads the time reading and reads the time it names', async () => {
     const dir = scratch();
     const data = path.join(dir, 'data');
     const file = path.join(dir, 'chat.json');
@@ -35,7 +35,7 @@ describe('session-memory start-up', () => {
       expect(run.status, run.stderr).toBe(0);
       const modules = await loadedModules(loaded);
       expect(modules, name).toContain('node_modules/@lancedb/lancedb/dist/index.js');
-      expect(loadedOf(modules, ['chrono-node']), name).toEqual([]);
+      expect(loadedOf(modules, ['chrono-node', '@aws-sdk/client-s3', '@smithy/core', 'electron/engine/store/storeProbe.ts', 'electron/engine/store/objectCacheEndpoint.ts']), name).toEqual([]);
     }
     const loaded = path.join(dir, 'search.txt');
     const found = await runCli(['--data', data, 'search', 'What did we book in March 2024?', '--json'], { ...HASH_EMBEDDER, ...loadedModulesEnv(loaded) });

@@ -5,12 +5,12 @@
  * objects for a time, and the forgotten text with them. Asked where the API allows it: S3's
  * GetBucketVersioning (and the lifecycle rules that expire old versions). No Google Cloud or Azure
  * client is installed, so for those the answer is "unknown", with the commands that check and turn
- * it off.
+ * it off. The S3 client is loaded only to ask a bucket: it is a third of a second of CPU, which the
+ * CLI would pay at every start, on a local folder too, if this module loaded it.
  */
-import { GetBucketLifecycleConfigurationCommand, GetBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { DeletedObjectRetention } from '../../../shared/domain.js';
 import { resolveStoreLocation, type StoreLocation } from '../files/location.js';
-import { s3ClientFor } from './storeProbe.js';
 
 /** What the S3 calls need of a client (a test passes a stand-in that answers as a versioned bucket would). */
 export type S3Sender = Pick<S3Client, 'send' | 'destroy'>;
@@ -21,14 +21,14 @@ export function storeRetention(storeUri: string): Promise<DeletedObjectRetention
   return deletedObjectRetention(resolveStoreLocation(storeUri, '.'));
 }
 
-export async function deletedObjectRetention(location: StoreLocation, makeS3: (location: StoreLocation) => S3Sender = s3ClientFor): Promise<DeletedObjectRetention> {
+export async function deletedObjectRetention(location: StoreLocation, makeS3?: (location: StoreLocation) => S3Sender): Promise<DeletedObjectRetention> {
   const url = location.kind === 'folder' ? null : new URL(location.display);
   switch (location.kind) {
     case 'folder':
       return { state: 'none', message: 'A local folder: forgetting deletes the files that held the text (backups you made of the folder keep what they copied).' };
     case 's3':
     case 's3+ddb':
-      return s3Retention(url!.hostname, url!.pathname.replace(/^\/+|\/+$/g, ''), makeS3(location));
+      return s3Retention(url!.hostname, url!.pathname.replace(/^\/+|\/+$/g, ''), makeS3 ? makeS3(location) : (await import('./storeProbe.js')).s3ClientFor(location));
     case 'gs':
       return {
         state: 'unknown',
@@ -51,6 +51,7 @@ async function s3Retention(bucket: string, prefix: string, client: S3Sender): Pr
     `Turn it off: aws s3api put-bucket-versioning --bucket ${bucket} --versioning-configuration Status=Suspended, then delete the noncurrent versions ` +
     '(or add a lifecycle rule with NoncurrentVersionExpiration of 1 day, which removes them for you).';
   try {
+    const { GetBucketVersioningCommand } = await import('@aws-sdk/client-s3');
     let status: string | undefined;
     try {
       status = (await client.send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status;
@@ -83,6 +84,7 @@ async function s3Retention(bucket: string, prefix: string, client: S3Sender): Pr
 async function noncurrentDays(client: S3Sender, bucket: string, prefix: string): Promise<number | undefined> {
   let rules;
   try {
+    const { GetBucketLifecycleConfigurationCommand } = await import('@aws-sdk/client-s3');
     rules = (await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules ?? [];
   } catch {
     return undefined;

@@ -1,13 +1,14 @@
 /**
  * The searches' read cache of a store on S3 (`s3://`, `s3+ddb://`): the disk cache of immutable
  * objects (objectCache.ts) and the local endpoint that serves it to the search connection
- * (objectCacheEndpoint.ts). A store in a folder, or a size of 0 bytes, has none.
+ * (objectCacheEndpoint.ts). A store in a folder, or a size of 0 bytes, has none. The endpoint and
+ * the S3 client are loaded when a store on S3 first needs them: the client is a third of a second
+ * of CPU, which every start of the CLI on a local folder would pay for otherwise.
  */
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { storageOptionsFor, storeKindOf } from '../files/location.js';
 import { testSwitch } from '../files/testSwitches.js';
 import { BLOCK_BYTES, ObjectCache } from './objectCache.js';
-import { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
+import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { ReadAheadGate } from './objectCacheReadAhead.js';
 
 export interface ReadCacheOptions {
@@ -31,6 +32,7 @@ export class StoreReadCache {
       const cache = this.cache();
       if (!cache) return null;
       const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+      const { ObjectCacheEndpoint } = await import('./objectCacheEndpoint.js');
       return ObjectCacheEndpoint.start(cache, { ...(options.endpoint ? { endpoint: options.endpoint } : {}), region: options.region ?? 'us-east-1' }, this.gate);
     })();
     return this.endpoint;
@@ -55,6 +57,7 @@ export class StoreReadCache {
     const bucket = url.hostname;
     const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
     const options = storageOptionsFor(storeKindOf(this.uri), process.env);
+    const { ListObjectsV2Command, S3Client } = await import('@aws-sdk/client-s3');
     const client = new S3Client({ region: options.region ?? 'us-east-1', ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}) });
     const kept = new Set<string>();
     try {

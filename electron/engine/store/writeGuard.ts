@@ -14,7 +14,6 @@ import { acquireWriteLock, bindToWriteLock } from '../files/writeLock.js';
 import { connectStore, isRemoteStore } from './connect.js';
 import { testSwitch } from '../files/testSwitches.js';
 import { StoreLease, type HeldLease } from './storeLease.js';
-import { probeConcurrentWrites, unsafeStoreMessage } from './storeProbe.js';
 
 /**
  * How long a shared store's write lease is kept after a write for the next one of this process:
@@ -141,6 +140,8 @@ export class WriteGuard {
       const { storeUri, singleWriter } = this.options;
       if (storeKindOf(storeUri) !== 's3') return;
       const location = resolveStoreLocation(storeUri, this.options.dataDir);
+      // Loaded for an s3:// store only: the S3 client is a third of a second of CPU at every start.
+      const { probeConcurrentWrites, unsafeStoreMessage } = await import('./storeProbe.js');
       const result = await probeConcurrentWrites(location);
       if (!result.safe && !singleWriter) throw new EngineError('unsafe_store', unsafeStoreMessage(location, result.why));
     })();
