@@ -3,33 +3,32 @@
  * servers (s3rver and dynalite on 127.0.0.1): a lease lost during a save, a writer stopped (SIGSTOP)
  * past the lease's end while another machine saves, two machines with the same name (the second in
  * its own PID namespace, as on another computer), a clock 30 s off. Each "machine" is a process with
- * its own local folder (SESSION_MEMORY_HOME); they meet only in the bucket.
+ * its own local folder (SESSION_MEMORY_HOME); they meet only in the bucket. The subject is the lease,
+ * not embedding: every machine, and the engines of this process, embed with the hashing stand-in
+ * (the shared store's saves and searches with the real model are in test/sharedStore.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { connectStore } from '../electron/engine/store/connect.js';
 import { LEASE_TABLE } from '../electron/engine/store/storeLease.js';
 import { WriteGuard } from '../electron/engine/store/writeGuard.js';
 import { assertWriteLock } from '../electron/engine/files/writeLock.js';
-import { BIN, cliEnv, collect, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
+import { BIN, cliEnv, collect, HASH_EMBEDDER, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
-import { TEST_MODELS_DIR } from './helpers/model.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
-import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
+import { useObjectStoreServers } from './helpers/objectStoreMachine.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 
 let servers: ObjectStoreServers;
-let embedder: WorkerEmbedder;
 const dir = scratchDirs('sm-lease-');
 // This process is a machine too: it reaches the servers as the CLI does.
-useObjectStoreMachine((started, startedEmbedder) => {
+useObjectStoreServers((started) => {
   servers = started;
-  embedder = startedEmbedder;
 });
 
 /** The lease of the machines of a test that waits for one to run out (SESSION_MEMORY_TEST_LEASE_TTL_MS; 30 s otherwise). */
@@ -40,7 +39,7 @@ const SHORT_LEASE_MS = 15_000;
  * processes; a reader's show, verify and history run the CLI's code in this process (runCliInProcess).
  */
 function machine(name: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...extra };
+  return { ...servers.env, ...HASH_EMBEDDER, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name, ...extra };
 }
 
 /** `session-memory` run as on another computer: in its own PID namespace, where this machine's processes do not exist. */
@@ -113,7 +112,7 @@ describe('a lease lost during a save', () => {
     await guard.close();
     // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
     await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
-    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000 });
+    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
     try {
       expect((await engine.save(conversation(6, { sessionId: 'after-loss' }))).new).toBe(6);
       expect((await engine.save(conversation(8, { sessionId: 'after-loss' }))).new).toBe(2);
@@ -235,7 +234,7 @@ describe('another machine while a writer holds the lease', () => {
 describe('building the vector index of a shared store', () => {
   it('holds the lease, so a forget elsewhere waits; cleanup leaves young unreferenced files, and vector search works after both', async () => {
     const { sharedUri, bucket } = await servers.newStore('index-build');
-    const laptop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 60_000 });
+    const laptop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 60_000 });
     try {
       for (const [sessionId, seed] of [['garden', 3], ['travel', 5], ['gone', 7]] as const) await laptop.save(realisticConversation(sessionId, 160, seed));
     } finally {
