@@ -1,7 +1,10 @@
 /**
  * One memory on object storage, shared by machines: an `s3+ddb://` store on real S3 and DynamoDB
  * servers (s3rver and dynalite on 127.0.0.1). Each "machine" is a process with its own local folder
- * (SESSION_MEMORY_HOME) and name (SESSION_MEMORY_MACHINE); they meet only in the bucket.
+ * (SESSION_MEMORY_HOME) and name (SESSION_MEMORY_MACHINE); they meet only in the bucket. Where the
+ * subject is not embedding (machines writing at once, a refused store, a killed save, a forget
+ * finished elsewhere) they embed with the hashing stand-in; saves, searches, duplicates and the MCP
+ * server's search run with the real model.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
@@ -9,10 +12,11 @@ import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, cliEnv, collect, jsonLines, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
+import { BIN, cliEnv, collect, HASH_EMBEDDER, jsonLines, REPO, runCli, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, tempDir } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
@@ -34,9 +38,9 @@ function dir(): string {
   return t.dir;
 }
 
-/** A machine: its own local folder and name, the servers' endpoints. */
-function machine(name: string): Record<string, string> {
-  return { ...servers.env, SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name };
+/** A machine: its own local folder and name, the servers' endpoints; it embeds with the hashing stand-in unless `model` is 'real'. */
+function machine(name: string, model: 'hash' | 'real' = 'hash'): Record<string, string> {
+  return { ...servers.env, ...(model === 'hash' ? HASH_EMBEDDER : {}), SESSION_MEMORY_HOME: dir(), SESSION_MEMORY_MACHINE: name };
 }
 
 function openShared(storeUri: string, extra: Partial<Parameters<typeof MemoryEngine.open>[0]> = {}): Promise<MemoryEngine> {
@@ -166,7 +170,7 @@ describe('a memory on object storage', () => {
     const child = startCli(['--data', sharedUri, 'save', file, '--json'], env);
     const done = collect(child);
     // Kill it once the store holds some of its chunks.
-    const engine = await openShared(sharedUri);
+    const engine = await openShared(sharedUri, { embedder: new HashEmbedder() });
     try {
       await expect.poll(async () => (await engine.listSessions()).find((s) => s.sessionId === 'long')?.chunkCount ?? 0, { timeout: 90_000, interval: 200 }).toBeGreaterThan(0);
       child.kill('SIGKILL');
@@ -255,7 +259,7 @@ describe('an assistant on a shared store', () => {
     const { sharedUri } = await servers.newStore('mcp');
     const laptop = await openShared(sharedUri);
     await laptop.save({ ...conversation(8, { sessionId: 'garden' }), title: 'Garden plans' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data', sharedUri, 'mcp'], cwd: REPO, env: cliEnv(machine('desktop')) as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data', sharedUri, 'mcp'], cwd: REPO, env: cliEnv(machine('desktop', 'real')) as Record<string, string>, stderr: 'pipe' });
     const assistant = new Client({ name: 'test-assistant', version: '1.0.0' });
     await assistant.connect(transport);
     try {
