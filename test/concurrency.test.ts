@@ -1,6 +1,8 @@
 /**
  * Two writers: processes saving the same session and different sessions at the same time, over and
  * over. Every save either waits its turn or fails with a clear error; nothing is doubled or lost.
+ * The processes embed with the hashing stand-in: the subject is the lock, not embedding
+ * (test/cli.test.ts saves with the real model).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
@@ -9,7 +11,7 @@ import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
-import { collect, jsonLines, runCliInProcess, startCli } from './helpers/cli.js';
+import { collect, HASH_EMBEDDER, jsonLines, runCliInProcess, startCli } from './helpers/cli.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
 
 let embedder: WorkerEmbedder;
@@ -40,22 +42,22 @@ describe('one writer at a time', () => {
       writeFileSync(shorter, JSON.stringify(realisticConversation('shared-session', 40 * round, 5)));
       writeFileSync(longer, JSON.stringify(realisticConversation('shared-session', 40 * round + 20, 5)));
       writeFileSync(other, JSON.stringify(realisticConversation(`other-${round}`, 30, round)));
-      const runs = await Promise.all([shorter, longer, other].map((file) => collect(startCli(['--data', data, 'save', file, '--json']))));
+      const runs = await Promise.all([shorter, longer, other].map((file) => collect(startCli(['--data', data, 'save', file, '--json'], HASH_EMBEDDER))));
       for (const run of runs) {
         // Each one waited for its turn (the default), so each succeeded.
         expect(run.status, run.stderr).toBe(0);
         outcomes.push(String(jsonLines(run.stdout)[0]!.sessionId));
       }
       // The reads after each round need no process of their own: the CLI's code runs in this one.
-      const shown = JSON.parse((await runCliInProcess(['--data', data, 'show', 'shared-session', '--json'])).stdout) as { messages: Array<{ msgId: string }> };
+      const shown = JSON.parse((await runCliInProcess(['--data', data, 'show', 'shared-session', '--json'], HASH_EMBEDDER)).stdout) as { messages: Array<{ msgId: string }> };
       const ids = shown.messages.map((m) => m.msgId);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toHaveLength(40 * round + 20);
     }
     expect(outcomes).toHaveLength(9);
-    const verify = JSON.parse((await runCliInProcess(['--data', data, 'verify', '--json'])).stdout);
+    const verify = JSON.parse((await runCliInProcess(['--data', data, 'verify', '--json'], HASH_EMBEDDER)).stdout);
     expect(verify).toMatchObject({ ok: true, sessions: 4, problems: [] });
-    const history = JSON.parse((await runCliInProcess(['--data', data, 'history', 'shared-session', '--json'])).stdout) as unknown[];
+    const history = JSON.parse((await runCliInProcess(['--data', data, 'history', 'shared-session', '--json'], HASH_EMBEDDER)).stdout) as unknown[];
     expect(history).toHaveLength(6); // no save was lost
   });
 

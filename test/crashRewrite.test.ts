@@ -10,7 +10,7 @@ import { cpSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
-import { jsonLines, runCli } from './helpers/cli.js';
+import { jsonLines, runCliInProcess } from './helpers/cli.js';
 import { crashBed, randomKill, saveMs, SEED, SESSION, TEST_ENV, TRIALS_TIMEOUT } from './helpers/crashTrials.js';
 import { filesWithTrace } from './helpers/files.js';
 import { seededChars } from './helpers/random.js';
@@ -24,7 +24,7 @@ describe('a rewriting save killed at any point, then run again, leaves what one 
   beforeAll(async () => {
     const file = await bed.writeJson('t.json', T);
     saved = path.join(bed.root(), 'saved');
-    const clean = await runCli(['--data', saved, 'save', file, '--json'], TEST_ENV);
+    const clean = await runCliInProcess(['--data', saved, 'save', file, '--json'], TEST_ENV);
     expect(clean.status, clean.stderr).toBe(0);
     expect((await bed.snapshot(saved)).messages).toHaveLength(160);
   });
@@ -35,7 +35,7 @@ describe('a rewriting save killed at any point, then run again, leaves what one 
     const overwriteFile = await bed.writeJson('overwrite.json', next);
     const reference = path.join(bed.root(), 'overwrite-ref');
     cpSync(saved, reference, { recursive: true });
-    const clean = await runCli(['--data', reference, 'save', overwriteFile, '--mode', 'overwrite', '--json'], TEST_ENV);
+    const clean = await runCliInProcess(['--data', reference, 'save', overwriteFile, '--mode', 'overwrite', '--json'], TEST_ENV);
     expect(clean.status, clean.stderr).toBe(0);
     const cleanMs = saveMs(clean.stdout);
     const expected = await bed.snapshot(reference);
@@ -52,7 +52,7 @@ describe('a rewriting save killed at any point, then run again, leaves what one 
     const syncFile = await bed.writeJson('sync.json', next);
     const reference = path.join(bed.root(), 'sync-ref');
     cpSync(saved, reference, { recursive: true });
-    const clean = await runCli(['--data', reference, 'save', syncFile, '--sync-deletes', '--json'], TEST_ENV);
+    const clean = await runCliInProcess(['--data', reference, 'save', syncFile, '--sync-deletes', '--json'], TEST_ENV);
     expect(clean.status, clean.stderr).toBe(0);
     const cleanMs = saveMs(clean.stdout);
     const expected = await bed.snapshot(reference);
@@ -90,12 +90,12 @@ describe('forgetting messages and redact, killed at any point, are finished by t
   beforeAll(async () => {
     base = path.join(bed.root(), 'forget-base');
     const fmFile = await bed.writeJson('forget.json', withMessage(realisticConversation(FM, 40, 5), 12, 'secret-msg', FORGOTTEN));
-    expect((await runCli(['--data', base, 'save', fmFile], TEST_ENV)).status).toBe(0);
+    expect((await runCliInProcess(['--data', base, 'save', fmFile], TEST_ENV)).status).toBe(0);
     otherFile = await bed.writeJson('other.json', realisticConversation('other', 12, 6));
     leaky = path.join(bed.root(), 'redact-base');
     for (const [i, id] of ['leaky-1', 'leaky-2'].entries()) {
       const file = await bed.writeJson(`${id}.json`, withMessage(realisticConversation(id, 30, 7 + i), 9 + i, `${id}-token`, `Use ${TOKEN} to push the release branch.`));
-      expect((await runCli(['--data', leaky, 'save', file, '--no-redact'], TEST_ENV)).status).toBe(0);
+      expect((await runCliInProcess(['--data', leaky, 'save', file, '--no-redact'], TEST_ENV)).status).toBe(0);
     }
     expect(filesWithTrace(base, FORGOTTEN).length).toBeGreaterThan(0);
   }, TRIALS_TIMEOUT);
@@ -104,7 +104,7 @@ describe('forgetting messages and redact, killed at any point, are finished by t
     const reference = path.join(bed.root(), 'forget-ref');
     cpSync(base, reference, { recursive: true });
     const command = ['forget', FM, '--messages', 'secret-msg'];
-    expect((await runCli(['--data', reference, ...command, '--json'], TEST_ENV)).status).toBe(0);
+    expect((await runCliInProcess(['--data', reference, ...command, '--json'], TEST_ENV)).status).toBe(0);
     const expected = await bed.snapshot(reference, FM);
     expect(expected.messages).toHaveLength(40);
     const check = (label: string, reported: boolean) => async (data: string, rerun: { stdout: string }) => {
@@ -122,7 +122,7 @@ describe('forgetting messages and redact, killed at any point, are finished by t
   it('redact, killed at 6 moments, then run again', async () => {
     const reference = path.join(bed.root(), 'redact-ref');
     cpSync(leaky, reference, { recursive: true });
-    expect((await runCli(['--data', reference, 'redact', '--json'], TEST_ENV)).status).toBe(0);
+    expect((await runCliInProcess(['--data', reference, 'redact', '--json'], TEST_ENV)).status).toBe(0);
     const expected = [await bed.snapshot(reference, 'leaky-1'), await bed.snapshot(reference, 'leaky-2')];
     expect(expected[0]!.chunks.some((c) => c.text.includes('[REDACTED:github-token]'))).toBe(true);
     const check = (label: string) => async (data: string) => {

@@ -2,13 +2,14 @@
  * Ctrl-C (SIGINT) and SIGTERM stop `sync --watch` cleanly, whenever they come: during its first sync
  * (the save under way ends at a safe point) and while it only follows. The process exits 0 and says
  * "stopped"; it leaves no handoff token, no socket and no write lock behind; and what it saved is
- * whole (a plain `sync` afterwards saves the rest of a session it was stopped in).
+ * whole (a plain `sync` afterwards saves the rest of a session it was stopped in). The subject is
+ * stopping, not embedding: the hashing stand-in embeds (test/sync.test.ts syncs with the real model).
  */
 import { describe, expect, it } from 'vitest';
 import { promises as fs, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { collect, jsonLines, runCli, startCli, type CliResult } from './helpers/cli.js';
+import { collect, HASH_EMBEDDER, jsonLines, runCli, startCli, type CliResult } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { handoffAddress } from '../electron/sources/handoff.js';
 
@@ -37,7 +38,7 @@ async function machine(messages: number): Promise<{ env: Record<string, string>;
   await fs.mkdir(project, { recursive: true });
   const log = path.join(project, `${SESSION}.jsonl`);
   await fs.writeFile(log, claudeCodeLines(0, messages));
-  return { env: { HOME: home, USERPROFILE: home }, data: path.join(scratch(), 'data'), log };
+  return { env: { HOME: home, USERPROFILE: home, ...HASH_EMBEDDER }, data: path.join(scratch(), 'data'), log };
 }
 
 /** What a stopped watcher must not leave in the data folder (and its socket, in this user's runtime folder). */

@@ -4,7 +4,8 @@
  * (or another writer) is run again, and the store must be what one clean run leaves. The trials are
  * split over two files so that two test workers share them. The run that is killed has a process of
  * its own; the run after it reads all it needs from the disk, and runs the CLI's code in the test's
- * process (runCliInProcess), sparing a process start per trial.
+ * process (runCliInProcess), sparing a process start per trial. So do the clean runs that build the
+ * stores the trials start from and the states they are compared with: only a kill needs a process.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { cpSync, promises as fs } from 'node:fs';
