@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
-import { runCli } from './helpers/cli.js';
+import { runCliInProcess } from './helpers/cli.js';
 import { crashBed, randomKill, saveMs, SEED, SESSION, TEST_ENV, TRIALS_TIMEOUT, type Shown } from './helpers/crashTrials.js';
 
 const bed = crashBed('sm-crash-');
@@ -25,7 +25,7 @@ describe('a save killed at any point, then run again, leaves what one clean run 
   beforeAll(async () => {
     file = await bed.writeJson('t.json', T);
     const saved = path.join(bed.root(), 'saved');
-    const clean = await runCli(['--data', saved, 'save', file, '--json'], TEST_ENV);
+    const clean = await runCliInProcess(['--data', saved, 'save', file, '--json'], TEST_ENV);
     expect(clean.status, clean.stderr).toBe(0);
     firstSaveMs = saveMs(clean.stdout);
     expectedFirst = await bed.snapshot(saved);

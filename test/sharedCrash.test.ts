@@ -86,7 +86,7 @@ describe('a save to a shared store killed at any point, then run again, leaves w
   beforeAll(async () => {
     file = await writeJson('t.json', T);
     const { sharedUri } = await servers.newStore('clean');
-    const clean = await runCli(['--data', sharedUri, 'save', file, '--json'], machineEnv());
+    const clean = await runCliInProcess(['--data', sharedUri, 'save', file, '--json'], machineEnv());
     expect(clean.status, clean.stderr).toBe(0);
     cleanMs = (JSON.parse(clean.stdout.trim().split('\n')[0]!) as { durationMs: number }).durationMs;
     expected = await snapshot(sharedUri);
@@ -137,7 +137,7 @@ describe('forget --messages on a shared store, killed between its save and its p
       trials++;
       const { sharedUri, bucket } = await servers.newStore(`forget-${trials}`);
       const env = machineEnv({ SESSION_MEMORY_MACHINE: 'forgetting' });
-      expect((await runCli(['--data', sharedUri, 'save', fmFile], env)).status).toBe(0);
+      expect((await runCliInProcess(['--data', sharedUri, 'save', fmFile], env)).status).toBe(0);
       const holding = (await servers.objects(bucket)).filter((o) => o.body.includes(Buffer.from('Marmosets-4419')));
       expect(holding.length, point).toBeGreaterThan(0);
       const first = await runCli(['--data', sharedUri, ...command, '--json'], { ...env, SESSION_MEMORY_TEST_CRASH: point });
