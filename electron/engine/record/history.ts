@@ -27,6 +27,12 @@ export { HISTORY_TABLE, LEGACY_HISTORY_FILE };
  */
 export const HISTORY_DEFERRED_MAX = 64;
 
+/**
+ * On a store in a folder, how long the events of saves that wrote nothing (re-saves) wait for another
+ * save to be committed with, before the engine commits them on their own (engine.ts).
+ */
+export const HISTORY_FLUSH_DELAY_MS = 1_500;
+
 const historySchema = new arrow.Schema([
   new arrow.Field('session_id', new arrow.Utf8(), false),
   new arrow.Field('at', new arrow.Utf8(), false),
@@ -49,11 +55,13 @@ function rowOf(event: SaveEvent): HistoryRow {
 export class SaveHistory {
   private readonly table: SmallTable;
   /**
-   * Events of saves to a shared store, not committed yet: each would cost a commit (about ten round
-   * trips to a bucket) of its own. They are committed with the next event appended, when
+   * Events of saves to a shared store, and of saves to a folder that wrote nothing, not committed
+   * yet: each would cost a commit (about ten round trips to a bucket; on a folder, more than the rest
+   * of a re-save) of its own. They are committed with the next event appended, when
    * HISTORY_DEFERRED_MAX are kept, or before the write lease is given back (WriteGuard's
-   * `beforeGiveBack`, at most LEASE_KEEP_MS after the last save, and when the engine closes). A
-   * process killed in between loses only these events (what the saves wrote is committed).
+   * `beforeGiveBack`, at most LEASE_KEEP_MS after the last save, and when the engine closes); on a
+   * folder, HISTORY_FLUSH_DELAY_MS after the last save or when the engine closes. A process killed in
+   * between loses only these events (what the saves wrote is committed).
    */
   private pending: HistoryRow[] = [];
 

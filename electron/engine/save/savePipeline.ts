@@ -345,8 +345,11 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
   // most LEASE_KEEP_MS after the last save of a row, or when the engine closes), or HISTORY_DEFERRED_MAX
   // events kept. A commit costs about ten round trips to a bucket; saves in a row share one, and a
   // re-save commits nothing at all. What the save wrote is committed already: a process killed in
-  // between loses only these events of the log.
-  if (isRemoteStore(ctx.store.uri)) {
+  // between loses only these events of the log. On a folder, so does a save that wrote nothing (a
+  // re-save): its event is committed with the next save's, or by the engine once no save follows
+  // for HISTORY_FLUSH_DELAY_MS, or when it closes (engine.ts), so that a re-save is a read and a compare.
+  const wroteNothing = report.chunksWritten === 0 && report.chunksDeleted === 0;
+  if (isRemoteStore(ctx.store.uri) || wroteNothing) {
     ctx.history.defer(event);
     if (ctx.history.deferred >= HISTORY_DEFERRED_MAX) await clock.time('historyCommit', () => ctx.history.flush());
   } else await clock.time('historyCommit', () => ctx.history.append(event));
