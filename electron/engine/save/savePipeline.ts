@@ -31,6 +31,7 @@ import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
 import { HISTORY_DEFERRED_MAX } from '../record/history.js';
+import { rememberHeads, sessionHeadsAt } from './knownHeads.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -162,7 +163,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // On a bucket, with the messages the chunks keep: a save that reopens or rebuilds chunks reads
     // this session's rows once (a local folder reads those few chunks again, at no round trip's cost).
     const withMessages = isRemoteStore(ctx.store.uri);
-    let heads = await ctx.store.sessionHeads(sessionId, withMessages);
+    // The heads this process's last save of the session left, while the store is at their version (knownHeads.ts).
+    let heads = await sessionHeadsAt(ctx.store, sessionId, withMessages, record.storeVersion);
     let diff = diffSession(session.messages, heads);
     // Where the new messages go among the stored ones (order.ts).
     const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
@@ -289,6 +291,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // A cancelled save holds only part of its input: the next save of it must look again.
     const remembered = !writer.cancelled && remember(record.sessions[sessionId]);
     const result = await finish(ctx, clock, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
+    // The version read after this save's last commit (finish): the next save of the session reads no rows while the store stays there.
+    rememberHeads(ctx.store, sessionId, after, record.storeVersion, withMessages);
     if (writer.cancelled) {
       throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
     }
