@@ -21,18 +21,21 @@ async function stored(engine: MemoryEngine, sessionId = 'session-a'): Promise<{ 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `msg-${from + i}`);
 
 describe('the chunk heads a save leaves', () => {
-  it('serve the next save of the session in the same process: no read of its rows, and the same store as reading them', async () => {
+  it('serve the next save of the session in the same process: no read of its rows or messages, and the same store as reading them', async () => {
     const dataDir = dir();
     const engine = await open(dataDir);
     try {
       await engine.save(conversation(20));
       const heads = vi.spyOn(engine.store, 'sessionHeads');
+      const messages = vi.spyOn(engine.store, 'ownedMessages');
       expect((await engine.save(conversation(26))).new).toBe(6);
       const edited = conversation(26);
       edited.messages[10] = { ...edited.messages[10]!, content: `${edited.messages[10]!.content} (edited)` };
       expect((await engine.save(edited)).updated).toBe(1);
       expect((await engine.save({ ...edited, messages: [...edited.messages, ...conversation(30).messages.slice(26)] })).new).toBe(4);
       expect(heads).not.toHaveBeenCalled();
+      // The chunk reopened by each append and the one rebuilt around the edit: their messages were kept too.
+      expect(messages).not.toHaveBeenCalled();
       const mine = await stored(engine);
       expect(mine.ids).toEqual(ids(0, 30));
 

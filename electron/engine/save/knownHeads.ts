@@ -10,6 +10,11 @@ import type { ChunkHead, ChunkRecord, ChunkStore } from '../store/store.js';
 
 /** Sessions kept per store: the few a person has open (each 2,000 messages is about a megabyte). */
 const KEPT_SESSIONS = 4;
+/**
+ * The messages of the chunks a save wrote are kept with their heads (an edit or an append that
+ * rebuilds or reopens one of them then reads no rows at all), up to this many characters a session.
+ */
+const KEPT_MESSAGE_CHARS = 4_000_000;
 
 interface Known {
   version: number;
@@ -38,17 +43,21 @@ export function rememberHeads(store: ChunkStore, sessionId: string, heads: Reado
   let sessions = known.get(store);
   if (!sessions) known.set(store, (sessions = new Map()));
   sessions.delete(sessionId);
-  sessions.set(sessionId, { version, withMessages, heads: heads.map((h) => headOnly(h, withMessages)) });
+  const kept = heads.map((h) => headOnly(h));
+  // Messages only in full (a bucket's save needs them for every chunk it reopens or rebuilds), else within the bound.
+  let chars = 0;
+  for (const h of kept) chars += h.ownedJson?.length ?? 0;
+  if (!withMessages && chars > KEPT_MESSAGE_CHARS) for (const h of kept) delete h.ownedJson;
+  sessions.set(sessionId, { version, withMessages, heads: kept });
   for (const oldest of sessions.keys()) {
     if (sessions.size <= KEPT_SESSIONS) break;
     sessions.delete(oldest);
   }
 }
 
-/** A head as the store's read gives it: a written record loses its text, vector and message content. */
-function headOnly(h: ChunkHead | ChunkRecord, withMessages: boolean): ChunkHead {
-  const record = 'text' in h ? h : null;
-  const ownedJson = withMessages ? (record ? JSON.stringify(record.owned) : (h as ChunkHead).ownedJson) : undefined;
+/** A head as the store's read gives it, with its messages as stored when known: a written record loses its text and vector. */
+function headOnly(h: ChunkHead | ChunkRecord): ChunkHead {
+  const ownedJson = 'text' in h ? JSON.stringify(h.owned) : h.ownedJson;
   return {
     chunkId: h.chunkId,
     sessionId: h.sessionId,
