@@ -77,4 +77,26 @@ describe('the save history of re-saves on a folder', () => {
       await reader.close();
     }
   }, 60_000);
+
+  it('drops a kept re-save event of a session another process forgot before it was committed', async () => {
+    const dataDir = dir();
+    const saver = await open(dataDir);
+    const forgetter = await open(dataDir);
+    try {
+      await saver.save(conversation(4));
+      // Kept, not committed: the other process forgets the session first.
+      expect((await saver.save(conversation(4))).skippedSession).toBe(true);
+      await forgetter.forget(['session-a']);
+    } finally {
+      // Closing commits what the saver kept: nothing of the forgotten session.
+      await saver.close();
+    }
+    try {
+      const events = await forgetter.history('session-a');
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.every((event) => event.forgotten === true)).toBe(true);
+    } finally {
+      await forgetter.close();
+    }
+  }, 60_000);
 });

@@ -84,15 +84,16 @@ export class MemoryEngine {
       beforeGiveBack: () => this.ctx.history.flush(),
     });
     const state = new StoreState(store);
+    const forgotten = new ForgottenMarks(state);
     this.ctx = {
       dataDir,
       store,
       options,
       logger,
       records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
-      history: new SaveHistory({ dataDir, store }),
+      history: new SaveHistory({ dataDir, store, forgottenAmong: (ids) => forgotten.among(ids) }),
       state,
-      forgotten: new ForgottenMarks(state),
+      forgotten,
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),

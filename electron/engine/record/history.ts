@@ -65,7 +65,12 @@ export class SaveHistory {
    */
   private pending: HistoryRow[] = [];
 
-  constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore }) {
+  /**
+   * `forgottenAmong`: which of these sessions the store marks forgotten (privacy/forgottenMarks.ts).
+   * Kept events are committed later, under the write lock: a session another process or machine forgot
+   * in between loses its kept events then, as its committed ones were lost by the forget.
+   */
+  constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore; readonly forgottenAmong?: (sessionIds: Iterable<string>) => Promise<Set<string>> }) {
     this.table = new SmallTable(ctx.store, HISTORY_TABLE, historySchema);
   }
 
@@ -81,9 +86,17 @@ export class SaveHistory {
     await this.moveLegacyFile(table);
     crashPoint('history');
     assertWriteLock(this.ctx.dataDir);
-    const rows = [...this.pending, rowOf({ ...event, machine: event.machine ?? machineName() })];
+    const kept = [...this.pending];
+    const rows = [...(await this.notForgotten(kept)), rowOf({ ...event, machine: event.machine ?? machineName() })];
     await table.add(rows);
-    this.pending = this.pending.filter((row) => !rows.includes(row));
+    this.pending = this.pending.filter((row) => !kept.includes(row));
+  }
+
+  /** The kept events whose sessions no one has forgotten since (write lock held: no forget runs meanwhile). */
+  private async notForgotten(rows: readonly HistoryRow[]): Promise<HistoryRow[]> {
+    if (rows.length === 0 || !this.ctx.forgottenAmong) return [...rows];
+    const forgotten = await this.ctx.forgottenAmong(rows.filter((row) => !row.forgotten).map((row) => row.session_id));
+    return forgotten.size === 0 ? [...rows] : rows.filter((row) => row.forgotten || !forgotten.has(row.session_id));
   }
 
   /** Events kept by `defer`, not committed yet. */
@@ -100,11 +113,14 @@ export class SaveHistory {
   /** Commits the events kept by `defer`, in one commit (write lease held); on failure they stay kept. */
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const rows = [...this.pending];
-    const table = (await this.open(true))!;
-    crashPoint('history');
-    await table.add(rows);
-    this.pending = this.pending.filter((row) => !rows.includes(row));
+    const kept = [...this.pending];
+    const rows = await this.notForgotten(kept);
+    if (rows.length > 0) {
+      const table = (await this.open(true))!;
+      crashPoint('history');
+      await table.add(rows);
+    }
+    this.pending = this.pending.filter((row) => !kept.includes(row));
   }
 
   /** Every event, oldest first (or one session's). */
