@@ -136,7 +136,6 @@ export interface ArchiveEntry {
   last_saved_at: string;
   message_count: number;
   chunk_count: number;
-  chunk_ids: string[];
   /** First and last message id of the conversation, in order. */
   msg_range: [string, string] | [];
   /** sha256 over the ordered (msgId, contentHash) pairs of the stored messages. */

@@ -431,9 +431,30 @@ describe('the archive record', () => {
     expect(report).toMatchObject({ new: 0, skipped: 10, chunksWritten: 0, embeddingsComputed: 0 });
     const record = JSON.parse(await fs.readFile(path.join(dir, ARCHIVE_RECORD_FILE), 'utf8'));
     expect(record.sessions['session-a']).toMatchObject({ session_id: 'session-a', message_count: 10, msg_range: ['msg-0', 'msg-9'] });
-    expect(record.sessions['session-a'].chunk_ids).toHaveLength(record.sessions['session-a'].chunk_count);
+    expect(record.sessions['session-a'].chunk_count).toBe((await engine.showSession('session-a')).chunks.length);
     expect((await engine.verify()).ok).toBe(true);
     await engine.close();
+  });
+
+  it('names no chunk: every save rewrites it, so its size follows the sessions, not the chunks; a record from before, naming them, is read', async () => {
+    const { engine, dir } = await freshEngine();
+    const file = path.join(dir, ARCHIVE_RECORD_FILE);
+    const saved = await engine.save(conversation(40));
+    const text = await fs.readFile(file, 'utf8');
+    expect(saved.chunkIds.length).toBeGreaterThan(3);
+    for (const chunkId of saved.chunkIds) expect(text).not.toContain(chunkId);
+    const small = text.length;
+    expect((await engine.save(conversation(400))).chunksWritten).toBeGreaterThan(30);
+    expect((await fs.readFile(file, 'utf8')).length).toBeLessThan(small + 200);
+    // A record as earlier versions wrote it, with each session's chunk ids: still the fast path.
+    const record = JSON.parse(await fs.readFile(file, 'utf8'));
+    record.sessions['session-a'].chunk_ids = (await engine.showSession('session-a')).chunks.map((c) => c.chunkId);
+    await engine.close();
+    await fs.writeFile(file, JSON.stringify(record));
+    const reopened = await openEngine(dir, embedder);
+    const again = await reopened.save(conversation(400));
+    expect(again).toMatchObject({ skippedSession: true, warnings: [] });
+    await reopened.close();
   });
 
   it('listings and dry runs rebuild a broken record in memory only; the next save, under the write lock, writes it', async () => {

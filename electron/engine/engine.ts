@@ -19,7 +19,7 @@ import type { Logger } from './files/logger.js';
 import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
-import { SaveHistory } from './record/history.js';
+import { HISTORY_FLUSH_DELAY_MS, SaveHistory } from './record/history.js';
 import { recentWriters } from '../../shared/recentWriters.js';
 import { StoreState } from './record/storeState.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
@@ -57,6 +57,8 @@ export class MemoryEngine {
   /** A save wrote since the searches' view last read the new rows. */
   private searchPrepareOwed = false;
   private searchPrepareTimer: NodeJS.Timeout | null = null;
+  /** Commits the history events of saves to a folder that wrote nothing, once no save follows them (history.ts). */
+  private historyFlushTimer: NodeJS.Timeout | null = null;
   private embedderPromise: Promise<Embedder> | null = null;
   private ownsEmbedder = false;
   private closed = false;
@@ -82,15 +84,16 @@ export class MemoryEngine {
       beforeGiveBack: () => this.ctx.history.flush(),
     });
     const state = new StoreState(store);
+    const forgotten = new ForgottenMarks(state);
     this.ctx = {
       dataDir,
       store,
       options,
       logger,
       records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
-      history: new SaveHistory({ dataDir, store }),
+      history: new SaveHistory({ dataDir, store, forgottenAmong: (ids) => forgotten.among(ids) }),
       state,
-      forgotten: new ForgottenMarks(state),
+      forgotten,
       sketch: new VectorSketch(dataDir, store.model),
       pairs: new PairJournal(dataDir),
       embedder: () => this.embedder(),
@@ -152,6 +155,7 @@ export class MemoryEngine {
     this.closed = true;
     this.holdSearchPrepare();
     await this.queue.catch(() => {});
+    await this.flushHistory();
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
     await this.guard.close();
     this.ctx.history.close();
@@ -193,8 +197,43 @@ export class MemoryEngine {
         this.savesPending--;
         releaseReadAhead();
         this.scheduleSearchPrepare();
+        this.scheduleHistoryFlush();
       }
     });
+  }
+
+  /**
+   * The history events a folder's saves left uncommitted (saves that wrote nothing) are committed
+   * HISTORY_FLUSH_DELAY_MS after the last save, queued like a save and under the write lock; a save
+   * that comes first commits them with its own event. A shared store commits them with its lease.
+   */
+  private scheduleHistoryFlush(): void {
+    if (this.historyFlushTimer) clearTimeout(this.historyFlushTimer);
+    this.historyFlushTimer = null;
+    if (this.guard.shared || this.ctx.history.deferred === 0 || this.closed) return;
+    this.historyFlushTimer = setTimeout(() => {
+      this.historyFlushTimer = null;
+      if (this.savesPending > 0 || this.closed) return;
+      void this.enqueue(() => this.flushHistory());
+    }, HISTORY_FLUSH_DELAY_MS);
+    this.historyFlushTimer.unref();
+  }
+
+  /** Commits the history events kept back by saves to a folder; a failure is logged and leaves them kept. */
+  private async flushHistory(): Promise<void> {
+    if (this.historyFlushTimer) clearTimeout(this.historyFlushTimer);
+    this.historyFlushTimer = null;
+    if (this.guard.shared || this.ctx.history.deferred === 0) return;
+    try {
+      const release = await this.ctx.lock();
+      try {
+        await this.ctx.history.flush();
+      } finally {
+        await release();
+      }
+    } catch (error) {
+      this.ctx.logger.warn(`the save history's last ${this.ctx.history.deferred} event(s) could not be written: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private holdSearchPrepare(): void {

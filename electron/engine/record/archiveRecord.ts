@@ -4,6 +4,10 @@
  * was written against; when that differs from the store's (a save that died before updating it, a
  * write by a process of an older version), or the file is missing or unreadable, it is rebuilt from
  * the store rather than trusted.
+ *
+ * Every save that writes rewrites it, so it holds a few hundred bytes per session and nothing per
+ * chunk: with each session's chunk ids it grew with the store (about 7 MB at 200,000 chunks, written
+ * and made durable by every save). A record written before, with them, is read all the same.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -37,7 +41,6 @@ const entrySchema = z.object({
   last_saved_at: z.string(),
   message_count: z.number().int().nonnegative(),
   chunk_count: z.number().int().nonnegative(),
-  chunk_ids: z.array(z.string()),
   msg_range: z.union([z.tuple([z.string(), z.string()]), z.tuple([])]),
   fingerprint: z.string(),
   input_fingerprint: z.string().optional(),

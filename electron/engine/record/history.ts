@@ -27,6 +27,12 @@ export { HISTORY_TABLE, LEGACY_HISTORY_FILE };
  */
 export const HISTORY_DEFERRED_MAX = 64;
 
+/**
+ * On a store in a folder, how long the events of saves that wrote nothing (re-saves) wait for another
+ * save to be committed with, before the engine commits them on their own (engine.ts).
+ */
+export const HISTORY_FLUSH_DELAY_MS = 1_500;
+
 const historySchema = new arrow.Schema([
   new arrow.Field('session_id', new arrow.Utf8(), false),
   new arrow.Field('at', new arrow.Utf8(), false),
@@ -49,15 +55,22 @@ function rowOf(event: SaveEvent): HistoryRow {
 export class SaveHistory {
   private readonly table: SmallTable;
   /**
-   * Events of saves to a shared store, not committed yet: each would cost a commit (about ten round
-   * trips to a bucket) of its own. They are committed with the next event appended, when
+   * Events of saves to a shared store, and of saves to a folder that wrote nothing, not committed
+   * yet: each would cost a commit (about ten round trips to a bucket; on a folder, more than the rest
+   * of a re-save) of its own. They are committed with the next event appended, when
    * HISTORY_DEFERRED_MAX are kept, or before the write lease is given back (WriteGuard's
-   * `beforeGiveBack`, at most LEASE_KEEP_MS after the last save, and when the engine closes). A
-   * process killed in between loses only these events (what the saves wrote is committed).
+   * `beforeGiveBack`, at most LEASE_KEEP_MS after the last save, and when the engine closes); on a
+   * folder, HISTORY_FLUSH_DELAY_MS after the last save or when the engine closes. A process killed in
+   * between loses only these events (what the saves wrote is committed).
    */
   private pending: HistoryRow[] = [];
 
-  constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore }) {
+  /**
+   * `forgottenAmong`: which of these sessions the store marks forgotten (privacy/forgottenMarks.ts).
+   * Kept events are committed later, under the write lock: a session another process or machine forgot
+   * in between loses its kept events then, as its committed ones were lost by the forget.
+   */
+  constructor(private readonly ctx: { readonly dataDir: string; readonly store: ChunkStore; readonly forgottenAmong?: (sessionIds: Iterable<string>) => Promise<Set<string>> }) {
     this.table = new SmallTable(ctx.store, HISTORY_TABLE, historySchema);
   }
 
@@ -73,9 +86,17 @@ export class SaveHistory {
     await this.moveLegacyFile(table);
     crashPoint('history');
     assertWriteLock(this.ctx.dataDir);
-    const rows = [...this.pending, rowOf({ ...event, machine: event.machine ?? machineName() })];
+    const kept = [...this.pending];
+    const rows = [...(await this.notForgotten(kept)), rowOf({ ...event, machine: event.machine ?? machineName() })];
     await table.add(rows);
-    this.pending = this.pending.filter((row) => !rows.includes(row));
+    this.pending = this.pending.filter((row) => !kept.includes(row));
+  }
+
+  /** The kept events whose sessions no one has forgotten since (write lock held: no forget runs meanwhile). */
+  private async notForgotten(rows: readonly HistoryRow[]): Promise<HistoryRow[]> {
+    if (rows.length === 0 || !this.ctx.forgottenAmong) return [...rows];
+    const forgotten = await this.ctx.forgottenAmong(rows.filter((row) => !row.forgotten).map((row) => row.session_id));
+    return forgotten.size === 0 ? [...rows] : rows.filter((row) => row.forgotten || !forgotten.has(row.session_id));
   }
 
   /** Events kept by `defer`, not committed yet. */
@@ -92,11 +113,14 @@ export class SaveHistory {
   /** Commits the events kept by `defer`, in one commit (write lease held); on failure they stay kept. */
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const rows = [...this.pending];
-    const table = (await this.open(true))!;
-    crashPoint('history');
-    await table.add(rows);
-    this.pending = this.pending.filter((row) => !rows.includes(row));
+    const kept = [...this.pending];
+    const rows = await this.notForgotten(kept);
+    if (rows.length > 0) {
+      const table = (await this.open(true))!;
+      crashPoint('history');
+      await table.add(rows);
+    }
+    this.pending = this.pending.filter((row) => !kept.includes(row));
   }
 
   /** Every event, oldest first (or one session's). */

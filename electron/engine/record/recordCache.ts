@@ -210,7 +210,6 @@ export function archiveEntry(sessionId: string, heads: readonly ChunkHead[], pre
     last_saved_at: previous ? now : times.length > 0 ? new Date(times.reduce((a, b) => Math.max(a, b))).toISOString() : now,
     message_count: messages.length,
     chunk_count: heads.length,
-    chunk_ids: heads.map((h) => h.chunkId),
     msg_range: messages.length > 0 ? [messages[0]!.msgId, messages[messages.length - 1]!.msgId] : [],
     fingerprint: messageSetFingerprint(sortById(messages)),
     ...(messages.length >= FORK_MIN_SHARED ? { head_key: messages.slice(0, FORK_MIN_SHARED).map((m) => m.contentHash).join(',') } : {}),

@@ -31,6 +31,7 @@ import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
 import { SaveClock } from './saveTimings.js';
 import { HISTORY_DEFERRED_MAX } from '../record/history.js';
+import { rememberHeads, sessionHeadsAt } from './knownHeads.js';
 
 /**
  * Saves one session. The caller runs saves one at a time; this takes the write lock across processes.
@@ -162,7 +163,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // On a bucket, with the messages the chunks keep: a save that reopens or rebuilds chunks reads
     // this session's rows once (a local folder reads those few chunks again, at no round trip's cost).
     const withMessages = isRemoteStore(ctx.store.uri);
-    let heads = await ctx.store.sessionHeads(sessionId, withMessages);
+    // The heads this process's last save of the session left, while the store is at their version (knownHeads.ts).
+    let heads = await sessionHeadsAt(ctx.store, sessionId, withMessages, record.storeVersion);
     let diff = diffSession(session.messages, heads);
     // Where the new messages go among the stored ones (order.ts).
     const place = () => (mode !== 'overwrite' && diff.fresh.length > 0 ? placeMessages([...diff.stored.values()].map((s) => s.owned), session.messages) : null);
@@ -289,6 +291,8 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     // A cancelled save holds only part of its input: the next save of it must look again.
     const remembered = !writer.cancelled && remember(record.sessions[sessionId]);
     const result = await finish(ctx, clock, report, record, started, syncDeletes, writer.removedIds(), options.dryRun, writer.commits > 0 || remembered);
+    // The version read after this save's last commit (finish): the next save of the session reads no rows while the store stays there.
+    rememberHeads(ctx.store, sessionId, after, record.storeVersion, withMessages);
     if (writer.cancelled) {
       throw new EngineError('cancelled', `save of ${sessionId} cancelled after writing ${report.chunksWritten} chunk(s); what was written is consistent, and saving again finishes it`);
     }
@@ -345,8 +349,11 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
   // most LEASE_KEEP_MS after the last save of a row, or when the engine closes), or HISTORY_DEFERRED_MAX
   // events kept. A commit costs about ten round trips to a bucket; saves in a row share one, and a
   // re-save commits nothing at all. What the save wrote is committed already: a process killed in
-  // between loses only these events of the log.
-  if (isRemoteStore(ctx.store.uri)) {
+  // between loses only these events of the log. On a folder, so does a save that wrote nothing (a
+  // re-save): its event is committed with the next save's, or by the engine once no save follows
+  // for HISTORY_FLUSH_DELAY_MS, or when it closes (engine.ts), so that a re-save is a read and a compare.
+  const wroteNothing = report.chunksWritten === 0 && report.chunksDeleted === 0;
+  if (isRemoteStore(ctx.store.uri) || wroteNothing) {
     ctx.history.defer(event);
     if (ctx.history.deferred >= HISTORY_DEFERRED_MAX) await clock.time('historyCommit', () => ctx.history.flush());
   } else await clock.time('historyCommit', () => ctx.history.append(event));
