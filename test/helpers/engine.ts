@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { WorkerEmbedder } from '../../electron/embedding/embedder.js';
+import { WorkerEmbedder, type Embedder } from '../../electron/embedding/embedder.js';
 import { HashEmbedder } from '../../electron/embedding/hashEmbedder.js';
 import { MemoryEngine, type MemoryEngineOptions } from '../../electron/engine/engine.js';
 import { TEST_MODELS_DIR } from './model.js';
@@ -55,7 +55,7 @@ export function startTestEmbedder(): Promise<WorkerEmbedder> {
   return WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR });
 }
 
-export function openEngine(dataDir: string, embedder: WorkerEmbedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
+export function openEngine(dataDir: string, embedder: Embedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
   return MemoryEngine.open({ dataDir, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000, ...extra });
 }
 
