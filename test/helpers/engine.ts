@@ -50,6 +50,26 @@ export function engineTestBed(): { embedder: () => WorkerEmbedder; dataDir: () =
   };
 }
 
+/**
+ * `engineTestBed` for a file whose subject is not embedding: the engines embed with the hashing
+ * stand-in (electron/embedding/hashEmbedder.ts), so the file loads no model. Call at the top level.
+ */
+export function hashEngineTestBed(): { dataDir: () => string; open: (dataDir: string, extra?: Partial<MemoryEngineOptions>) => Promise<MemoryEngine> } {
+  const embedder = new HashEmbedder();
+  const cleanups: Array<() => void> = [];
+  afterAll(() => {
+    for (const cleanup of cleanups) cleanup();
+  });
+  return {
+    dataDir: () => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      return dir;
+    },
+    open: (dataDir, extra = {}) => openEngine(dataDir, embedder, extra),
+  };
+}
+
 /** The real offline model in a worker thread, shared by the tests of one file. */
 export function startTestEmbedder(): Promise<WorkerEmbedder> {
   return WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR });
