@@ -23,8 +23,8 @@ async function writeTranscript(dir: string, name: string, body: unknown): Promis
 
 /**
  * For the tests whose subject is not embedding (the command line's options, bad input, importing,
- * the vector index's upkeep): the hashing stand-in embeds, so a run loads no model. Saving and
- * search, near duplicates, the model's download error and the killed save run with the real model.
+ * the vector index's upkeep, a killed save): the hashing stand-in embeds, so a run loads no model.
+ * Saving and search, near duplicates and the model's download error run with the real model.
  */
 function hashCli(args: string[], env: Record<string, string> = {}) {
   return runCli(args, { ...HASH_EMBEDDER, ...env });
@@ -348,15 +348,17 @@ describe('session-memory CLI', () => {
 
   it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
     const dir = workDir();
-    const file = await writeTranscript(dir, 'long.json', realisticConversation('crash-session', 400, 3));
+    // The stand-in embeds in no time, so the save is commits alone: 1,600 messages in batches of 16
+    // (about 110 commits) keep it running for a second or more after the fourth, for the kill to land.
+    const file = await writeTranscript(dir, 'long.json', realisticConversation('crash-session', 1600, 3));
     const clean = path.join(dir, 'clean');
-    const cleanRun = await runCli(['--data', clean, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16' });
+    const cleanRun = await hashCli(['--data', clean, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16' });
     expect(cleanRun.status).toBe(0);
-    const expected = JSON.parse((await runCli(['--data', clean, 'show', 'crash-session', '--json'])).stdout);
+    const expected = JSON.parse((await hashCli(['--data', clean, 'show', 'crash-session', '--json'])).stdout);
 
     const crashed = path.join(dir, 'crashed');
     const versions = path.join(crashed, 'lancedb', 'chunks.lance', '_versions');
-    const child = startCli(['--data', crashed, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16' });
+    const child = startCli(['--data', crashed, 'save', file, '--json'], { SESSION_MEMORY_TEST_WRITE_BATCH: '16', ...HASH_EMBEDDER });
     const done = collect(child);
     // Kill it once a few commits have landed, well before the end.
     const killedAfter = await new Promise<number>((resolve) => {
@@ -372,21 +374,21 @@ describe('session-memory CLI', () => {
     const killed = await done;
     expect(killed.signal).toBe('SIGKILL');
     expect(killedAfter).toBeGreaterThanOrEqual(4);
-    const partial = JSON.parse((await runCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
+    const partial = JSON.parse((await hashCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
     expect(partial.messages.length).toBeGreaterThan(0);
     expect(partial.messages.length).toBeLessThan(expected.messages.length);
 
-    const rerun = await runCli(['--data', crashed, 'save', file, '--json']);
+    const rerun = await hashCli(['--data', crashed, 'save', file, '--json']);
     expect(rerun.status).toBe(0);
     const report = jsonLines(rerun.stdout)[0]!;
     expect(report.skipped).toBe(partial.messages.length);
-    expect(report.new).toBe(400 - partial.messages.length);
-    const actual = JSON.parse((await runCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
+    expect(report.new).toBe(1600 - partial.messages.length);
+    const actual = JSON.parse((await hashCli(['--data', crashed, 'show', 'crash-session', '--json'])).stdout);
     expect(actual.messages.map((m: { msgId: string; contentHash: string; chunkId: string }) => [m.msgId, m.contentHash, m.chunkId])).toEqual(
       expected.messages.map((m: { msgId: string; contentHash: string; chunkId: string }) => [m.msgId, m.contentHash, m.chunkId]),
     );
     expect(actual.chunks.map((c: { chunkId: string; text: string }) => [c.chunkId, c.text])).toEqual(expected.chunks.map((c: { chunkId: string; text: string }) => [c.chunkId, c.text]));
-    const verify = JSON.parse((await runCli(['--data', crashed, 'verify', '--json'])).stdout);
-    expect(verify).toMatchObject({ ok: true, messages: 400, problems: [] });
+    const verify = JSON.parse((await hashCli(['--data', crashed, 'verify', '--json'])).stdout);
+    expect(verify).toMatchObject({ ok: true, messages: 1600, problems: [] });
   });
 });

@@ -2,24 +2,20 @@
  * Forgetting: when forget returns, no byte of the forgotten text is left in any file under the data
  * directory; the other sessions stay whole and searchable; the history keeps that it happened.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { openAppLog } from '../electron/host/appLog.js';
 import { watchTranscripts } from '../electron/cli/watch.js';
 import { readWatchState } from '../electron/engine/record/watchState.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
 import { filesContaining, filesWithTrace, markerForms } from './helpers/files.js';
 
-let embedder: WorkerEmbedder;
-beforeAll(async () => {
-  embedder = await startTestEmbedder();
-});
-afterAll(async () => {
-  await embedder.close();
-});
+// Forgetting is the subject, not embedding: the engines in this process and the CLI's saves embed
+// with the hashing stand-in, so the file loads no model but the host's (sessions:forget over IPC).
+const embedder = new HashEmbedder();
 
 const SECRET = 'Zebrafish-7731 is the name of my childhood dog';
 const TITLE = 'Confidential chat';
@@ -188,7 +184,8 @@ describe('forget', () => {
 
 describe('session-memory forget', () => {
   it('prints one line per session, refuses an unknown id, and a forget killed half-way is finished by running it again', async () => {
-    const { runCli, jsonLines } = await import('./helpers/cli.js');
+    const { runCli: runAnyCli, jsonLines, HASH_EMBEDDER } = await import('./helpers/cli.js');
+    const runCli = (args: string[], env: Record<string, string> = {}) => runAnyCli(args, { ...HASH_EMBEDDER, ...env });
     const { writeFileSync } = await import('node:fs');
     const { dir, cleanup } = tempDir();
     try {

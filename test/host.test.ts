@@ -64,6 +64,23 @@ describe('window security', () => {
   });
 });
 
+/**
+ * A test with a host of its own whose subject is not embedding (a dropped file's staging, the vector
+ * index's upkeep, redaction, a forgotten conversation, a preview's reads): that host embeds with the
+ * hashing stand-in (SESSION_MEMORY_TEST_EMBEDDER, read when a host opens its engine) and loads no
+ * model. The tests on the shared host (drop, preview, import, statistics) keep the real model.
+ */
+function itWithoutModel(name: string, body: () => Promise<void>): void {
+  it(name, async () => {
+    process.env.SESSION_MEMORY_TEST_EMBEDDER = 'hash';
+    try {
+      await body();
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_EMBEDDER;
+    }
+  });
+}
+
 describe('IPC boundary', () => {
   let host: MemoryHost;
   beforeAll(() => {
@@ -97,7 +114,7 @@ describe('IPC boundary', () => {
     expect(await dispatch(host.handlers, 'import:preview', { fileIds: ['missing'] })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
-  it('a file dropped on the desktop app is staged by its path: read where it lies, never copied or deleted', async () => {
+  itWithoutModel('a file dropped on the desktop app is staged by its path: read where it lies, never copied or deleted', async () => {
     const own = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
     cleanups.push(() => void own.close());
     const registered = new Map<string, (event: IpcInvokeEventLike, request: unknown) => Promise<Result<unknown>>>();
@@ -129,7 +146,7 @@ describe('IPC boundary', () => {
     expect(await list({ senderFrame: null }, {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });
   });
 
-  it('builds the vector index in the background once an import makes the store large enough, and logs it', async () => {
+  itWithoutModel('builds the vector index in the background once an import makes the store large enough, and logs it', async () => {
     const logged: string[] = [];
     const logger = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(`warning: ${m}`) };
     // A threshold of 280 chunks stands in for the 10k of a real store (the index needs 256 rows to train).
@@ -150,7 +167,7 @@ describe('IPC boundary', () => {
     }
   });
 
-  it('redacts secrets on import unless Settings turned it off, and hands the choice to the shell to keep', async () => {
+  itWithoutModel('redacts secrets on import unless Settings turned it off, and hands the choice to the shell to keep', async () => {
     const persisted: unknown[] = [];
     const h = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, onSettingsChanged: (s) => persisted.push(s) });
     const call = async (channel: string, request: unknown) => {
@@ -228,7 +245,7 @@ describe('IPC boundary', () => {
     expect(await call('store:verify', {})).toMatchObject({ ok: true, messages: 4 });
   });
 
-  it('a forgotten conversation dropped again is shown as forgotten and left out; ticked, it is saved again on purpose', async () => {
+  itWithoutModel('a forgotten conversation dropped again is shown as forgotten and left out; ticked, it is saved again on purpose', async () => {
     const h = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
     const call = async (channel: string, request: unknown) => {
       const result = await dispatch(h.handlers, channel, request);
@@ -260,7 +277,7 @@ describe('IPC boundary', () => {
     }
   });
 
-  it('a preview touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
+  itWithoutModel('a preview touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
     const data = dir();
     const own = new MemoryHost({ dataDir: data, model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, stagingDir: dir(), fileLog: true });
     const call = async (channel: string, request: unknown) => {

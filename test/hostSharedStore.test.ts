@@ -48,6 +48,22 @@ function hostOn(machine: string, dataDir: string, options: { singleWriter?: bool
   return { host, home };
 }
 
+/**
+ * A test whose subject is the store's place, not embedding: the hosts it opens embed with the hashing
+ * stand-in (SESSION_MEMORY_TEST_EMBEDDER, read when a host opens its engine) and load no model. The
+ * first test, saving and searching on a shared store, keeps the real model.
+ */
+function itWithoutModel(name: string, options: { timeout: number }, body: () => Promise<void>): void {
+  it(name, options, async () => {
+    process.env.SESSION_MEMORY_TEST_EMBEDDER = 'hash';
+    try {
+      await body();
+    } finally {
+      delete process.env.SESSION_MEMORY_TEST_EMBEDDER;
+    }
+  });
+}
+
 const transcript = (sessionId: string, topic: string) =>
   Buffer.from(
     JSON.stringify({
@@ -120,7 +136,7 @@ describe('the app on a shared store (s3+ddb://)', () => {
     }
   });
 
-  it('a bad URI is refused with the parser\'s message, credentials in a URI are refused unrepeated, a copy into the bucket moves the memory there, and a copy onto a memory is refused', { timeout: 90_000 }, async () => {
+  itWithoutModel('a bad URI is refused with the parser\'s message, credentials in a URI are refused unrepeated, a copy into the bucket moves the memory there, and a copy onto a memory is refused', { timeout: 90_000 }, async () => {
     const folder = dir('sm-folder-');
     const { host } = hostOn('desk-a', folder);
     const bad = await dispatch(host.handlers, 'store:change', { to: 's3+ddb://bucket/memory' });
@@ -156,7 +172,7 @@ describe('the app on a shared store (s3+ddb://)', () => {
 });
 
 describe('a plain s3:// store on a server without conditional writes', () => {
-  it('is refused (unsafe_store, naming s3+ddb://) before the app moves to it, and at the first save of an app opened on it', { timeout: 120_000 }, async () => {
+  itWithoutModel('is refused (unsafe_store, naming s3+ddb://) before the app moves to it, and at the first save of an app opened on it', { timeout: 120_000 }, async () => {
     const { plainUri } = await servers.newStore('host-plain');
     const folder = dir('sm-folder-');
     const { host } = hostOn('desk-a', folder);
@@ -176,7 +192,7 @@ describe('a plain s3:// store on a server without conditional writes', () => {
     expect(await dispatch(opened.handlers, 'sessions:list', {})).toEqual({ ok: true, value: [] });
   });
 
-  it('is used when only this machine writes to it (--single-writer)', { timeout: 120_000 }, async () => {
+  itWithoutModel('is used when only this machine writes to it (--single-writer)', { timeout: 120_000 }, async () => {
     const { plainUri } = await servers.newStore('host-single');
     const { host } = hostOn('desk-a', dir('sm-folder-'), { singleWriter: true });
     const moved = await ok<Settings>(dispatch(host.handlers, 'store:change', { to: plainUri }));

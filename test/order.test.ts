@@ -3,24 +3,22 @@
  * texts and the archive record follow it for appends, mixed, truncated, branched, id-less and
  * timestamped inputs, inputs that reorder stored messages, overwrites, and a save killed half-way.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import { placeMessages } from '../electron/engine/save/order.js';
 import { HASH_EMBEDDER, runCli } from './helpers/cli.js';
-import { openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { openEngine, tempDir } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
+// Order is the subject, not embedding: the engines embed with the hashing stand-in, which cuts
+// chunks at the offline model's window as the model does, and loads no model.
+const embedder = new HashEmbedder();
 const cleanups: Array<() => void> = [];
 
-beforeAll(async () => {
-  embedder = await startTestEmbedder();
-});
-afterAll(async () => {
-  await embedder.close();
+afterAll(() => {
   for (const cleanup of cleanups) cleanup();
 });
 

@@ -14,12 +14,13 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
 import { ObjectCacheEndpoint } from '../electron/engine/store/objectCacheEndpoint.js';
 import { READ_AHEAD_BYTES, ReadAheadGate } from '../electron/engine/store/objectCacheReadAhead.js';
-import { engineTestBed, tempDir } from './helpers/engine.js';
+import { hashEngineTestBed, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
 import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js';
 
-const bed = engineTestBed();
+// The read cache is the subject, not embedding: the engines embed with the hashing stand-in.
+const bed = hashEngineTestBed();
 let servers: ObjectStoreServers;
 let proxy: LatencyProxy;
 const savedEnv = { ...process.env };

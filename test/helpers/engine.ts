@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import type { MessageInput, SessionInput } from '../../shared/domain.js';
-import { WorkerEmbedder } from '../../electron/embedding/embedder.js';
+import { WorkerEmbedder, type Embedder } from '../../electron/embedding/embedder.js';
 import { HashEmbedder } from '../../electron/embedding/hashEmbedder.js';
 import { MemoryEngine, type MemoryEngineOptions } from '../../electron/engine/engine.js';
 import { TEST_MODELS_DIR } from './model.js';
@@ -50,12 +50,32 @@ export function engineTestBed(): { embedder: () => WorkerEmbedder; dataDir: () =
   };
 }
 
+/**
+ * `engineTestBed` for a file whose subject is not embedding: the engines embed with the hashing
+ * stand-in (electron/embedding/hashEmbedder.ts), so the file loads no model. Call at the top level.
+ */
+export function hashEngineTestBed(): { dataDir: () => string; open: (dataDir: string, extra?: Partial<MemoryEngineOptions>) => Promise<MemoryEngine> } {
+  const embedder = new HashEmbedder();
+  const cleanups: Array<() => void> = [];
+  afterAll(() => {
+    for (const cleanup of cleanups) cleanup();
+  });
+  return {
+    dataDir: () => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      return dir;
+    },
+    open: (dataDir, extra = {}) => openEngine(dataDir, embedder, extra),
+  };
+}
+
 /** The real offline model in a worker thread, shared by the tests of one file. */
 export function startTestEmbedder(): Promise<WorkerEmbedder> {
   return WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR });
 }
 
-export function openEngine(dataDir: string, embedder: WorkerEmbedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
+export function openEngine(dataDir: string, embedder: Embedder, extra: Partial<MemoryEngineOptions> = {}): Promise<MemoryEngine> {
   return MemoryEngine.open({ dataDir, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 5_000, ...extra });
 }
 

@@ -59,6 +59,11 @@ function leaseTimes(): { ttl: number; margin: number; renew: number } {
 }
 /** Versions of the lease table between two compactions of it: every save makes two, every renewal one. */
 const LEASE_COMPACT_EVERY = 100;
+/** `LEASE_COMPACT_EVERY`, or fewer in a test run (SESSION_MEMORY_TEST_LEASE_COMPACT_EVERY), so a test sees several compactions in few saves. */
+function leaseCompactEvery(): number {
+  const asked = Number(testSwitch('SESSION_MEMORY_TEST_LEASE_COMPACT_EVERY') ?? 0);
+  return asked >= 1 ? Math.floor(asked) : LEASE_COMPACT_EVERY;
+}
 /**
  * Versions of the lease table younger than this are kept (a reader needs one for a moment); older
  * ones, and their files, are removed when it is compacted. Test runs may shorten it.
@@ -244,7 +249,8 @@ export class StoreLease {
         await renewing;
         if (lost) return;
         // Versions first..last, and the release's own, were this hold's: the one that reaches a multiple compacts.
-        if (Math.floor((lastVersion + 1) / LEASE_COMPACT_EVERY) > Math.floor((firstVersion - 1) / LEASE_COMPACT_EVERY) && !problem()) await this.compact(table);
+        const every = leaseCompactEvery();
+        if (Math.floor((lastVersion + 1) / every) > Math.floor((firstVersion - 1) / every) && !problem()) await this.compact(table);
         try {
           // Conditional on the token: tried again after a commit that went through, it changes nothing.
           await retryTransient(() => table.update({ where: `id = ${sqlString(LEASE_ID)} AND token = ${sqlString(token)}`, values: { holder: '', token: '', expires_at: 0 } }));
