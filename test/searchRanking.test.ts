@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { byMessage } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
-import { topicOf, withoutNames } from '../electron/engine/search/questionTopic.js';
+import { topicOf } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
@@ -177,20 +177,6 @@ describe('what a question is about', () => {
   it('keeps a question whose topic is the sessions themselves', () => {
     expect(topicOf('How long were the sessions with the physio?')).toBe('How long were the sessions with the physio?');
     expect(topicOf('In our sessions')).toBe('In our sessions');
-  });
-});
-
-describe("what the question's vector is made of", () => {
-  it('leaves out the names of people, which pull it toward greetings said to them', () => {
-    expect(withoutNames('What did Melanie paint?')).toBe('What did paint?');
-    expect(withoutNames("What do Melanie's kids like?")).toBe('What do kids like?');
-    expect(withoutNames('When did Caroline and Melanie go to a pride festival together?')).toBe('When did and go to a pride festival together?');
-  });
-
-  it('keeps months and weekdays, words that begin a sentence, and questions in other scripts', () => {
-    expect(withoutNames('What did John do in May and on Monday?')).toBe('What did do in May and on Monday?');
-    expect(withoutNames('Can you list the steps in order? Mention ONLY five items.')).toBe('Can you list the steps in order? Mention ONLY five items.');
-    expect(withoutNames('在我们之前的对话中 Caroline 讨论了什么？')).toBe('在我们之前的对话中 Caroline 讨论了什么？');
   });
 });
 

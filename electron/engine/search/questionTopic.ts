@@ -16,26 +16,3 @@ export function topicOf(question: string): string {
   const topic = question.replace(TALK_REFERENCE, ' ').replace(/\s+([?.!,;:])/g, '$1').replace(/\s+/g, ' ').trim();
   return /[\p{L}\p{N}]/u.test(topic) ? topic : question;
 }
-
-/**
- * What the question's vector is made of: the topic less the names in it. People who chat call each
- * other by name ("Thanks, Melanie!", "Hey Caroline, ..."), so a name pulls the question's meaning
- * toward the greetings and thanks said to that person rather than toward what was said: "What did
- * Melanie paint?" lands next to "Thanks, Melanie! That's really sweet." The full-text search and the
- * question's words among the first candidates keep the name (a name the store holds everywhere
- * weighs little there, and a line that holds it tells who spoke of what). A name is a capitalised
- * word (Caroline, Caroline's) that does not begin a sentence; months and weekdays are capitalised
- * too but name a time, and stay. English questions only (textLanguage.ts); the topic itself when
- * nothing else is left.
- */
-export function withoutNames(topic: string): string {
-  if (!mayBeEnglish(topic)) return topic;
-  const out = topic.replace(NAME, (word: string, name: string, at: number) => (SENTENCE_START.test(topic.slice(0, at)) || TIME_NAME.test(name) ? word : ' '));
-  const tidy = out.replace(/\s+([?.!,;:])/g, '$1').replace(/\s+/g, ' ').trim();
-  return /[\p{L}\p{N}]/u.test(tidy) ? tidy : topic;
-}
-
-const NAME = /\b([A-Z][a-z]+)(?:['\u2019]s)?\b/g;
-/** Text before a word that starts a sentence: nothing, or an end of sentence (and an opening quote or bracket). */
-const SENTENCE_START = /(?:^|[.?!:;]\s*)["'\u201c\u2018(]?\s*$/;
-const TIME_NAME = /^(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;

@@ -6,7 +6,7 @@ import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
 import { byDistinctText, fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
-import { topicOf, withoutNames } from './questionTopic.js';
+import { topicOf } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
 import { favourNeighbours } from './neighbourTurns.js';
@@ -23,8 +23,8 @@ export interface SearchOptions {
 
 /**
  * Vector search and full-text search (storeSearch.ts) of what the question is about (less its words
- * about the conversations themselves, and for the vector search the names it holds: questionTopic.ts),
- * and for a request the asker's standing wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
+ * about the conversations themselves: questionTopic.ts), and for a request the asker's standing
+ * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
  * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first
@@ -39,7 +39,7 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   if (!query.trim()) throw new EngineError('invalid_input', 'the search query is empty');
   const topic = topicOf(query);
   // The topic is embedded while the store is asked for its newest version (searchView.ts).
-  const embedded = ctx.embedder().then((embedder) => embedder.embed([withoutNames(topic)]));
+  const embedded = ctx.embedder().then((embedder) => embedder.embed([topic]));
   embedded.catch(() => {});
   const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   return ctx.store.searching(async (reads) => {
