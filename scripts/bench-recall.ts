@@ -23,8 +23,9 @@
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
  * time of the conversation's last part). Prints recall@5 and recall@10 (the share of a question's evidence
  * messages among the messages of the top 5/10 results, averaged over questions), any-hit@10 (questions
- * with at least one evidence message in the top 10), messages per result, search p95, how many texts a
- * search embeds (the question and any sentences search embeds) and how long it waits for them, the same
+ * with at least one evidence message in the top 10), messages per result, search p50 and p95 and the
+ * median CPU time of a search (the process's: its embedding worker's and LanceDB's threads included),
+ * how many texts a search embeds (the question and any sentences search embeds) and how long it waits for them, the same
  * per question type (BEAM) or category (LoCoMo), and one JSON line.
  *
  * `--only N` measures the first N conversations. `--stores <folder>` keeps the stores there and reuses
@@ -218,6 +219,8 @@ interface Outcome {
   anyHit: boolean;
   messagesPerResult: number;
   ms: number;
+  /** CPU time of the process during the search (its threads', the embedding worker's and LanceDB's included). */
+  cpuMs: number;
   /** Texts embedded during the search, the question's included, and the time those calls took. */
   embedded: number;
   embedMs: number;
@@ -236,9 +239,17 @@ function summary(outcomes: Outcome[]) {
     recallAt10: mean((o) => o.at10),
     anyHitAt10: mean((o) => (o.anyHit ? 1 : 0)),
     messagesPerResult: mean((o) => o.messagesPerResult),
+    searchP50Ms: percentile(
+      outcomes.map((o) => o.ms),
+      0.5,
+    ),
     searchP95Ms: percentile(
       outcomes.map((o) => o.ms),
       0.95,
+    ),
+    searchCpuP50Ms: percentile(
+      outcomes.map((o) => o.cpuMs),
+      0.5,
     ),
     embeddedPerSearch: mean((o) => o.embedded),
     embedP95Ms: percentile(
@@ -301,8 +312,10 @@ async function main(): Promise<void> {
         for (const q of questions) {
           Object.assign(spent, { texts: 0, ms: 0 });
           const t0 = performance.now();
+          const cpu0 = process.cpuUsage();
           const hits = await engine.search(q.question, { limit: LIMIT, ...(askedAt ? { now: askedAt } : {}) });
           const ms = performance.now() - t0;
+          const cpu = process.cpuUsage(cpu0);
           const found = (k: number) => new Set(hits.slice(0, k).flatMap((h) => h.msgIds));
           const share = (k: number) => {
             const ids = found(k);
@@ -315,6 +328,7 @@ async function main(): Promise<void> {
             anyHit: share(10) > 0,
             messagesPerResult: hits.length === 0 ? 0 : hits.reduce((s, h) => s + h.msgIds.length, 0) / hits.length,
             ms,
+            cpuMs: (cpu.user + cpu.system) / 1000,
             embedded: spent.texts,
             embedMs: spent.ms,
           });
@@ -340,7 +354,7 @@ async function main(): Promise<void> {
   const perType = Object.fromEntries(types.map((t) => [t, summary(outcomes.filter((o) => o.type === t))]));
   log('');
   log(`${values.set === 'locomo' ? 'LoCoMo' : 'BEAM'} ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
-  log(`recall@5 ${pct(all.recallAt5)}   recall@10 ${pct(all.recallAt10)}   any-hit@10 ${pct(all.anyHitAt10)}   messages/result ${all.messagesPerResult.toFixed(2)}   search p95 ${all.searchP95Ms.toFixed(0)} ms   saving ${(saveMs / 1000).toFixed(1)} s`);
+  log(`recall@5 ${pct(all.recallAt5)}   recall@10 ${pct(all.recallAt10)}   any-hit@10 ${pct(all.anyHitAt10)}   messages/result ${all.messagesPerResult.toFixed(2)}   search p50 / p95 ${all.searchP50Ms.toFixed(0)} / ${all.searchP95Ms.toFixed(0)} ms (CPU p50 ${all.searchCpuP50Ms.toFixed(0)} ms)   saving ${(saveMs / 1000).toFixed(1)} s`);
   log(`embedded a search ${all.embeddedPerSearch.toFixed(1)} texts (the question's included), waited p95 ${all.embedP95Ms.toFixed(0)} ms`);
   log('');
   log(`${'type'.padEnd(26)} ${'n'.padStart(4)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'any@10'.padStart(6)} ${'msg/res'.padStart(7)}`);
@@ -349,7 +363,7 @@ async function main(): Promise<void> {
     log(`${t.padEnd(26)} ${String(s.questions).padStart(4)} ${pct(s.recallAt5)} ${pct(s.recallAt10)} ${pct(s.anyHitAt10)} ${s.messagesPerResult.toFixed(2).padStart(7)}`);
   }
   const round = (x: number) => Math.round(x * 10_000) / 10_000;
-  const compact = (s: ReturnType<typeof summary>) => ({ questions: s.questions, recallAt5: round(s.recallAt5), recallAt10: round(s.recallAt10), anyHitAt10: round(s.anyHitAt10), messagesPerResult: round(s.messagesPerResult), searchP95Ms: Math.round(s.searchP95Ms), embeddedPerSearch: round(s.embeddedPerSearch), embedP95Ms: Math.round(s.embedP95Ms) });
+  const compact = (s: ReturnType<typeof summary>) => ({ questions: s.questions, recallAt5: round(s.recallAt5), recallAt10: round(s.recallAt10), anyHitAt10: round(s.anyHitAt10), messagesPerResult: round(s.messagesPerResult), searchP50Ms: Math.round(s.searchP50Ms), searchP95Ms: Math.round(s.searchP95Ms), searchCpuP50Ms: Math.round(s.searchCpuP50Ms), embeddedPerSearch: round(s.embeddedPerSearch), embedP95Ms: Math.round(s.embedP95Ms) });
   console.log(JSON.stringify({ benchmark: values.set, data: path.basename(DATA), conversations: chosen.length, limit: LIMIT, saveMs: Math.round(saveMs), ...compact(all), byType: Object.fromEntries(types.map((t) => [t, compact(perType[t]!)])) }));
 }
 
