@@ -4,28 +4,18 @@
  * or when it closes. Every event is kept, and other processes read them once committed.
  */
 import path from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { HISTORY_FLUSH_DELAY_MS, HISTORY_TABLE } from '../electron/engine/record/history.js';
+import { HISTORY_FLUSH_DELAY_MS } from '../electron/engine/record/history.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
+import { historyVersion } from './helpers/historyTable.js';
 
 const dir = scratchDirs('sm-history-deferred-');
 const open = (dataDir: string) => MemoryEngine.open({ dataDir, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
 
 /** The version of the folder store's history table. */
-async function historyVersion(dataDir: string): Promise<number> {
-  const db = await lancedb.connect(path.join(dataDir, 'lancedb'), { readConsistencyInterval: 0 });
-  try {
-    const table = await db.openTable(HISTORY_TABLE);
-    const version = await table.version();
-    table.close();
-    return version;
-  } finally {
-    db.close();
-  }
-}
+const historyVersionOf = (dataDir: string) => historyVersion(path.join(dataDir, 'lancedb'));
 
 const counts = (events: Array<{ skippedSession: boolean; new: number }>) => events.map((e) => [e.skippedSession, e.new]);
 
@@ -35,13 +25,13 @@ describe('the save history of re-saves on a folder', () => {
     const engine = await open(dataDir);
     try {
       await engine.save(conversation(5));
-      const afterFirst = await historyVersion(dataDir);
+      const afterFirst = await historyVersionOf(dataDir);
       for (let i = 0; i < 3; i++) expect((await engine.save(conversation(5))).skippedSession).toBe(true);
-      expect(await historyVersion(dataDir)).toBe(afterFirst);
+      expect(await historyVersionOf(dataDir)).toBe(afterFirst);
       expect(counts(await engine.history('session-a'))).toEqual([[false, 5], [true, 0], [true, 0], [true, 0]]);
       expect((await engine.save(conversation(7))).new).toBe(2);
       // The three re-saves' events with the append's, in one commit.
-      expect(await historyVersion(dataDir)).toBe(afterFirst + 1);
+      expect(await historyVersionOf(dataDir)).toBe(afterFirst + 1);
     } finally {
       await engine.close();
     }

@@ -9,10 +9,9 @@ import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { connectStore } from '../electron/engine/store/connect.js';
 import { LEASE_TABLE, LEASE_TTL_MS } from '../electron/engine/store/storeLease.js';
-import { HISTORY_TABLE } from '../electron/engine/record/history.js';
-import { isTableCommitted } from '../electron/engine/store/storeCreation.js';
 import { LEASE_KEEP_MS } from '../electron/engine/store/writeGuard.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
+import { historyVersion } from './helpers/historyTable.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
 import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
 
@@ -121,18 +120,3 @@ describe('the write lease of a shared store across saves in a row', () => {
     }
   }, 120_000);
 });
-
-/** The version of the store's history table (0 before it is made). */
-async function historyVersion(storeUri: string): Promise<number> {
-  const db = await connectStore(storeUri, { readConsistencyInterval: 0 });
-  try {
-    if (!(await isTableCommitted(storeUri, HISTORY_TABLE, db))) return 0;
-    const table = await db.openTable(HISTORY_TABLE);
-    const version = await table.version();
-    table.close();
-    return version;
-  } finally {
-    db.close();
-  }
-}
-
