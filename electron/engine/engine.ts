@@ -19,7 +19,9 @@ import type { Logger } from './files/logger.js';
 import { maintainStore } from './store/maintenance.js';
 import { dismissNearDuplicates, listNearDuplicates, nearDuplicatesStale, refreshStep, type ListOptions } from './duplicates/nearDuplicates.js';
 import { RecordCache } from './record/recordCache.js';
-import { HISTORY_FLUSH_DELAY_MS, SaveHistory } from './record/history.js';
+import { SaveHistory } from './record/history.js';
+import { HistoryFlush } from './record/historyFlush.js';
+import { AfterSaves } from './afterSaves.js';
 import { recentWriters } from '../../shared/recentWriters.js';
 import { StoreState } from './record/storeState.js';
 import { forgetMessages, forgetSessions, type ForgetReport } from './privacy/forget.js';
@@ -56,9 +58,13 @@ export class MemoryEngine {
   private savesPending = 0;
   /** A save wrote since the searches' view last read the new rows. */
   private searchPrepareOwed = false;
-  private searchPrepareTimer: NodeJS.Timeout | null = null;
-  /** Commits the history events of saves to a folder that wrote nothing, once no save follows them (history.ts). */
-  private historyFlushTimer: NodeJS.Timeout | null = null;
+  /** Starts the searches' background read SEARCH_PREPARE_DELAY_MS after the last queued save, unless another comes first. */
+  private readonly searchPrepare = new AfterSaves(SEARCH_PREPARE_DELAY_MS, () => this.savesPending === 0 && !this.closed, () => {
+    this.searchPrepareOwed = false;
+    this.ctx.store.prepareSearch();
+  });
+  /** Commits the history events of saves to a folder that wrote nothing, once no save follows them. */
+  private readonly historyFlush: HistoryFlush;
   private embedderPromise: Promise<Embedder> | null = null;
   private ownsEmbedder = false;
   private closed = false;
@@ -104,6 +110,15 @@ export class MemoryEngine {
       enqueue: (task) => this.enqueue(task),
       maintaining: () => this.maintenance !== null,
     };
+    this.historyFlush = new HistoryFlush({
+      history: this.ctx.history,
+      logger,
+      lock: this.ctx.lock,
+      enqueue: (task) => this.enqueue(task),
+      shared: () => this.guard.shared,
+      saving: () => this.savesPending > 0,
+      closed: () => this.closed,
+    });
   }
 
   static async open(given: MemoryEngineOptions): Promise<MemoryEngine> {
@@ -153,9 +168,9 @@ export class MemoryEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.holdSearchPrepare();
+    this.searchPrepare.hold();
     await this.queue.catch(() => {});
-    await this.flushHistory();
+    await this.historyFlush.flush();
     if (this.ownsEmbedder && this.embedderPromise) await (await this.embedderPromise.catch(() => null))?.close();
     await this.guard.close();
     this.ctx.history.close();
@@ -183,7 +198,7 @@ export class MemoryEngine {
     this.savesPending++;
     // A save is coming: the background read of the last save's rows waits until it is done, and so
     // does the read cache's reading ahead (its requests would compete with the save's).
-    this.holdSearchPrepare();
+    this.searchPrepare.hold();
     const releaseReadAhead = this.ctx.store.holdReadAhead();
     return this.enqueue(async () => {
       try {
@@ -196,62 +211,10 @@ export class MemoryEngine {
       } finally {
         this.savesPending--;
         releaseReadAhead();
-        this.scheduleSearchPrepare();
-        this.scheduleHistoryFlush();
+        this.searchPrepare.schedule(this.searchPrepareOwed);
+        this.historyFlush.schedule();
       }
     });
-  }
-
-  /**
-   * The history events a folder's saves left uncommitted (saves that wrote nothing) are committed
-   * HISTORY_FLUSH_DELAY_MS after the last save, queued like a save and under the write lock; a save
-   * that comes first commits them with its own event. A shared store commits them with its lease.
-   */
-  private scheduleHistoryFlush(): void {
-    if (this.historyFlushTimer) clearTimeout(this.historyFlushTimer);
-    this.historyFlushTimer = null;
-    if (this.guard.shared || this.ctx.history.deferred === 0 || this.closed) return;
-    this.historyFlushTimer = setTimeout(() => {
-      this.historyFlushTimer = null;
-      if (this.savesPending > 0 || this.closed) return;
-      void this.enqueue(() => this.flushHistory());
-    }, HISTORY_FLUSH_DELAY_MS);
-    this.historyFlushTimer.unref();
-  }
-
-  /** Commits the history events kept back by saves to a folder; a failure is logged and leaves them kept. */
-  private async flushHistory(): Promise<void> {
-    if (this.historyFlushTimer) clearTimeout(this.historyFlushTimer);
-    this.historyFlushTimer = null;
-    if (this.guard.shared || this.ctx.history.deferred === 0) return;
-    try {
-      const release = await this.ctx.lock();
-      try {
-        await this.ctx.history.flush();
-      } finally {
-        await release();
-      }
-    } catch (error) {
-      this.ctx.logger.warn(`the save history's last ${this.ctx.history.deferred} event(s) could not be written: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  private holdSearchPrepare(): void {
-    if (this.searchPrepareTimer) clearTimeout(this.searchPrepareTimer);
-    this.searchPrepareTimer = null;
-  }
-
-  /** Starts the searches' background read SEARCH_PREPARE_DELAY_MS after the last queued save, unless another comes first. */
-  private scheduleSearchPrepare(): void {
-    this.holdSearchPrepare();
-    if (!this.searchPrepareOwed || this.savesPending > 0 || this.closed) return;
-    this.searchPrepareTimer = setTimeout(() => {
-      this.searchPrepareTimer = null;
-      if (this.savesPending > 0 || this.closed) return;
-      this.searchPrepareOwed = false;
-      this.ctx.store.prepareSearch();
-    }, SEARCH_PREPARE_DELAY_MS);
-    this.searchPrepareTimer.unref();
   }
 
   /** Forgets whole sessions (see forget.ts): queued like a save, under the write lock. */
