@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, cliEnv, REPO, runCli } from './helpers/cli.js';
+import { BIN, cliEnv, HASH_EMBEDDER, REPO, runCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { mcpHandshake } from '../scripts/mcpHandshake.js';
 import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModules.js';
@@ -83,6 +83,29 @@ describe('session-memory mcp start-up', () => {
       child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('loads the reading of times in questions with the store and the model after the tool list, so the first search does not wait for it', async () => {
+    const dir = scratch();
+    const data = path.join(dir, 'data');
+    const loaded = path.join(dir, 'loaded.txt');
+    const transcript = path.join(dir, 'talk.json');
+    writeFileSync(transcript, JSON.stringify({ session_id: 'garden-talk', messages: [{ role: 'user', content: 'When do tulips bloom?' }, { role: 'assistant', content: 'In April, mostly.' }] }));
+    expect((await runCli(['--data', data, 'save', transcript], HASH_EMBEDDER)).status).toBe(0);
+    const child = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { cwd: REPO, env: cliEnv({ ...HASH_EMBEDDER, ...loadedModulesEnv(loaded) }), stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      await within(60_000, 'tools/list', mcpHandshake(child, 'time-reading'));
+      // No tool is called: only the warm-up can load it.
+      const started = Date.now();
+      let found: string[] = [];
+      while (found.length === 0 && Date.now() - started < 60_000) {
+        await new Promise((r) => setTimeout(r, 200));
+        found = loadedOf(await loadedModules(loaded), ['chrono-node']);
+      }
+      expect(found.length).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 180_000);
 
   it('exits when the client hangs up right after the tool list, while the store and the model are still loading', async () => {
     const dir = scratch();

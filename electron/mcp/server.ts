@@ -124,12 +124,15 @@ export class MemoryServer {
     return this.engineOpening;
   }
 
-  /** Loads the code and opens the engine ahead of the first call, so the first search does not wait for the model. */
+  /**
+   * Loads the code and opens the engine ahead of the first call, so the first search does not wait for
+   * the model, nor for the reading of times in questions (loaded by the first search otherwise).
+   */
   warmUp(): Promise<void> {
     this.warming ??= (async () => {
       if (this.closed || !(await this.storeExists()) || this.closed) return;
       const engine = await this.engine();
-      if (!this.closed) await engine.embedder();
+      if (!this.closed) await Promise.all([engine.embedder(), import('../engine/search/index.js').then((search) => search.loadTimeReading())]);
     })();
     return this.warming;
   }

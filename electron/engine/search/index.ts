@@ -4,3 +4,4 @@
  * another by path.
  */
 export { cosine } from './collapse.js';
+export { loadTimeReading } from './timeInQuestion.js';
