@@ -336,6 +336,19 @@ describe('the cache on disk', () => {
     expect(await cache.block(gone, 0)).toBeNull();
   });
 
+  it('keeps blocks read ahead on disk only, so they push no block a search read out of memory', async () => {
+    const cache = new ObjectCache(dir(), 1024 * 1024, 1024);
+    const searched = meta('h', 1024);
+    const ahead = meta('i', 1024);
+    await cache.remember(searched);
+    await cache.store(searched, 0, block(8));
+    await cache.remember(ahead);
+    await cache.store(ahead, 0, block(9), false);
+    for (const [, file] of await blockFilesOf(cache.dir)) await fs.rm(file);
+    expect(await cache.block(searched, 0)).toEqual(block(8));
+    expect(await cache.block(ahead, 0)).toBeNull();
+  });
+
   /** [object letter, block file] for every block file, the letter read from its object's record. */
   async function blockFilesOf(root: string): Promise<Array<[string, string]>> {
     const found: Array<[string, string]> = [];

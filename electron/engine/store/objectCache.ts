@@ -152,8 +152,10 @@ export class ObjectCache {
   /**
    * Stores whole blocks from `firstIndex` on, read from the store; then evicts past the bound. Never
    * creates the object's folder (`remember` does): blocks of an object pruned meanwhile are not kept.
+   * `inMemory: false` (blocks read ahead, which no search asked for yet) keeps them on disk only, so
+   * that reading ahead does not push the blocks searches use out of memory.
    */
-  async store(meta: CachedObjectMeta, firstIndex: number, data: Buffer): Promise<void> {
+  async store(meta: CachedObjectMeta, firstIndex: number, data: Buffer, inMemory = true): Promise<void> {
     const dir = this.objectDir(meta.path);
     let added = 0;
     for (let index = firstIndex, offset = 0; offset < data.length; index++, offset += this.blockBytes) {
@@ -162,7 +164,7 @@ export class ObjectCache {
       try {
         const file = path.join(dir, String(index));
         await this.writeAtomically(file, block);
-        this.memory.set(file, Buffer.from(block));
+        if (inMemory) this.memory.set(file, Buffer.from(block));
         added += block.length;
       } catch {
         // Its folder went (another process evicted or pruned the object): the block is read from the store next time.

@@ -266,7 +266,8 @@ export class ObjectCacheEndpoint {
       const meta: CachedObjectMeta = { path: objectPath, size, lastModified, etag: typeof answer.headers.etag === 'string' ? answer.headers.etag : null };
       await this.cache.remember(meta);
       const data = answer.status === 200 ? answer.body.subarray(start) : answer.body;
-      await this.cache.store(meta, first, data);
+      // Read ahead: on disk only, until a search reads them (objectCache.ts).
+      await this.cache.store(meta, first, data, !ahead);
       result = meta;
     })();
     this.inFlight.set(key, job);
