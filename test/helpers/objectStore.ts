@@ -122,7 +122,14 @@ export async function startObjectStoreServers(): Promise<ObjectStoreServers> {
       do {
         const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
         for (const item of page.Contents ?? []) {
-          const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: item.Key! }));
+          let object;
+          try {
+            object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: item.Key! }));
+          } catch (error) {
+            // Deleted since it was listed (a writer's cleanup in the background): no longer in the bucket.
+            if ((error as { name?: string }).name === 'NoSuchKey') continue;
+            throw error;
+          }
           found.push({ key: item.Key!, body: Buffer.from(await object.Body!.transformToByteArray()) });
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
