@@ -30,6 +30,7 @@ import { grokConversations, isGrokConversation, mapGrokConversation } from './ex
 import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
+import { looksLikeSpecStory } from './exports/specstory.js';
 import { isOpenClawSession, mapOpenClawSession } from './openclaw/openclaw.js';
 import { isOpenWebUiChat, mapOpenWebUiChat } from './exports/open-webui.js';
 import type { MappingOptions } from './parts.js';
@@ -186,6 +187,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
     if (jsonl) return jsonl;
   }
   if (isAiderHistory(text)) return 'aider';
+  if (looksLikeSpecStory(text)) return 'specstory';
   return looksLikeMarkdownTranscript(text) ? 'markdown' : undefined;
 }
 

@@ -18,9 +18,10 @@ import { decodeText, incompleteTailLength, notTextError, sniffNotText, SNIFF_BYT
 import { ImportError } from './errors.js';
 import { readJsonlRecords } from './readers/jsonl.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
+import { looksLikeSpecStory } from './exports/specstory.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
-import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
+import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
 import { decompressedSource, fileSource, unreadableError, type TranscriptSource } from './readers/sources.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw/openclaw-store.js';
 import { isDatabaseFileName, isTranscriptFileName, isZipFileName } from './transcript-files.js';
@@ -208,6 +209,7 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
       document = JSON.parse(text);
     } catch {
       // Notes that merely start with a bracket are still notes.
+      if (looksLikeSpecStory(text)) return specStoryResult(source, text, mapping);
       if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
       throw await documentSyntaxError(source, async function* () {
         yield bytes;
@@ -216,6 +218,7 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
     return documentResult(source, document, mapping);
   }
   if (isAiderHistory(text)) return aiderResult(source, text, mapping);
+  if (looksLikeSpecStory(text)) return specStoryResult(source, text, mapping);
   if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
   throw unknownFormat(source.label);
 }

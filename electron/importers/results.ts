@@ -15,6 +15,7 @@ import { isGeminiActivity, mapGeminiActivity } from './exports/gemini.js';
 import { byteOffsetOfChar, findJsonSyntaxProblem } from './readers/json-syntax.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
 import { mapMarkdownTranscript } from './exports/markdown.js';
+import { mapSpecStory } from './exports/specstory.js';
 import { mapAiderHistory } from './agents/aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
@@ -118,6 +119,10 @@ export function aiderResult(source: TranscriptSource, text: string, mapping: Rea
 
 export function markdownResult(source: TranscriptSource, text: string): ImportedFile {
   return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)], []);
+}
+
+export function specStoryResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {
+  return sessionsResult(source.label, 'specstory', [mapSpecStory(text, source.baseName, mapping.include)], []);
 }
 
 /**

@@ -13,5 +13,6 @@ export * from './gemini.js';
 export * from './grok.js';
 export * from './librechat.js';
 export * from './markdown.js';
+export * from './specstory.js';
 export * from './open-webui.js';
 export * from './sillytavern.js';
