@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { useLanguage, useT, type Language, type Translate } from './i18n.js';
 
 /** Display names of the importers' `source` values (product names, the same in every language). */
-const SOURCE_NAMES: Record<string, string> = {
+export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   chatgpt: 'ChatGPT',
   claude: 'Claude',
   openclaw: 'OpenClaw',
@@ -19,6 +19,13 @@ const SOURCE_NAMES: Record<string, string> = {
   codex: 'Codex CLI',
   'gemini-cli': 'Gemini CLI',
   continue: 'Continue',
+  cline: 'Cline',
+  'roo-code': 'Roo Code',
+  'kilo-code': 'Kilo Code',
+  aider: 'aider',
+  opencode: 'opencode',
+  cursor: 'Cursor',
+  specstory: 'SpecStory',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {
