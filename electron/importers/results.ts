@@ -14,7 +14,7 @@ import { isObject } from './shape.js';
 import { isGeminiActivity, mapGeminiActivity } from './exports/gemini.js';
 import { byteOffsetOfChar, findJsonSyntaxProblem } from './readers/json-syntax.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
-import { mapMarkdownTranscript } from './exports/markdown.js';
+import { mapMarkdownTranscript, zoneTimeReaderFor } from './exports/markdown.js';
 import { mapSpecStory } from './exports/specstory.js';
 import { mapAiderHistory } from './agents/aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
@@ -117,8 +117,8 @@ export function aiderResult(source: TranscriptSource, text: string, mapping: Rea
   return sessionsResult(source.label, 'aider', mapAiderHistory(text, mapping), []);
 }
 
-export function markdownResult(source: TranscriptSource, text: string): ImportedFile {
-  return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName)], []);
+export async function markdownResult(source: TranscriptSource, text: string): Promise<ImportedFile> {
+  return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName, await zoneTimeReaderFor(text))], []);
 }
 
 export function specStoryResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {

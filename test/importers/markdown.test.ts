@@ -64,6 +64,20 @@ describe('Markdown and plain-text transcripts', () => {
     expect(session!.messages[1]!.content).toMatch(/```markdown\n## Message 3\n\*\*You\*\* \(2025-03-02T09:15:00.000Z\)\nthis is only an example inside a code block\n```$/);
   });
 
+  it('reads a time alone under a heading label (Claude Code log exports), with its zone: an offset, Z, or an abbreviation', async () => {
+    const [session] = await sessionsOf(fixture('markdown', 'chat-session-export.md'));
+    expect(session).toMatchObject({ sessionId: 'markdown:8d1f3c2a-5b7e-4c11-9f0a-2e6d4b8c9a10', title: "write a script that exports this project's chat history to Markdown with timest…" });
+    expect(session!.messages).toEqual([
+      { role: 'user', content: "write a script that exports this project's chat history to Markdown with timestamps", timestamp: '2026-03-01T22:38:47.000Z' },
+      { role: 'assistant', content: "I'll look at how the history is stored first.", timestamp: '2026-03-01T22:38:51.000Z' },
+      { role: 'assistant', content: '**Tool: Bash**\n```bash\nls ~/.claude/projects/\n```', timestamp: '2026-07-01T16:05:02.000Z' },
+      // A time inside the text stays text; only a line that is nothing but a time, first under the label, is the turn's time.
+      { role: 'user', content: '2026-07-01 16:06 is when I ran it; it worked.', timestamp: '2026-07-01T16:06:00.000Z' },
+      // A zone nobody knows is not guessed at: the line stays, and the turn has no time.
+      { role: 'assistant', content: '*2026-07-01 16:07:10 XYZ*\n\nGood to hear.' },
+    ]);
+  });
+
   it('reads emoji headings separated by rules, and leaves an indented code block in its turn', async () => {
     const [session] = await sessionsOf(fixture('markdown', 'garden-plan.md'));
     expect(session).toMatchObject({ sessionId: 'markdown:garden-plan', title: 'Planning a balcony garden' });

@@ -16,9 +16,12 @@
  * case, after an optional emoji, with an optional ASCII or full-width colon. Bold labels may be
  * indented; headings by at most three spaces (four make a code block in Markdown).
  * A label starts a turn; every following line belongs to that speaker until the next label. A time in
- * parentheses after a bold label (`**You** (2025-03-02T09:14:05Z)`) is the message's timestamp.
+ * parentheses after a bold label (`**You** (2025-03-02T09:14:05Z)`) is the message's timestamp, and
+ * so is a line that is only a time right under a label (`### Human` then `*2026-03-01 17:38:47 EST*`,
+ * as exporters of Claude Code logs write it); a zone's abbreviation is read by chrono-node.
  * Labels inside fenced code blocks are text; `## Message N` headings and `---` rules between turns are
- * not. A first-level heading before the first turn is the title; a metadata preamble
+ * not. A first-level heading before the first turn is the title (one that is only the session's id,
+ * `# Chat Session \`<id>\``, names the session instead); a metadata preamble
  * (`**Conversation ID:** ...`, `Session ID: ...`, or the chat's address) names the session; other text before the first
  * turn is not part of the conversation.
  *
@@ -27,6 +30,7 @@
  * updates the same session.
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
+import { titleFromMessages } from '../titles.js';
 
 const USER_NAMES = ['user', 'human', 'you', 'me', '用户', '用戶', '我'];
 const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
@@ -64,6 +68,8 @@ const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \
 /** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
 const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
 const FENCE = /^\s{0,3}(```|~~~)/;
+/** `Chat Session \`2ff46cd5-…\``, `Session: abc123…`, `Conversation 8d1f…`: a heading that is only an id. */
+const HEADING_ID = /^(?:chat[ \t]+)?(?:session|conversation)[ \t]*:?[ \t]*`?([\w.:-]{8,128})`?$/i;
 
 interface SpeakerLine {
   role: Role;
@@ -88,12 +94,37 @@ function speakerOf(line: string): SpeakerLine | undefined {
 }
 
 /**
+ * A line that is only a time, emphasised or not, with an optional zone (an offset, `Z`, or an
+ * abbreviation such as `EST`): `*2026-03-01 17:38:47 EST*`, `_2025-03-02 09:14_`, `Time: 2025-03-02T09:14:05Z`.
+ */
+const TIME_LINE = /^[ \t]*([*_`]{0,2})[ \t]*(?:(?:time|timestamp|date|sent)[ \t]*:[ \t]*)?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ \t]*(?:Z|[+-]\d{2}:?\d{2}|[A-Z]{2,5}))?)[ \t]*\1[ \t]*$/i;
+/** A time line whose zone is an abbreviation, which only chrono-node reads. */
+const ZONE_NAME_TIME = /^[ \t]*[*_`]{0,2}[ \t]*(?:(?:time|timestamp|date|sent)[ \t]*:[ \t]*)?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?[ \t]*[A-Z]{2,5}\b/im;
+
+/** Reads a time whose zone is an abbreviation (`2026-03-01 17:38:47 EST`). */
+export type ZoneTimeReader = (text: string) => string | undefined;
+
+/**
+ * chrono-node's reader of zone abbreviations, loaded only for a text that has such a time line. A time
+ * whose zone chrono does not know is not guessed at: it gives no timestamp.
+ */
+export async function zoneTimeReaderFor(text: string): Promise<ZoneTimeReader | undefined> {
+  if (!ZONE_NAME_TIME.test(text)) return undefined;
+  const chrono = await import('chrono-node');
+  return (raw) => {
+    const [found] = chrono.parse(raw, { instant: new Date(0), timezone: 'UTC' });
+    if (!found || found.text.trim() !== raw.trim() || !found.start.isCertain('timezoneOffset')) return undefined;
+    return found.start.date().toISOString();
+  };
+}
+
+/**
  * A time as exporters print it: ISO 8601 with or without a zone (no zone is read as UTC, so that the
  * same file gives the same timestamps on every machine), or `2025-03-02 09:14[:05]`.
  */
 function timestampOf(text: string): string | undefined {
   const trimmed = text.trim();
-  const iso = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
+  const iso = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)[ \t]*(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
   if (!iso) return undefined;
   const millis = Date.parse(`${iso[1]}T${iso[2]}${iso[3] ?? 'Z'}`);
   return Number.isNaN(millis) ? undefined : new Date(millis).toISOString();
@@ -110,10 +141,12 @@ export function looksLikeMarkdownTranscript(text: string): boolean {
 }
 
 /** @param baseName the file name without folders, e.g. `chat-2024-05-01.md`. */
-export function mapMarkdownTranscript(text: string, baseName: string): SessionInput {
+export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?: ZoneTimeReader): SessionInput {
   const turns: Array<{ role: Role; lines: string[]; timestamp?: string }> = [];
   let title: string | undefined;
   let conversationId: string | undefined;
+  /** Whether the heading was only the session's id: the person's first line is the title then. */
+  let idHeading = false;
   let inFence = false;
 
   for (const line of text.split(/\r?\n/)) {
@@ -128,10 +161,19 @@ export function mapMarkdownTranscript(text: string, baseName: string): SessionIn
       // Numbering between turns, not text of the turn before.
       continue;
     } else if (current) {
-      current.lines.push(line);
+      // A time alone under a label is the turn's time, not its text.
+      const time = !code && current.timestamp === undefined && current.lines.every((kept) => kept.trim() === '') ? TIME_LINE.exec(line)?.[2] : undefined;
+      const timestamp = time === undefined ? undefined : (timestampOf(time) ?? zoneTime?.(time));
+      if (timestamp !== undefined) current.timestamp = timestamp;
+      else current.lines.push(line);
     } else {
       const heading = title === undefined ? headingText(line) : undefined;
-      if (heading !== undefined) title = heading;
+      // `# Chat Session \`<id>\``: a heading that is only the session's id names it, and is no title.
+      const headingId = heading === undefined ? undefined : HEADING_ID.exec(heading)?.[1];
+      if (headingId !== undefined) {
+        conversationId ??= headingId;
+        idHeading = true;
+      } else if (heading !== undefined) title = heading;
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
     }
   }
@@ -140,7 +182,7 @@ export function mapMarkdownTranscript(text: string, baseName: string): SessionIn
     .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
     .filter((message) => message.content !== '');
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
-  return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? stem, source: 'markdown', messages };
+  return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? (idHeading ? titleFromMessages(messages) : undefined) ?? stem, source: 'markdown', messages };
 }
 
 /**
