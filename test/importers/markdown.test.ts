@@ -78,6 +78,22 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it("reads Cursor's own chat export (**User** / **Cursor**): the reply is the assistant's, not more of the question", async () => {
+    expect(await sessionsOf(fixture('markdown', 'cursor_explain_the_cache_layer.md'))).toEqual([
+      {
+        sessionId: 'markdown:cursor_explain_the_cache_layer',
+        title: 'Explain the cache layer',
+        source: 'markdown',
+        messages: [
+          { role: 'user', content: 'What does `BlockCache::evict` do in @cache.cc?' },
+          { role: 'assistant', content: 'It drops the least recently used block once the cache is over its size bound:\n\n```cpp\nvoid BlockCache::evict() {\n  while (bytes_ > limit_) drop(lru_.back());\n}\n```' },
+          { role: 'user', content: 'Could it evict a block that a reader still holds?' },
+          { role: 'assistant', content: 'No: a reader pins the block, and `drop` skips pinned blocks.' },
+        ],
+      },
+    ]);
+  });
+
   it('reads emoji headings separated by rules, and leaves an indented code block in its turn', async () => {
     const [session] = await sessionsOf(fixture('markdown', 'garden-plan.md'));
     expect(session).toMatchObject({ sessionId: 'markdown:garden-plan', title: 'Planning a balcony garden' });

@@ -12,7 +12,7 @@
  *   **Claude** (<time>)  ...
  *
  * Labels name the user (User, Human, You, Me, 用户/用戶, 我), the assistant (Assistant, AI, or the
- * assistant's name: ChatGPT, Claude, Gemini, Copilot, ...; 助手) or the system (System, 系统/系統), in any
+ * assistant's name: ChatGPT, Claude, Gemini, Copilot, Cursor, ...; 助手) or the system (System, 系统/系統), in any
  * case, after an optional emoji, with an optional ASCII or full-width colon. Bold labels may be
  * indented; headings by at most three spaces (four make a code block in Markdown).
  * A label starts a turn; every following line belongs to that speaker until the next label. A time in
@@ -33,7 +33,7 @@ import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js
 import { titleFromMessages } from '../titles.js';
 
 const USER_NAMES = ['user', 'human', 'you', 'me', '用户', '用戶', '我'];
-const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
+const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'cursor', 'windsurf', 'cascade', 'codex', 'agent', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
 const SYSTEM_NAMES = ['system', '系统', '系統'];
 /** Names that are common words in prose too are labels only in headings and bold, never as `Name:`. */
 const PLAIN_NAMES = ['user', 'human', 'you', 'assistant', 'system', 'chatgpt', 'claude', 'gemini', 'ai', '用户', '用戶', '助手', '系统', '系統'];
