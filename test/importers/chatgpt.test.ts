@@ -27,6 +27,17 @@ describe('ChatGPT export', () => {
     ]);
   });
 
+  it("turns the markers ChatGPT writes into its answers into what its app shows: sources, names, links", async () => {
+    const [session] = await sessionsOf(fixture('chatgpt', 'markers.json'));
+    expect(session!.messages.at(-1)!.content).toBe(
+      'Tram 28 runs from about 6:00 to 23:00 ([carris.pt](https://www.carris.pt/en/tram-28/)). ' +
+        'The lift was designed by Raoul Mesnier du Ponsard ([Wikipedia](https://en.wikipedia.org/wiki/Santa_Justa_Lift)). ' +
+        'Tickets: [Carris](https://www.carris.pt). Older answers cited like this.',
+    );
+    // The question is the person's own text: left as it is.
+    expect(session!.messages[0]!.content).toBe('When does the Lisbon tram 28 run, and who designed the Santa Justa lift?');
+  });
+
   it('includes thinking, tool calls and tool results when asked', async () => {
     const [kyoto] = await sessionsOf(fixture('chatgpt', 'conversations.json'), { include: ['tools', 'thinking'] });
     expect(triples(kyoto)).toEqual([

@@ -2,10 +2,12 @@
  * ChatGPT data export: `conversations.json` (alone or inside the export ZIP), an array of
  * conversations whose messages form a tree (`mapping`). Regenerated answers and edited prompts are
  * sibling branches; the conversation as the person last saw it is the path from `current_node`
- * up to the root. Other branches are left out.
+ * up to the root. Other branches are left out. The markers ChatGPT writes into its answers (citations,
+ * names, links) become what its app shows (chatgptMarkers.ts).
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
+import { readableAnswer } from './chatgptMarkers.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, optionalText, requireObject, requireString, type JsonObject } from '../shape.js';
 import { isoFromEpoch } from '../time.js';
@@ -104,7 +106,8 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
     part = { kind: 'tool-call', name: recipient, args: contentText(content, contentType) };
     role = 'tool';
   } else if (authorRole === 'user' || authorRole === 'assistant' || authorRole === 'system') {
-    part = { kind: 'text', text: contentText(content, contentType) };
+    const text = contentText(content, contentType);
+    part = { kind: 'text', text: authorRole === 'assistant' ? readableAnswer(text, message.metadata) : text };
     role = authorRole;
   } else {
     return []; // a role ChatGPT does not document: nothing we could file it under
