@@ -18,6 +18,7 @@
  */
 import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './exports/chatgpt.js';
+import { isDeepSeekConversation, mapDeepSeekConversation } from './exports/deepseek.js';
 import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './agents/claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './exports/claude.js';
 import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './agents/codex.js';
@@ -45,7 +46,7 @@ import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -62,6 +63,8 @@ export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'cl
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
   // Most specific first: the engine's own format only asks for a message list.
+  // DeepSeek's conversations have ChatGPT's tree of messages, with fragments in place of content.
+  if (isDeepSeekConversation(conversation)) return 'deepseek';
   if (isChatGptConversation(conversation)) return 'chatgpt';
   if (isClaudeConversation(conversation)) return 'claude';
   if (isOpenWebUiChat(conversation)) return 'open-webui';
@@ -95,6 +98,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapAiStudioPrompt(conversation, where, options, baseName);
     case 'chatgpt':
       return mapChatGptConversation(conversation, where, options);
+    case 'deepseek':
+      return mapDeepSeekConversation(conversation, where, options);
     case 'claude':
       return mapClaudeConversation(conversation, where, options);
     case 'open-webui':

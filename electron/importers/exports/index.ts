@@ -14,5 +14,6 @@ export * from './grok.js';
 export * from './librechat.js';
 export * from './markdown.js';
 export * from './specstory.js';
+export * from './deepseek.js';
 export * from './open-webui.js';
 export * from './sillytavern.js';
