@@ -249,6 +249,9 @@ function fixtureSeeds(): Seed[] {
     ['sillytavern', 'sillytavern'],
     ['claude-code', 'claude-code'],
     ['markdown', 'markdown'],
+    // Formats of their own whose files share a fuzzed format's shape: SpecStory's Markdown, DeepSeek's tree.
+    ['markdown', 'specstory'],
+    ['chatgpt', 'deepseek'],
     ['codex', 'codex'],
     ['gemini-cli', 'gemini-cli'],
     ['continue', 'continue'],
