@@ -19,6 +19,7 @@
 import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './exports/chatgpt.js';
 import { isDeepSeekConversation, mapDeepSeekConversation } from './exports/deepseek.js';
+import { isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
 import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './agents/claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './exports/claude.js';
 import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './agents/codex.js';
@@ -46,7 +47,7 @@ import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -74,6 +75,9 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isCodexSavedSession(conversation)) return 'codex';
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
+  // The chat APIs' `{"messages": [...]}` without a session id, and ShareGPT's datasets: before the
+  // engine's own format, which needs a session id.
+  if (isChatMessagesConversation(conversation)) return 'chat-messages';
   if (isEngineSession(conversation)) return 'json';
   return undefined;
 }
@@ -100,6 +104,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapChatGptConversation(conversation, where, options);
     case 'deepseek':
       return mapDeepSeekConversation(conversation, where, options);
+    case 'chat-messages':
+      return mapChatMessages(conversation, where, options, baseName);
     case 'claude':
       return mapClaudeConversation(conversation, where, options);
     case 'open-webui':
@@ -182,6 +188,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
       }
       if (isGeminiActivity(document)) return 'gemini';
       if (isClineApiHistory(document)) return 'cline';
+      if (isChatMessageList(document)) return 'chat-messages';
       return detectDocumentFormat(documentConversations(document).conversations[0]);
     }
     const records = text
@@ -190,6 +197,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
       .filter((record): record is JsonlRecord => isObject(record.value));
     const jsonl = records.length > 0 ? detectJsonlFormat(records) : undefined;
     if (jsonl) return jsonl;
+    if (records.length > 1 && records.slice(0, 50).every((record) => isChatMessagesConversation(record.value))) return 'chat-messages';
   }
   if (isAiderHistory(text)) return 'aider';
   if (looksLikeSpecStory(text)) return 'specstory';

@@ -19,6 +19,7 @@ import { ImportError } from './errors.js';
 import { readJsonlRecords } from './readers/jsonl.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
 import { looksLikeSpecStory } from './exports/specstory.js';
+import { looksLikeChatMessageListStart } from './exports/chatMessages.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
 import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
@@ -228,6 +229,8 @@ async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMa
   const first = headText.trimStart()[0];
   // A Takeout activity file is grouped as a whole (records are newest first): read in memory.
   if (first === '[' && /"header"\s*:\s*"[^"]*"[\s\S]*"time"\s*:|"products"\s*:\s*\[/.test(headText)) return readWhole(source, await source.readAll(), mapping);
+  // A bare list of messages is one conversation: read whole, as the one conversation is held in memory anyway.
+  if (first === '[' && looksLikeChatMessageListStart(headText)) return readWhole(source, await source.readAll(), mapping);
   if (first === '[') return streamDocument(source, mapping);
   if (first === '{') {
     const skipped: SkippedPart[] = [];

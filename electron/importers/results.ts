@@ -16,6 +16,7 @@ import { byteOffsetOfChar, findJsonSyntaxProblem } from './readers/json-syntax.j
 import type { JsonlRecord } from './readers/jsonl-record.js';
 import { mapMarkdownTranscript, zoneTimeReaderFor } from './exports/markdown.js';
 import { mapSpecStory } from './exports/specstory.js';
+import { isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
@@ -35,6 +36,11 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
     // One line of JSON that is not a JSONL transcript is a compact JSON document.
     const only = records.length === 1 ? records[0] : undefined;
     if (only && skipped.length === 0) return documentResult(source, only.value, mapping);
+    // A conversation per line (fine-tuning files, datasets): the lines are a document's conversations.
+    if (records.slice(0, 50).every((record) => isChatMessagesConversation(record.value))) {
+      const file = documentResult(source, records.map((record) => record.value), mapping);
+      return skipped.length === 0 ? file : { ...file, skipped: [...skipped, ...file.skipped] };
+    }
     throw unknownFormat(source.label);
   }
   // A line the mapper cannot use is left out and the rest mapped again (few lines are ever damaged).
@@ -85,6 +91,8 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
     const taskId = path.basename(path.dirname(source.label)) || source.baseName.replace(/\.json$/i, '');
     return sessionsResult(source.label, 'cline', [mapShape(source.label, () => mapClineTask({ taskId, tool: clineToolOf(source.label), api: document }, mapping))], []);
   }
+  // The chat APIs' bare list of messages is one conversation, not a list of them.
+  if (isChatMessageList(document)) return sessionsResult(source.label, 'chat-messages', [mapShape(source.label, () => mapChatMessages(document, '', mapping, source.baseName))], []);
   const { conversations, where, many: isArray } = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);

@@ -27,6 +27,7 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   cursor: 'Cursor',
   specstory: 'SpecStory',
   deepseek: 'DeepSeek',
+  'chat-messages': 'Chat messages',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {

@@ -252,6 +252,7 @@ function fixtureSeeds(): Seed[] {
     // Formats of their own whose files share a fuzzed format's shape: SpecStory's Markdown, DeepSeek's tree.
     ['markdown', 'specstory'],
     ['chatgpt', 'deepseek'],
+    ['json', 'chat-messages'],
     ['codex', 'codex'],
     ['gemini-cli', 'gemini-cli'],
     ['continue', 'continue'],
@@ -260,6 +261,7 @@ function fixtureSeeds(): Seed[] {
     // Files in subfolders too (a Claude Code session's subagents/agent-*.jsonl).
     for (const name of readdirSync(path.join(FIXTURES, folder), { recursive: true, encoding: 'utf8' }).sort()) {
       if (name === 'sessions.json' && format === 'openclaw') continue; // OpenClaw's index, not a transcript
+      if (format === 'json' && name.endsWith('.jsonl')) continue; // a conversation per line: not one document
       if (statSync(path.join(FIXTURES, folder, name)).isDirectory()) continue;
       const transcripts = TRANSCRIPT_FILES[format];
       if (transcripts && !transcripts.test(name.split(path.sep).join('/'))) continue;

@@ -51,7 +51,8 @@ describe("the engine's own JSON", () => {
     ['{"session_id":"a","messages":[{"msg_id":"","role":"user","content":"x"}]}', 'messages[0].msg_id must be a non-empty string'],
     ['{"session_id":"a","messages":["hello"]}', 'messages[0] must be an object (found "hello")'],
     ['{"session_id":"a","messages":{}}', 'messages must be an array (found object)'],
-    ['{"messages":[{"role":"user","content":""}]}', 'session_id is missing (neither session_id nor sessionId is set) (and 1 more problem)'],
+    // Without a session id at all, a list of messages is read as the chat APIs write it (chat-messages.test.ts).
+    ['{"session_id":null,"messages":[{"role":"user","content":""}]}', 'session_id must be a string (found null) (and 1 more problem)'],
     ['{"session_id":42,"messages":[]}', 'session_id must be a string (found number)'],
     ['[{"session_id":"a","messages":[{"role":"user","content":"x"}]},{"session_id":"b","messages":[{"role":"user"}]}]', '[1].messages[0].content is missing'],
   ])('names the exact problem: %s', async (json, problem) => {

@@ -15,5 +15,6 @@ export * from './librechat.js';
 export * from './markdown.js';
 export * from './specstory.js';
 export * from './deepseek.js';
+export * from './chatMessages.js';
 export * from './open-webui.js';
 export * from './sillytavern.js';

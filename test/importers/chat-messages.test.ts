@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, readAll, sessionsOf, tempDir, errorOf } from './helpers.js';
+
+const roleAndText = (messages: Array<{ role: string; content: string }>) => messages.map((message) => [message.role, message.content]);
+
+describe('chat messages as APIs, fine-tuning files and datasets keep them', () => {
+  it("reads the chat API's bare list of messages as one conversation named by its file, with tool calls kept when asked for", async () => {
+    const [plain] = await sessionsOf(fixture('chat-messages', 'weather-porto.json'));
+    expect(plain).toMatchObject({ sessionId: 'messages:weather-porto', source: 'chat-messages' });
+    expect(roleAndText(plain!.messages)).toEqual([
+      ['system', 'You are a travel assistant.'],
+      ['user', "What's the weather in Porto tomorrow?\n\n[image]"],
+      ['assistant', 'Clear, with a high of 19 °C.'],
+    ]);
+    const [full] = await sessionsOf(fixture('chat-messages', 'weather-porto.json'), { include: ['tools'] });
+    expect(roleAndText(full!.messages).slice(2)).toEqual([
+      ['tool', '[tool call: get_weather] {"city":"Porto"}'],
+      // The tool's answer is named by the call it answers.
+      ['tool', '[tool result: get_weather] {"high": 19, "sky": "clear"}'],
+      ['assistant', 'Clear, with a high of 19 °C.'],
+    ]);
+  });
+
+  it('reads a messages request with content blocks: text, thinking, tool use and results', async () => {
+    const [session] = await sessionsOf(fixture('chat-messages', 'rename-column.json'));
+    expect(roleAndText(session!.messages)).toEqual([
+      ['user', 'Rename the column total to amount in orders.csv'],
+      ['assistant', "I'll read the header."],
+      ['assistant', 'Done: the header is now id,amount,date.'],
+    ]);
+    const [full] = await sessionsOf(fixture('chat-messages', 'rename-column.json'), { include: ['tools', 'thinking'] });
+    expect(roleAndText(full!.messages)).toContainEqual(['assistant', '[thinking] I should read the header first.']);
+    expect(roleAndText(full!.messages)).toContainEqual(['tool', '[tool result: read_file] id,total,date']);
+  });
+
+  it('reads a fine-tuning file, one conversation per line, each a session of its own', async () => {
+    const sessions = await sessionsOf(fixture('chat-messages', 'finetune.jsonl'));
+    expect(sessions.map((session) => [session.sessionId, session.messages.at(-1)!.content])).toEqual([
+      ['messages:finetune#1', 'Oslo'],
+      ['messages:finetune#2', 'Santiago'],
+    ]);
+  });
+
+  it("reads ShareGPT's datasets by their ids, human and gpt turns", async () => {
+    const sessions = await sessionsOf(fixture('chat-messages', 'sharegpt.json'));
+    expect(sessions.map((session) => [session.sessionId, roleAndText(session.messages)])).toEqual([
+      ['messages:QWJhY2t1', [['user', 'How do I undo the last git commit but keep the changes?'], ['assistant', 'git reset --soft HEAD~1']]],
+      ['messages:Zm9vYmFy', [['system', 'You answer briefly.'], ['user', '什么是量子纠缠？'], ['assistant', '两个粒子的状态相互关联。']]],
+    ]);
+  });
+
+  it("a damaged line of a fine-tuning file is left out and named, the other conversations saved; the engine's own format stays strict", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'mixed.jsonl');
+    writeFileSync(file, '{"messages":[{"role":"user","content":"one"},{"role":"assistant","content":"1"}]}\n{"messages":[{"role":"user","content":"two"\n{"messages":[{"role":"user","content":"three"},{"role":"assistant","content":"3"}]}\n');
+    const [result] = await readAll([file]);
+    if (!result || 'error' in result) throw new Error(`expected sessions, got ${JSON.stringify(result)}`);
+    expect(result.sessions.map((session) => session.messages[0]!.content)).toEqual(['one', 'three']);
+    expect(result.skipped).toEqual([expect.objectContaining({ file, line: 2 })]);
+
+    const own = path.join(dir, 'own.json');
+    writeFileSync(own, JSON.stringify({ session_id: 's1', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+    expect((await errorOf(own)).problem).toBe('messages[0].content must be a non-empty string (found an array)');
+    // A list with nothing said in it is refused as empty.
+    const silent = path.join(dir, 'silent.json');
+    writeFileSync(silent, '{"messages":[{"role":"user","content":""}]}');
+    expect(await errorOf(silent)).toMatchObject({ code: 'empty', problem: 'no messages to import' });
+  });
+});
