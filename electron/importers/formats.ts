@@ -41,11 +41,12 @@ import { isAiderHistory } from './agents/aider.js';
 import { isClineApiHistory } from './agents/cline.js';
 import { isOpencodeDatabase } from './agents/opencode-files.js';
 import { isCursorDatabase } from './agents/cursor.js';
+import { isVsCodeChatLog, isVsCodeChatSession, mapVsCodeChatLog, mapVsCodeChatSession } from './agents/vscode-chat.js';
 import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chatgpt' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'vscode-chat'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -57,7 +58,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'vscode-chat'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -71,6 +72,7 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isCodexSavedSession(conversation)) return 'codex';
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
+  if (isVsCodeChatSession(conversation)) return 'vscode-chat';
   if (isEngineSession(conversation)) return 'json';
   return undefined;
 }
@@ -87,6 +89,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapGeminiCliDocument(conversation, where, options, folderName);
     case 'continue':
       return mapContinueSession(conversation, where, options);
+    case 'vscode-chat':
+      return mapVsCodeChatSession(conversation, where, options);
     case 'grok':
       return mapGrokConversation(conversation, where, options);
     case 'librechat':
@@ -111,6 +115,7 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
   if (isClaudeCodeTranscript(records)) return 'claude-code';
+  if (isVsCodeChatLog(records)) return 'vscode-chat';
   return undefined;
 }
 
@@ -130,6 +135,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapSillyTavernChat(records, options, baseName);
     case 'claude-code':
       return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
+    case 'vscode-chat':
+      return mapVsCodeChatLog(records, options);
   }
 }
 

@@ -26,6 +26,7 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   opencode: 'opencode',
   cursor: 'Cursor',
   specstory: 'SpecStory',
+  'vscode-chat': 'VS Code Chat',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {
