@@ -77,7 +77,7 @@ describe('the sources catalogue', () => {
     });
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'aider', 'opencode', 'cursor']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -98,6 +98,12 @@ describe('the sources catalogue', () => {
     expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' })).toMatchObject({ continue: '/Users/ana/.continue', codex: '/Users/ana/.codex', 'gemini-cli': '/Users/ana/.gemini' });
     expect(placesOf({ env: { GEMINI_CLI_HOME: 'D:\\agents' }, platform: 'win32', home: 'C:\\Users\\ana' })['gemini-cli']).toBe('D:\\agents\\.gemini');
     expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ continue: 'C:\\Users\\ana\\.continue', openclaw: 'C:\\Users\\ana\\.openclaw', opencode: 'C:\\Users\\ana\\.local\\share\\opencode' });
+
+    // VS Code's own chat: each workspace's sessions and those of windows without a folder, in VS Code, Insiders and VSCodium.
+    expect(linux['vscode-chat']).toEqual({ path: '/home/ana/.config/Code/User', globs: ['workspaceStorage/*/chatSessions/*.json', 'workspaceStorage/*/chatSessions/*.jsonl', 'globalStorage/emptyWindowChatSessions/*.json', 'globalStorage/emptyWindowChatSessions/*.jsonl'] });
+    expect(Object.keys(linux).filter((id) => id.startsWith('vscode-chat'))).toEqual(['vscode-chat', 'vscode-chat-insiders', 'vscode-chat-vscodium']);
+    expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' })['vscode-chat-insiders']).toBe('/Users/ana/Library/Application Support/Code - Insiders/User');
+    expect(placesOf({ env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ana' })['vscode-chat-vscodium']).toBe('C:\\Users\\ana\\AppData\\Roaming\\VSCodium\\User');
 
     // aider: the home folder's log, and the file AIDER_CHAT_HISTORY_FILE names.
     expect(linux.aider).toEqual({ path: '/home/ana', globs: ['.aider.chat.history.md'] });

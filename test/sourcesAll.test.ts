@@ -18,7 +18,7 @@ const CODEX_DAY = path.join('sessions', '2026', '12', '04');
 const RESUMED = 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl';
 const FIRST_RUN_LINES = 14;
 
-const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
+const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
 
 async function copy(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -43,6 +43,8 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   await copy(path.join('cline', 'rooveterinaryinc.roo-cline'), path.join(globalStorage, 'rooveterinaryinc.roo-cline'));
   // Kilo Code writes Cline's task format (it is a fork); no Kilo Code task of its own is among the fixtures.
   await copy(path.join('cline', 'saoudrizwan.claude-dev', 'tasks', '1767258000000'), path.join(globalStorage, 'kilocode.kilo-code', 'tasks', '1767258000001'));
+  // VS Code's own chat: a workspace's session (.json) and a window's without a folder (.jsonl), beside Cline's tasks.
+  await copy(path.join('vscode-chat', 'Code', 'User'), path.join(home, '.config', 'Code', 'User'));
   await copy(path.join('aider', 'monochromatic', '.aider.chat.history.md'), path.join(home, '.aider.chat.history.md'));
   await copy(path.join('opencode', 'opencode.db'), path.join(home, '.local', 'share', 'opencode', 'opencode.db'));
   await copy(path.join('opencode', 'legacy', 'storage'), path.join(home, '.local', 'share', 'opencode', 'storage'));
@@ -124,6 +126,8 @@ describe('every source on one machine', () => {
       'ses_dbdb7c3b9ffeycEkmI5Wkhvqpo',
       '5b0e2c1a-8f3d-4e6a-9c27-1d4b7a9e3f60',
       'cf2ead9f-6bf9-41d0-829e-a7fcae7ddb5a',
+      '8e1f4c2a-6b3d-4f7e-9a05-2c7d8e9f1a3b',
+      '4a7d2b9e-0c1f-4e3a-8b6d-5f9e1c2a7b40',
     ]) {
       expect(sessionIds, id).toContain(id);
     }

@@ -43,11 +43,12 @@ import { isAiderHistory } from './agents/aider.js';
 import { isClineApiHistory } from './agents/cline.js';
 import { isOpencodeDatabase } from './agents/opencode-files.js';
 import { isCursorDatabase } from './agents/cursor.js';
+import { isVsCodeChatLog, isVsCodeChatSession, mapVsCodeChatLog, mapVsCodeChatSession } from './agents/vscode-chat.js';
 import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'vscode-chat'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -59,7 +60,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'vscode-chat'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -75,6 +76,7 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isCodexSavedSession(conversation)) return 'codex';
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
+  if (isVsCodeChatSession(conversation)) return 'vscode-chat';
   // The chat APIs' `{"messages": [...]}` without a session id, and ShareGPT's datasets: before the
   // engine's own format, which needs a session id.
   if (isChatMessagesConversation(conversation)) return 'chat-messages';
@@ -94,6 +96,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapGeminiCliDocument(conversation, where, options, folderName);
     case 'continue':
       return mapContinueSession(conversation, where, options);
+    case 'vscode-chat':
+      return mapVsCodeChatSession(conversation, where, options);
     case 'grok':
       return mapGrokConversation(conversation, where, options);
     case 'librechat':
@@ -122,6 +126,7 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
   if (isClaudeCodeTranscript(records)) return 'claude-code';
+  if (isVsCodeChatLog(records)) return 'vscode-chat';
   return undefined;
 }
 
@@ -141,6 +146,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapSillyTavernChat(records, options, baseName);
     case 'claude-code':
       return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
+    case 'vscode-chat':
+      return mapVsCodeChatLog(records, options);
   }
 }
 

@@ -100,6 +100,15 @@ function globalStorage(extension: string) {
     }));
 }
 
+/** VS Code's own chat keeps each workspace's sessions beside its other state, and those of windows without a folder together. */
+const VS_CODE_CHAT_SESSIONS: SourcePick[] = [
+  {
+    kind: 'files',
+    globs: ['workspaceStorage/*/chatSessions/*.json', 'workspaceStorage/*/chatSessions/*.jsonl', 'globalStorage/emptyWindowChatSessions/*.json', 'globalStorage/emptyWindowChatSessions/*.jsonl'],
+    imports: true,
+  },
+];
+
 // A task is read through its API history, with the panel messages beside it (see importers/tool-folders.ts).
 const CLINE_TASKS: SourcePick[] = [{ kind: 'files', globs: ['tasks/*/api_conversation_history.json'], imports: true }];
 
@@ -170,6 +179,20 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
   { id: 'cline', tool: 'Cline', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('saoudrizwan.claude-dev'), picks: CLINE_TASKS },
   { id: 'roo-code', tool: 'Roo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('rooveterinaryinc.roo-cline'), picks: CLINE_TASKS },
   { id: 'kilo-code', tool: 'Kilo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('kilocode.kilo-code'), picks: CLINE_TASKS },
+  {
+    id: 'vscode-chat',
+    tool: 'VS Code Chat (GitHub Copilot)',
+    variable: 'APPDATA / XDG_CONFIG_HOME',
+    // Cursor and Windsurf keep their chats elsewhere (Cursor's are the `cursor` source). Every editor has a
+    // `User` folder: it is listed only once a chat was saved in it.
+    roots: (context) =>
+      VS_CODE_EDITORS.filter(({ variant }) => variant !== 'cursor' && variant !== 'windsurf').map(({ variant, folder }) => ({
+        path: joinFor(context.platform, configHome(context), folder, 'User'),
+        ...(variant ? { variant } : {}),
+        onlyWhenFound: true,
+      })),
+    picks: VS_CODE_CHAT_SESSIONS,
+  },
   {
     id: 'aider',
     tool: 'aider',

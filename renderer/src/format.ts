@@ -28,6 +28,7 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   specstory: 'SpecStory',
   deepseek: 'DeepSeek',
   'chat-messages': 'Chat messages',
+  'vscode-chat': 'VS Code Chat',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {
