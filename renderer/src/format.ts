@@ -26,6 +26,8 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   opencode: 'opencode',
   cursor: 'Cursor',
   specstory: 'SpecStory',
+  lmstudio: 'LM Studio',
+  jan: 'Jan',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {
