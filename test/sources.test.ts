@@ -77,7 +77,7 @@ describe('the sources catalogue', () => {
     });
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'aider', 'opencode', 'cursor']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -106,6 +106,25 @@ describe('the sources catalogue', () => {
     expect(picks({ env: { OPENCODE_DB: 'work.db' }, platform: 'win32', home: 'C:\\Users\\mika' })['opencode-db']).toEqual({ path: 'C:\\Users\\mika\\.local\\share\\opencode', globs: ['work.db'] });
     expect(picks({ env: { OPENCODE_DB: '/srv/opencode.db' }, platform: 'linux', home: '/home/mika' })['opencode-db']).toEqual({ path: '/srv', globs: ['opencode.db'] });
     expect(linux['opencode-db']).toBeUndefined();
+    // LM Studio: its home folder since 0.3, and the one of earlier installs, on every system.
+    expect(linux.lmstudio).toEqual({ path: '/home/ana/.lmstudio', globs: ['conversations/**/*.conversation.json'] });
+    expect(linux['lmstudio-cache']!.path).toBe('/home/ana/.cache/lm-studio');
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' }).lmstudio).toBe('C:\\Users\\ana\\.lmstudio');
+    // Jan: the system's data folder since 0.6, Linux's settings folder before it, the first versions' ~/jan; JAN_DATA_FOLDER first.
+    expect(Object.entries(placesOf({ env: {}, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('jan'))).toEqual([
+      ['jan', '/home/ana/.local/share/Jan/data'],
+      ['jan-legacy', '/home/ana/.config/Jan/data'],
+      ['jan-home', '/home/ana/jan'],
+    ]);
+    expect(linux.jan!.globs).toEqual(['threads/*/messages.jsonl']);
+    expect(placesOf({ env: { XDG_DATA_HOME: '/data/share', XDG_CONFIG_HOME: '/data/config' }, platform: 'linux', home: '/home/ana' })).toMatchObject({ jan: '/data/share/Jan/data', 'jan-legacy': '/data/config/Jan/data' });
+    expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' }).jan).toBe('/Users/ana/Library/Application Support/Jan/data');
+    expect(placesOf({ env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ jan: 'C:\\Users\\ana\\AppData\\Roaming\\Jan\\data', 'jan-home': 'C:\\Users\\ana\\jan' });
+    expect(Object.entries(placesOf({ env: { JAN_DATA_FOLDER: 'D:\\Jan' }, platform: 'win32', home: 'C:\\Users\\ana' })).filter(([id]) => id.startsWith('jan'))).toEqual([
+      ['jan', 'D:\\Jan'],
+      ['jan-default', 'C:\\Users\\ana\\AppData\\Roaming\\Jan\\data'],
+      ['jan-home', 'C:\\Users\\ana\\jan'],
+    ]);
     // OpenClaw: OPENCLAW_STATE_DIR first, the standard folder still looked at, then the older names.
     expect(Object.entries(placesOf({ env: { OPENCLAW_STATE_DIR: '/srv/openclaw' }, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('openclaw'))).toEqual([
       ['openclaw', '/srv/openclaw'],

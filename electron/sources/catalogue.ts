@@ -28,8 +28,12 @@ export interface SourceRoot {
 }
 
 export type SourcePick =
-  /** Transcript files, by globs relative to the root; each file is saved by the import pipeline. */
-  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean }
+  /**
+   * Transcript files, by globs relative to the root; each file is saved by the import pipeline.
+   * `mayHoldNone`: a file that holds no message yet is common (a chat opened and left empty, which
+   * the app writes at once) and is passed over without an error.
+   */
+  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean; mayHoldNone?: boolean }
   /** Folders read as a whole (opencode's `storage/`: one file per message and part); saved when any file in them changes. */
   | { kind: 'folder'; globs: string[]; imports: boolean }
   /**
@@ -219,6 +223,37 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
       },
     ],
     picks: [{ kind: 'database', globs: ['state.vscdb'], imports: true }],
+  },
+  {
+    id: 'lmstudio',
+    tool: 'LM Studio',
+    // `~/.lmstudio` on every system since 0.3 (`%USERPROFILE%\.lmstudio` on Windows); installs from before keep theirs in `~/.cache/lm-studio`.
+    roots: (context) => [
+      { path: joinFor(context.platform, context.home, '.lmstudio') },
+      { path: joinFor(context.platform, context.home, '.cache', 'lm-studio'), variant: 'cache' },
+    ],
+    // Folders of chats are sub-folders of `conversations/`.
+    picks: [{ kind: 'files', globs: ['conversations/**/*.conversation.json'], imports: true, mayHoldNone: true }],
+  },
+  {
+    id: 'jan',
+    tool: 'Jan',
+    variable: 'JAN_DATA_FOLDER',
+    roots: (context) => {
+      const { env, platform, home } = context;
+      const own = env.JAN_DATA_FOLDER?.trim();
+      // Since 0.6 the system's data folder: `%APPDATA%`, `~/Library/Application Support`, `$XDG_DATA_HOME` (`~/.local/share`).
+      const dataHome = platform === 'win32' || platform === 'darwin' ? configHome(context) : env.XDG_DATA_HOME || joinFor(platform, home, '.local', 'share');
+      const standard = joinFor(platform, dataHome, 'Jan', 'data');
+      return [
+        { path: own ? own : standard },
+        ...(own && own !== standard ? [{ path: standard, variant: 'default' }] : []),
+        // Before 0.6 (Electron) Linux kept it among the settings; the first versions in `~/jan`.
+        ...(platform === 'win32' || platform === 'darwin' ? [] : [{ path: joinFor(platform, configHome(context), 'Jan', 'data'), variant: 'legacy' }]),
+        { path: joinFor(platform, home, 'jan'), variant: 'home', onlyWhenFound: true },
+      ];
+    },
+    picks: [{ kind: 'files', globs: ['threads/*/messages.jsonl'], imports: true, mayHoldNone: true }],
   },
 ];
 
