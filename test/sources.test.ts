@@ -117,6 +117,8 @@ describe('the sources catalogue', () => {
       ['jan-home', '/home/ana/jan'],
     ]);
     expect(linux.jan!.globs).toEqual(['threads/*/messages.jsonl']);
+    // A home or data folder moved in the app's settings is added by the person, as aider's project folders are.
+    expect(picks({ env: {}, platform: 'linux', home: '/home/ana', personFolders: { jan: ['/mnt/big/jan-data'], lmstudio: ['/mnt/big/lmstudio'] } })).toMatchObject({ 'jan-1': { path: '/mnt/big/jan-data', globs: ['threads/*/messages.jsonl'] }, 'lmstudio-1': { path: '/mnt/big/lmstudio', globs: ['conversations/**/*.conversation.json'] } });
     expect(placesOf({ env: { XDG_DATA_HOME: '/data/share', XDG_CONFIG_HOME: '/data/config' }, platform: 'linux', home: '/home/ana' })).toMatchObject({ jan: '/data/share/Jan/data', 'jan-legacy': '/data/config/Jan/data' });
     expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' }).jan).toBe('/Users/ana/Library/Application Support/Jan/data');
     expect(placesOf({ env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ jan: 'C:\\Users\\ana\\AppData\\Roaming\\Jan\\data', 'jan-home': 'C:\\Users\\ana\\jan' });
