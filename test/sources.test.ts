@@ -136,6 +136,23 @@ describe('the sources catalogue', () => {
     ]);
   });
 
+  it('follows a LM Studio home and a Jan data folder that the apps\' own files name', async () => {
+    const home = scratch();
+    const ids = (env: NodeJS.ProcessEnv = {}) => Object.fromEntries(sourceRoots({ env, platform: 'linux', home }).filter((s) => /^(lmstudio|jan)/.test(s.id)).map((s) => [s.id, s.root.path]));
+    // Neither file written yet: the default places only.
+    expect(Object.keys(ids())).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-legacy', 'jan-home']);
+    await fs.writeFile(path.join(home, '.lmstudio-home-pointer'), '/mnt/big/lm-studio-home\n');
+    await fs.mkdir(path.join(home, '.local', 'share', 'Jan'), { recursive: true });
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), JSON.stringify({ data_folder: '/mnt/big/jan-data', quick_ask: false }));
+    expect(ids()).toMatchObject({ 'lmstudio-pointer': '/mnt/big/lm-studio-home', 'jan-settings': '/mnt/big/jan-data' });
+    // Files naming a default place (LM Studio writes its pointer anyway), or nothing usable, add no source.
+    await fs.writeFile(path.join(home, '.lmstudio-home-pointer'), path.join(home, '.lmstudio'));
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), '{"data_folder": "./data"');
+    expect(Object.keys(ids())).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-legacy', 'jan-home']);
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), JSON.stringify({ data_folder: '/srv/jan' }));
+    expect(Object.keys(ids({ JAN_DATA_FOLDER: '/srv/jan' }))).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-default', 'jan-legacy', 'jan-home']);
+  });
+
   it('finds what exists under HOME, counting sessions without reading them', async () => {
     const home = await machine();
     const found = await discoverSources({ env: {}, home, platform: process.platform });
