@@ -77,7 +77,7 @@ describe('the sources catalogue', () => {
     });
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -112,6 +112,27 @@ describe('the sources catalogue', () => {
     expect(picks({ env: { OPENCODE_DB: 'work.db' }, platform: 'win32', home: 'C:\\Users\\mika' })['opencode-db']).toEqual({ path: 'C:\\Users\\mika\\.local\\share\\opencode', globs: ['work.db'] });
     expect(picks({ env: { OPENCODE_DB: '/srv/opencode.db' }, platform: 'linux', home: '/home/mika' })['opencode-db']).toEqual({ path: '/srv', globs: ['opencode.db'] });
     expect(linux['opencode-db']).toBeUndefined();
+    // LM Studio: its home folder since 0.3, and the one of earlier installs, on every system.
+    expect(linux.lmstudio).toEqual({ path: '/home/ana/.lmstudio', globs: ['conversations/**/*.conversation.json'] });
+    expect(linux['lmstudio-cache']!.path).toBe('/home/ana/.cache/lm-studio');
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' }).lmstudio).toBe('C:\\Users\\ana\\.lmstudio');
+    // Jan: the system's data folder since 0.6, Linux's settings folder before it, the first versions' ~/jan; JAN_DATA_FOLDER first.
+    expect(Object.entries(placesOf({ env: {}, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('jan'))).toEqual([
+      ['jan', '/home/ana/.local/share/Jan/data'],
+      ['jan-legacy', '/home/ana/.config/Jan/data'],
+      ['jan-home', '/home/ana/jan'],
+    ]);
+    expect(linux.jan!.globs).toEqual(['threads/*/messages.jsonl']);
+    // A home or data folder moved in the app's settings is added by the person, as aider's project folders are.
+    expect(picks({ env: {}, platform: 'linux', home: '/home/ana', personFolders: { jan: ['/mnt/big/jan-data'], lmstudio: ['/mnt/big/lmstudio'] } })).toMatchObject({ 'jan-1': { path: '/mnt/big/jan-data', globs: ['threads/*/messages.jsonl'] }, 'lmstudio-1': { path: '/mnt/big/lmstudio', globs: ['conversations/**/*.conversation.json'] } });
+    expect(placesOf({ env: { XDG_DATA_HOME: '/data/share', XDG_CONFIG_HOME: '/data/config' }, platform: 'linux', home: '/home/ana' })).toMatchObject({ jan: '/data/share/Jan/data', 'jan-legacy': '/data/config/Jan/data' });
+    expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' }).jan).toBe('/Users/ana/Library/Application Support/Jan/data');
+    expect(placesOf({ env: { APPDATA: 'C:\\Users\\ana\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ jan: 'C:\\Users\\ana\\AppData\\Roaming\\Jan\\data', 'jan-home': 'C:\\Users\\ana\\jan' });
+    expect(Object.entries(placesOf({ env: { JAN_DATA_FOLDER: 'D:\\Jan' }, platform: 'win32', home: 'C:\\Users\\ana' })).filter(([id]) => id.startsWith('jan'))).toEqual([
+      ['jan', 'D:\\Jan'],
+      ['jan-default', 'C:\\Users\\ana\\AppData\\Roaming\\Jan\\data'],
+      ['jan-home', 'C:\\Users\\ana\\jan'],
+    ]);
     // OpenClaw: OPENCLAW_STATE_DIR first, the standard folder still looked at, then the older names.
     expect(Object.entries(placesOf({ env: { OPENCLAW_STATE_DIR: '/srv/openclaw' }, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('openclaw'))).toEqual([
       ['openclaw', '/srv/openclaw'],
@@ -119,6 +140,23 @@ describe('the sources catalogue', () => {
       ['openclaw-clawdbot', '/home/ana/.clawdbot'],
       ['openclaw-moltbot', '/home/ana/.moltbot'],
     ]);
+  });
+
+  it('follows a LM Studio home and a Jan data folder that the apps\' own files name', async () => {
+    const home = scratch();
+    const ids = (env: NodeJS.ProcessEnv = {}) => Object.fromEntries(sourceRoots({ env, platform: 'linux', home }).filter((s) => /^(lmstudio|jan)/.test(s.id)).map((s) => [s.id, s.root.path]));
+    // Neither file written yet: the default places only.
+    expect(Object.keys(ids())).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-legacy', 'jan-home']);
+    await fs.writeFile(path.join(home, '.lmstudio-home-pointer'), '/mnt/big/lm-studio-home\n');
+    await fs.mkdir(path.join(home, '.local', 'share', 'Jan'), { recursive: true });
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), JSON.stringify({ data_folder: '/mnt/big/jan-data', quick_ask: false }));
+    expect(ids()).toMatchObject({ 'lmstudio-pointer': '/mnt/big/lm-studio-home', 'jan-settings': '/mnt/big/jan-data' });
+    // Files naming a default place (LM Studio writes its pointer anyway), or nothing usable, add no source.
+    await fs.writeFile(path.join(home, '.lmstudio-home-pointer'), path.join(home, '.lmstudio'));
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), '{"data_folder": "./data"');
+    expect(Object.keys(ids())).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-legacy', 'jan-home']);
+    await fs.writeFile(path.join(home, '.local', 'share', 'Jan', 'settings.json'), JSON.stringify({ data_folder: '/srv/jan' }));
+    expect(Object.keys(ids({ JAN_DATA_FOLDER: '/srv/jan' }))).toEqual(['lmstudio', 'lmstudio-cache', 'jan', 'jan-default', 'jan-legacy', 'jan-home']);
   });
 
   it('finds what exists under HOME, counting sessions without reading them', async () => {

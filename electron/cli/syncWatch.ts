@@ -50,7 +50,7 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
           const picked = await pickedFiles(source.path, pick);
           const unit = pick.kind === 'folder' ? picked.find((f) => inside(file, f.path)) : picked.find((f) => f.path === file);
           if (unit) {
-            await syncFile(source.id, unit.path, pick.kind, options);
+            await syncFile(source.id, unit.path, pick.kind, options, undefined, pick.kind !== 'folder' && pick.mayHoldNone === true);
             return;
           }
         }

@@ -6,11 +6,14 @@
  * - Codex CLI: the names people give threads are appended to `session_index.jsonl` in the Codex home
  *   (`{id, thread_name, updated_at}` lines; the latest line for a thread wins). A rollout lies in
  *   `sessions/YYYY/MM/DD/` or `archived_sessions/` below it.
+ * - Jan: a thread's title (named by the person, or by the model after the first answer) is in the
+ *   `thread.json` beside its `messages.jsonl`.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
 import type { ImportedFile, TranscriptFile } from './read-types.js';
+import { JAN_THREAD_FILE } from './exports/jan.js';
 import { isObject, optionalText } from './shape.js';
 
 const CODEX_INDEX = 'session_index.jsonl';
@@ -18,7 +21,12 @@ const CODEX_INDEX = 'session_index.jsonl';
 const CODEX_INDEX_LEVELS = 5;
 
 export async function withCompanionFacts(file: TranscriptFile, filePath: string): Promise<TranscriptFile> {
-  if ('error' in file || file.format !== 'codex') return file;
+  if ('error' in file) return file;
+  if (file.format === 'jan') {
+    const title = await janThreadTitle(path.join(path.dirname(path.resolve(filePath)), JAN_THREAD_FILE));
+    return title === undefined ? file : renamed(file, () => title);
+  }
+  if (file.format !== 'codex') return file;
   const names = await codexThreadNames(path.dirname(path.resolve(filePath)));
   if (names.size === 0) return file;
   return renamed(file, (session) => names.get(session.sessionId));
@@ -75,4 +83,13 @@ async function codexThreadNames(folder: string): Promise<Map<string, string>> {
     return names;
   }
   return new Map();
+}
+
+async function janThreadTitle(file: string): Promise<string | undefined> {
+  try {
+    const thread: unknown = JSON.parse(await readFile(file, 'utf8'));
+    return isObject(thread) ? optionalText(thread.title)?.trim() : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -34,6 +34,8 @@ import type { JsonlRecord } from './readers/jsonl-record.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
 import { looksLikeSpecStory } from './exports/specstory.js';
 import { isOpenClawSession, mapOpenClawSession } from './openclaw/openclaw.js';
+import { isJanThreadMessages, mapJanThreadMessages } from './exports/jan.js';
+import { isLmStudioConversation, lmStudioRewound, mapLmStudioConversation } from './exports/lmstudio.js';
 import { isOpenWebUiChat, mapOpenWebUiChat } from './exports/open-webui.js';
 import type { MappingOptions } from './parts.js';
 import type { ImportFormat } from './read-types.js';
@@ -48,7 +50,7 @@ import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'vscode-chat'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'vscode-chat' | 'lmstudio'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -60,7 +62,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'vscode-chat'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'vscode-chat' | 'jan'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -73,6 +75,7 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isGrokConversation(conversation)) return 'grok';
   if (isLibreChatExport(conversation)) return 'librechat';
   if (isAiStudioPrompt(conversation)) return 'ai-studio';
+  if (isLmStudioConversation(conversation)) return 'lmstudio';
   if (isCodexSavedSession(conversation)) return 'codex';
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
@@ -114,6 +117,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapClaudeConversation(conversation, where, options);
     case 'open-webui':
       return mapOpenWebUiChat(conversation, where, options);
+    case 'lmstudio':
+      return mapLmStudioConversation(conversation, where, options, baseName);
     case 'json':
       return mapEngineSession(conversation, where, options.sessionId);
   }
@@ -125,6 +130,7 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isSillyTavernChat(records)) return 'sillytavern';
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
+  if (isJanThreadMessages(records)) return 'jan';
   if (isClaudeCodeTranscript(records)) return 'claude-code';
   if (isVsCodeChatLog(records)) return 'vscode-chat';
   return undefined;
@@ -144,6 +150,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapOpenClawSession(records, options);
     case 'sillytavern':
       return mapSillyTavernChat(records, options, baseName);
+    case 'jan':
+      return mapJanThreadMessages(records, options, folderName);
     case 'claude-code':
       return mapClaudeCodeTranscript(records, baseName.replace(/\.jsonl$/i, ''), options);
     case 'vscode-chat':
@@ -154,7 +162,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
 /**
  * Whether a stored message of a conversation was dropped by its tool, for the formats whose file is
  * the whole conversation as the tool keeps it and says what was dropped: Claude Code (a branch the
- * person left by rewinding or editing a prompt) and Gemini CLI (`/rewind`). Undefined for the others:
+ * person left by rewinding or editing a prompt), Gemini CLI (`/rewind`) and LM Studio (a version of a
+ * message the person switched away from, a message deleted). Undefined for the others:
  * their files only add (Codex, OpenClaw's event logs, SillyTavern's swipes are kept as they are), or
  * are exports a person made, which say nothing of what was removed since the last one.
  * @param records the file's lines (a JSON document is one).
@@ -164,6 +173,7 @@ export function rewoundByTool(format: ImportFormat, records: readonly JsonlRecor
     const left = claudeCodeRewound(records);
     return (msgId) => left.has(msgId);
   }
+  if (format === 'lmstudio') return lmStudioRewound(records[0]?.value);
   if (format === 'gemini-cli') {
     const rewound = geminiCliRewound(records);
     return 'held' in rewound ? (msgId) => !rewound.held.has(msgId) : (msgId) => rewound.dropped.has(msgId);

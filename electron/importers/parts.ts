@@ -122,3 +122,22 @@ export function textOfResultContent(content: unknown): string {
     .filter((text) => text !== '')
     .join('\n');
 }
+
+/**
+ * Text with the reasoning a local model wrote between `<think>` tags (DeepSeek R1, Qwen 3) taken
+ * out as thinking; an unclosed tag (an answer stopped while thinking) runs to the end.
+ */
+export function textWithThinkTags(text: string): MessagePart[] {
+  const parts: MessagePart[] = [];
+  let rest = text;
+  for (;;) {
+    const open = rest.indexOf('<think>');
+    if (open === -1) break;
+    parts.push({ kind: 'text', text: rest.slice(0, open) });
+    const close = rest.indexOf('</think>', open);
+    parts.push({ kind: 'thinking', text: rest.slice(open + '<think>'.length, close === -1 ? undefined : close) });
+    rest = close === -1 ? '' : rest.slice(close + '</think>'.length);
+  }
+  parts.push({ kind: 'text', text: rest });
+  return parts;
+}

@@ -14,8 +14,9 @@ const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(re
 /**
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
  * account and project files of the ChatGPT and Claude.ai exports, the coding agents' indexes, prompt
- * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), and
- * the task index and settings of Cline and its forks (their tasks are read from the task folders).
+ * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), the
+ * task index and settings of Cline and its forks (their tasks are read from the task folders), and
+ * Jan's `thread.json` (its title is read beside the thread's `messages.jsonl`).
  */
 const COMPANION_FILES = new Set([
   'sessions.json',
@@ -40,6 +41,7 @@ const COMPANION_FILES = new Set([
   'trustedfolders.json',
   'version.json',
   'models_cache.json',
+  'thread.json',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {

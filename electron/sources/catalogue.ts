@@ -25,11 +25,21 @@ export interface SourceRoot {
   picks?: SourcePick[];
   /** Listed only when it holds something (the home folder, where aider may have written a log). */
   onlyWhenFound?: boolean;
+  /**
+   * A folder the tool names in a file of its own (LM Studio's home pointer, Jan's settings) rather
+   * than a fixed place: `path` is taken from that file when the sources are listed, and the root is
+   * left out when the file is missing, names nothing, or names a folder another root of the tool has.
+   */
+  namedIn?: { file: string; folder: (content: string) => string | undefined };
 }
 
 export type SourcePick =
-  /** Transcript files, by globs relative to the root; each file is saved by the import pipeline. */
-  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean }
+  /**
+   * Transcript files, by globs relative to the root; each file is saved by the import pipeline.
+   * `mayHoldNone`: a file that holds no message yet is common (a chat opened and left empty, which
+   * the app writes at once) and is passed over without an error.
+   */
+  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean; mayHoldNone?: boolean }
   /** Folders read as a whole (opencode's `storage/`: one file per message and part); saved when any file in them changes. */
   | { kind: 'folder'; globs: string[]; imports: boolean }
   /**
@@ -73,6 +83,21 @@ function variableFile(platform: NodeJS.Platform, file: string, variant: string, 
 /** Whether a path is absolute on the platform whose places are listed. */
 function isAbsoluteFor(platform: NodeJS.Platform, file: string): boolean {
   return platform === 'win32' ? path.win32.isAbsolute(file) : path.posix.isAbsolute(file);
+}
+
+function absoluteOrNone(platform: NodeJS.Platform, folder: string | undefined): string | undefined {
+  return folder !== undefined && folder !== '' && isAbsoluteFor(platform, folder) ? folder : undefined;
+}
+
+/** `data_folder` of Jan's `settings.json`. */
+function janDataFolder(settings: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(settings);
+    const folder = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).data_folder : undefined;
+    return typeof folder === 'string' ? folder.trim() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The tool's variable when set, else `<home>/<folder>`. */
@@ -242,6 +267,41 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
       },
     ],
     picks: [{ kind: 'database', globs: ['state.vscdb'], imports: true }],
+  },
+  {
+    id: 'lmstudio',
+    tool: 'LM Studio',
+    // `~/.lmstudio` on every system since 0.3 (`%USERPROFILE%\.lmstudio` on Windows); installs from before keep theirs in `~/.cache/lm-studio`.
+    roots: (context) => [
+      { path: joinFor(context.platform, context.home, '.lmstudio') },
+      { path: joinFor(context.platform, context.home, '.cache', 'lm-studio'), variant: 'cache' },
+      // LM Studio finds its home through this file first (lmstudio-js `findLMStudioHome`): a home moved elsewhere.
+      { path: '', variant: 'pointer', namedIn: { file: joinFor(context.platform, context.home, '.lmstudio-home-pointer'), folder: (content) => absoluteOrNone(context.platform, content.trim()) } },
+    ],
+    // Folders of chats are sub-folders of `conversations/`.
+    picks: [{ kind: 'files', globs: ['conversations/**/*.conversation.json'], imports: true, mayHoldNone: true }],
+  },
+  {
+    id: 'jan',
+    tool: 'Jan',
+    variable: 'JAN_DATA_FOLDER',
+    roots: (context) => {
+      const { env, platform, home } = context;
+      const own = env.JAN_DATA_FOLDER?.trim();
+      // Since 0.6 the system's data folder: `%APPDATA%`, `~/Library/Application Support`, `$XDG_DATA_HOME` (`~/.local/share`).
+      const dataHome = platform === 'win32' || platform === 'darwin' ? configHome(context) : env.XDG_DATA_HOME || joinFor(platform, home, '.local', 'share');
+      const standard = joinFor(platform, dataHome, 'Jan', 'data');
+      return [
+        { path: own ? own : standard },
+        ...(own && own !== standard ? [{ path: standard, variant: 'default' }] : []),
+        // Before 0.6 (Electron) Linux kept it among the settings; the first versions in `~/jan`.
+        ...(platform === 'win32' || platform === 'darwin' ? [] : [{ path: joinFor(platform, configHome(context), 'Jan', 'data'), variant: 'legacy' }]),
+        { path: joinFor(platform, home, 'jan'), variant: 'home', onlyWhenFound: true },
+        // The data folder chosen in Jan's settings (`data_folder` in `Jan/settings.json` of the same system folder).
+        { path: '', variant: 'settings', namedIn: { file: joinFor(platform, dataHome, 'Jan', 'settings.json'), folder: (content) => absoluteOrNone(platform, janDataFolder(content)) } },
+      ];
+    },
+    picks: [{ kind: 'files', globs: ['threads/*/messages.jsonl'], imports: true, mayHoldNone: true }],
   },
 ];
 

@@ -1,9 +1,10 @@
 /**
  * Which of the catalogue's sources exist on this machine, and what each holds: the files (or
  * databases) it would save, how many sessions, and when it last changed. Only names and sizes are
- * looked at: nothing is opened, so listing sources reads no conversation.
+ * looked at, and the small files in which a tool names a folder it moved (LM Studio's home pointer,
+ * Jan's settings): listing sources reads no conversation.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
@@ -53,11 +54,38 @@ export function sourceRoots(options: DiscoverOptions = {}): Array<{ id: string; 
   const context = placeContext(options);
   const out: Array<{ id: string; kind: SourceKind; root: SourceRoot }> = [];
   for (const kind of options.catalogue ?? SOURCE_CATALOGUE) {
-    const roots = [...kind.roots(context)];
+    const roots = namedRoots([...kind.roots(context)], context.platform);
     (options.personFolders?.[kind.id] ?? []).forEach((folder, i) => roots.push({ path: path.resolve(folder), variant: String(i + 1) }));
     for (const root of roots) out.push({ id: sourceId(kind, root), kind, root });
   }
   return out;
+}
+
+/** The roots of one tool with those its own files name resolved (see `SourceRoot.namedIn`): a few bytes read, no conversation. */
+function namedRoots(roots: SourceRoot[], platform: NodeJS.Platform): SourceRoot[] {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const same = (a: string, b: string) => {
+    const [x, y] = [p.normalize(a).replace(/[\\/]+$/, ''), p.normalize(b).replace(/[\\/]+$/, '')];
+    return platform === 'win32' || platform === 'darwin' ? x.toLowerCase() === y.toLowerCase() : x === y;
+  };
+  const resolved: SourceRoot[] = [];
+  for (const root of roots) {
+    if (!root.namedIn) {
+      resolved.push(root);
+      continue;
+    }
+    let content: string;
+    try {
+      content = readFileSync(root.namedIn.file, 'utf8');
+    } catch {
+      continue;
+    }
+    const folder = root.namedIn.folder(content);
+    if (folder === undefined || roots.some((other) => !other.namedIn && same(other.path, folder))) continue;
+    const { namedIn: _namedIn, ...rest } = root;
+    resolved.push({ ...rest, path: folder });
+  }
+  return resolved;
 }
 
 /** Sources whose folder exists on this machine, with what they hold. */

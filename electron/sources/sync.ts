@@ -72,7 +72,7 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
       }
       for (const file of files) {
         if (options.signal?.aborted) return results;
-        await syncFile(source.id, file.path, pick.kind, options, result, pick.kind === 'database' && pick.mayHoldNone === true);
+        await syncFile(source.id, file.path, pick.kind, options, result, pick.kind !== 'folder' && pick.mayHoldNone === true);
       }
     }
   }
@@ -83,7 +83,8 @@ export async function syncSources(sources: FoundSource[], options: SyncOptions):
  * Saves one file of a source if it changed since its cursor. Returns whether it was read. The
  * cursor stored is the one taken before reading: a file that grew during the save is read again
  * next time, and the engine finds the part it already holds. `mayHoldNone`: a database of no tool we
- * know is passed over in silence (Cursor's workspaces without a chat).
+ * know (Cursor's workspaces without a chat), or a file without any message (LM Studio's new chat),
+ * is passed over in silence.
  */
 export async function syncFile(sourceId: string, file: string, kind: SourcePick['kind'], options: SyncOptions, result?: SourceSyncResult, mayHoldNone = false): Promise<boolean> {
   if (options.signal?.aborted) return false;
@@ -135,7 +136,9 @@ export async function syncFile(sourceId: string, file: string, kind: SourcePick[
     // Saved up to a line still being written: the cursor stays, and the next change reads the file again.
     if (outcome === 'saved') await options.cursors.advance(file, cursor, saved);
   } catch (error) {
-    await fileFailed(error, sourceId, file, cursor, options, result, mayHoldNone);
+    // A file without any message yet is read again when it changes, without an error meanwhile.
+    if (mayHoldNone && error instanceof ImportError && error.code === 'empty') await options.cursors.advance(file, cursor);
+    else await fileFailed(error, sourceId, file, cursor, options, result, false);
   }
   return true;
 }

@@ -29,6 +29,8 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   deepseek: 'DeepSeek',
   'chat-messages': 'Chat messages',
   'vscode-chat': 'VS Code Chat',
+  lmstudio: 'LM Studio',
+  jan: 'Jan',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {
