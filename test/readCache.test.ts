@@ -179,6 +179,48 @@ describe('the read cache of a store on S3', () => {
     }
   }, 240_000);
 
+  it('finds the stored rows a save\'s near-duplicate check compares (vectors by chunk id, copies by text hash) through the cache: a later process reads no data or index file of the store for them', async () => {
+    const { sharedUri } = await servers.newStore('near-reads');
+    const writer = await bed.open(dir(), { storeUri: sharedUri });
+    try {
+      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
+      await writer.maintain();
+    } finally {
+      await writer.close();
+    }
+    const machine = dir();
+    const first = await bed.open(machine, { storeUri: sharedUri });
+    const stored: Array<{ chunkId: string; sessionId: string; vector: Float32Array }> = [];
+    let hashes: string[];
+    try {
+      for await (const row of first.store.sessionVectors(null)) stored.push(row);
+      hashes = [...new Set((await first.store.sessionChunks('s-1')).map((c) => c.textHash))];
+      // This machine's first lookups read the files, and the rest of them is read ahead.
+      await first.store.vectorsByChunkId(stored.map((r) => r.chunkId));
+      await first.store.chunksWithTextHashes(hashes, 'another');
+      await (await first.store.readCache())!.readAheadIdle();
+    } finally {
+      await first.close();
+    }
+    // A later process on the same machine (a CLI save each time a hook runs): its lookups come from disk.
+    const later = await bed.open(machine, { storeUri: sharedUri });
+    try {
+      await later.store.readCache();
+      let vectors = new Map<string, Float32Array>();
+      let copies: Awaited<ReturnType<typeof later.store.chunksWithTextHashes>> = [];
+      expect(await immutableReads(async () => {
+        vectors = await later.store.vectorsByChunkId(stored.map((r) => r.chunkId));
+        copies = await later.store.chunksWithTextHashes(hashes, 'another');
+      })).toBe(0);
+      expect(vectors.size).toBe(stored.length);
+      for (const row of stored) expect([...vectors.get(row.chunkId)!]).toEqual([...row.vector]);
+      expect(new Set(copies.map((c) => c.sessionId))).toEqual(new Set(['s-1']));
+      expect(new Set(copies.map((c) => c.textHash))).toEqual(new Set(hashes));
+    } finally {
+      await later.close();
+    }
+  }, 240_000);
+
   it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
     const { plainUri } = await servers.newStore('read-cache-plain');
     const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
