@@ -155,10 +155,10 @@ describe('the read cache of a store on S3', () => {
       proxy.trace = null;
       expect(report.embeddingsComputed).toBe(0);
       const [, start, end] = timings[0]!.spans.find(([phase]) => phase === 'vectorReuse')!;
-      // The files this machine wrote since it opened the store (the lookup reads their rows, which no index holds yet).
+      // The files this machine wrote since it opened the store (the lookup reads their rows, which no
+      // index holds yet; the near-duplicate checks of the saves before may have read them through the cache already).
       const written = new Set(sent.filter((line) => / PUT /.test(line) && Number(line.split(' ')[0]) < start).map((line) => line.split(' ')[2]));
       const reads = sent.filter((line) => Number(line.split(' ')[0]) >= start - 1 && Number(line.split(' ')[0]) <= end + 1 && / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line));
-      expect(reads.length).toBeGreaterThan(0);
       // None of a file the store held before: those come from this machine's disk.
       expect(reads.filter((line) => !written.has(line.split(' ')[2]))).toEqual([]);
       // Each reused vector is the one stored for the same text.
