@@ -153,9 +153,10 @@ export class ChunkStore {
   /**
    * A lookup of stored rows by an index (text hashes, chunk ids) for a save, at the newest version.
    * On a store with a read cache, through the searches' handle: the index pages and the rows it reads
-   * come from this machine's disk once read, however large the store, where the store's own handle
-   * reads them from the bucket at every save (a lookup of n keys reads up to n pages of the index,
-   * and the index has more pages as the store grows). Elsewhere, or when that fails, by the store's own handle.
+   * come from this machine's disk once read, however large the store. The store's own handle reads
+   * the rows from the bucket at every save, and the index pages in every process (its index cache
+   * starts empty): a lookup of n keys reads up to n pages of the index, which has more pages as the
+   * store grows. Elsewhere, or when that fails, by the store's own handle.
    */
   private async throughReadCache<T>(read: (table: lancedb.Table) => Promise<T>): Promise<T> {
     if (await this.readCache().catch(() => null)) {
@@ -293,7 +294,7 @@ export class ChunkStore {
     void this.view?.prepare().catch(() => {});
   }
 
-  /** The vectors of these chunks. */
+  /** The vectors of these chunks (a save's near-duplicate candidates), through the read cache (throughReadCache). */
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
     return this.throughReadCache((table) => vectorsByChunkId(table, chunkIds));
   }
