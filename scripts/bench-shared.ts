@@ -18,6 +18,7 @@
  *     embedding it);
  *   - re-save: the same session again, nothing new (median of 5);
  *   - append: 4 new messages at its end (median of 2);
+ *   - a save of another new session after the searches (the read cache filled by them);
  *   - search: `engine.search` (embedding the query, vector and full-text search, merged; limit 10),
  *     the first one alone with the searches' read cache on disk empty (store/objectCache.ts; its size
  *     after the searches is reported; `--read-cache-mb 0` measures without it), then p50 and p95 of
@@ -233,6 +234,8 @@ interface Measured {
   place: Place['name'];
   chunks: number;
   saveMs: number;
+  /** Another new session saved after the searches, with the read cache filled. */
+  laterSaveMs: number;
   resaveMs: number;
   appendMs: number;
   searchP50Ms: number;
@@ -255,12 +258,15 @@ interface Measured {
   readCacheBytes: number;
   /** With --trace: one search's requests in rounds, as printed. */
   trace: string[];
+  /** With --trace: the reads the read cache's endpoint served per timed search, by file (most first). */
+  endpointReads: string[];
   /** Milliseconds per phase (saveTimings.ts) of the save, the median re-save and the median append. */
   phases: { save: SaveTimings['phases']; resave: SaveTimings['phases']; append: SaveTimings['phases'] };
   /** With latency: requests per operation by what they touch (table and file kind, or the DynamoDB operation). */
-  targets?: { save: Record<string, number>; resave: Record<string, number>; append: Record<string, number> };
+  targets?: { save: Record<string, number>; laterSave: Record<string, number>; resave: Record<string, number>; append: Record<string, number> };
   requests?: {
     save: ReturnType<typeof perOp>;
+    laterSave: ReturnType<typeof perOp>;
     resave: ReturnType<typeof perOp>;
     append: ReturnType<typeof perOp>;
     search: ReturnType<typeof perOp>;
@@ -273,6 +279,23 @@ interface Measured {
 
 function useEnv(env: Record<string, string>): void {
   Object.assign(process.env, env);
+}
+
+/**
+ * The reads a read cache's endpoint served (its readLog), per search, by file: the table, the kind
+ * of file and its name, with the bytes asked on average.
+ */
+function readsByFile(log: ReadonlyArray<{ path: string; range: string | undefined; method: string }>, n: number): string[] {
+  const byFile = new Map<string, { reads: number; bytes: number }>();
+  for (const read of log) {
+    const name = read.path.replace(/^.*?([^/]+\.lance\/)/, '$1');
+    const m = /^bytes=(\d+)-(\d+)$/.exec(read.range ?? '');
+    const entry = byFile.get(name) ?? { reads: 0, bytes: 0 };
+    entry.reads++;
+    entry.bytes += m ? Number(m[2]) - Number(m[1]) + 1 : 0;
+    byFile.set(name, entry);
+  }
+  return [...byFile].sort((a, b) => b[1].reads - a[1].reads).map(([name, { reads, bytes }]) => `${(reads / n).toFixed(1)} reads, ${Math.round(bytes / reads)} bytes each: ${name}`);
 }
 
 /** What a traced request touched: a table's data, manifest, index or transaction files, or a DynamoDB operation. */
@@ -388,10 +411,13 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const searches: number[] = [];
     const cpuBefore = process.cpuUsage();
     const fromDiskBefore = endpoint?.counts.fromDisk ?? 0;
+    if (endpoint && values.trace) endpoint.readLog = [];
     const [, , searchRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) searches.push((await timed(() => engine.search(q, { limit: 10 })))[1]);
     }, 'searches');
     const readsFromDisk = ((endpoint?.counts.fromDisk ?? 0) - fromDiskBefore) / QUERIES;
+    const endpointReads = endpoint?.readLog ? readsByFile(endpoint.readLog, QUERIES) : [];
+    if (endpoint) endpoint.readLog = null;
     const cpu = process.cpuUsage(cpuBefore);
     // The whole process's: the engine, LanceDB's threads, the model's worker, and the test servers and proxies this benchmark runs.
     const searchCpuMs = (cpu.user + cpu.system) / 1000 / QUERIES;
@@ -406,6 +432,13 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
     const [, , textRequests] = await count(async () => {
       for (const q of queries.slice(SEARCH_WARMUP)) textTimes.push((await timed(() => engine.store.searching((reads) => reads.textSearch(q, CANDIDATES))))[1]);
     });
+    // Another new session, saved once the searches have filled the read cache: what a machine that
+    // has searched the store before pays for a save (the lookups of stored rows read through the cache).
+    const laterId = `later-${place.name}-${size}`;
+    const later = freshMessages(laterId, PROBE_MESSAGES, seed + 1, passages);
+    timings = [];
+    const [[, laterSaveMs, laterSaveRequests], laterSaveTrace] = await traced(() => count(() => engine.save({ sessionId: laterId, title: `Probe ${laterId}`, source: 'json', messages: later }), 'later save'));
+    const laterSaveTimings = timings;
     return {
       place: place.name,
       chunks: await engine.store.countChunks(),
@@ -416,6 +449,7 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       searchCpuMs,
       readCacheBytes: folderBytes(cacheDir),
       saveMs,
+      laterSaveMs,
       resaveMs: percentile(resaves, 50),
       appendMs: percentile(appends, 50),
       searchP50Ms: percentile(searches, 50),
@@ -425,12 +459,14 @@ async function measurePlace(place: Place, size: number, seed: number, embedder: 
       textP50Ms: percentile(textTimes, 50),
       textP95Ms: percentile(textTimes, 95),
       trace,
+      endpointReads,
       phases: { save: medianPhases(saveTimings), resave: medianPhases(resaveTimings), append: medianPhases(appendTimings) },
-      ...(counter ? { targets: { save: byTarget(saveTrace, saveTimings, 1), resave: byTarget(resaveTrace, resaveTimings, RESAVES), append: byTarget(appendTrace, appendTimings, APPENDS) } } : {}),
-      ...(saveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && readAheadRequests && vectorRequests && textRequests
+      ...(counter ? { targets: { save: byTarget(saveTrace, saveTimings, 1), laterSave: byTarget(laterSaveTrace, laterSaveTimings, 1), resave: byTarget(resaveTrace, resaveTimings, RESAVES), append: byTarget(appendTrace, appendTimings, APPENDS) } } : {}),
+      ...(saveRequests && laterSaveRequests && resaveRequests && appendRequests && searchRequests && coldRequests && readAheadRequests && vectorRequests && textRequests
         ? {
             requests: {
               save: perOp(saveRequests, 1),
+              laterSave: perOp(laterSaveRequests, 1),
               resave: perOp(resaveRequests, RESAVES),
               append: perOp(appendRequests, APPENDS),
               search: perOp(searchRequests, QUERIES),
@@ -507,6 +543,7 @@ async function main(): Promise<void> {
         if (measured.targets) {
           const top = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
           log(`    requests by target per save: ${top(measured.targets.save)}`);
+          log(`    per save of another new session after the searches: ${top(measured.targets.laterSave)}`);
           log(`    per re-save: ${top(measured.targets.resave)}`);
           log(`    per append: ${top(measured.targets.append)}`);
         }
@@ -515,6 +552,7 @@ async function main(): Promise<void> {
         if (measured.requests) {
           const r = measured.requests;
           log(`    requests per save ${describeRequests(r.save)}`);
+          log(`    requests of another new session's save after the searches (read cache filled; ${ms(measured.laterSaveMs)} ms) ${describeRequests(r.laterSave)}`);
           log(`    requests per re-save ${describeRequests(r.resave)}`);
           log(`    requests per append ${describeRequests(r.append)}`);
           log(`    requests of the first search (read cache empty) ${describeRequests(r.coldSearch)}`);
@@ -524,6 +562,8 @@ async function main(): Promise<void> {
           log(`    requests per vector search ${describeRequests(r.vectorSearch)}; per full-text search ${describeRequests(r.textSearch)}`);
         }
         measured.trace.forEach((line) => log(line));
+        if (measured.endpointReads.length > 0) log(`    reads through the read cache's endpoint per search, by file (${measured.endpointReads.length} files):`);
+        measured.endpointReads.slice(0, 25).forEach((line) => log(`      ${line}`));
       }
     }
 
@@ -535,7 +575,7 @@ async function main(): Promise<void> {
     for (const r of latency) {
       const q = r.requests!;
       log(`  ${r.chunks} chunks${r.chunks >= VECTOR_INDEX_MIN_ROWS ? ' (vector index)' : ' (no vector index: flat scan)'}: first search ${q.coldSearch.requests} / ${reads(q.coldSearch)} (${ms(r.coldSearchMs)} ms), search ${q.search.requests} / ${reads(q.search)}, ` +
-        `save ${q.save.requests} / ${reads(q.save)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
+        `save ${q.save.requests} / ${reads(q.save)}, save after the searches ${q.laterSave.requests} / ${reads(q.laterSave)}, re-save ${q.resave.requests} / ${reads(q.resave)}, append ${q.append.requests} / ${reads(q.append)}; search p50/p95 ${ms(r.searchP50Ms)}/${ms(r.searchP95Ms)} ms`);
     }
     // The target holds at 10k and at 50k chunks: each size measured is held to it.
     for (const r of latency.includes(atTarget) ? latency : [atTarget]) {

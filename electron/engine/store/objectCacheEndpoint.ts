@@ -68,6 +68,8 @@ interface Answer {
 export class ObjectCacheEndpoint {
   /** Counts of reads served from disk and sent to the store, and of the reads ahead and their bytes (for the benchmark and the tests). */
   readonly counts = { fromDisk: 0, toStore: 0, readAhead: 0, readAheadBytes: 0 };
+  /** When set (the benchmark's trace), each read served here is added: the object's path and the bytes asked. */
+  readLog: Array<{ path: string; range: string | undefined; method: string }> | null = null;
   private readonly signer: SignatureV4;
   private readonly client: S3Client;
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -145,6 +147,7 @@ export class ObjectCacheEndpoint {
     const objectPath = decodeURIComponent(rawPath.slice(1));
     const conditional = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'].some((h) => request.headers[h] !== undefined);
     if ((request.method === 'GET' || request.method === 'HEAD') && url.search === '' && !conditional && isImmutableObject(objectPath)) {
+      this.readLog?.push({ path: objectPath, range: request.headers.range, method: request.method });
       const answer = await this.cachedRead(request.method, objectPath, rawPath, request.headers.range);
       if (answer) return this.send(response, answer);
     }

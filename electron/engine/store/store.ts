@@ -141,21 +141,32 @@ export class ChunkStore {
    * embedded once per store, and a store holds one model's vectors, so the text hash is the key.
    */
   async vectorsByTextHash(textHashes: readonly string[], sessionId?: string): Promise<Map<string, Float32Array>> {
-    // On a store with a read cache, through the searches' handle at the newest version: the index and
-    // data files it reads come from this machine's disk once read, however large the store.
-    if (sessionId === undefined && (await this.readCache().catch(() => null))) {
+    if (sessionId !== undefined) return vectorsByTextHash(this.chunks, textHashes, sessionId);
+    return this.throughReadCache((table) => vectorsByTextHash(table, textHashes));
+  }
+
+  /** The chunks of sessions other than `sessionId` that hold one of these texts (by hash), through the read cache (throughReadCache). */
+  chunksWithTextHashes(textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
+    return this.throughReadCache((table) => chunksWithTextHashes(table, textHashes, sessionId));
+  }
+
+  /**
+   * A lookup of stored rows by an index (text hashes, chunk ids) for a save, at the newest version.
+   * On a store with a read cache, through the searches' handle: the index pages and the rows it reads
+   * come from this machine's disk once read, however large the store. The store's own handle reads
+   * the rows from the bucket at every save, and the index pages in every process (its index cache
+   * starts empty): a lookup of n keys reads up to n pages of the index, which has more pages as the
+   * store grows. Elsewhere, or when that fails, by the store's own handle.
+   */
+  private async throughReadCache<T>(read: (table: lancedb.Table) => Promise<T>): Promise<T> {
+    if (await this.readCache().catch(() => null)) {
       try {
-        return await this.searchView().lookup((table) => vectorsByTextHash(table, textHashes));
+        return await this.searchView().lookup(read);
       } catch {
         // Read by the store's own handle below.
       }
     }
-    return vectorsByTextHash(this.chunks, textHashes, sessionId);
-  }
-
-  /** The chunks of sessions other than `sessionId` that hold one of these texts (by hash). */
-  chunksWithTextHashes(textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
-    return chunksWithTextHashes(this.chunks, textHashes, sessionId);
+    return read(this.chunks);
   }
 
   /** The vectors of these sessions' chunks, or of all chunks when `sessionIds` is null, streamed (storeLookups.ts). */
@@ -283,9 +294,9 @@ export class ChunkStore {
     void this.view?.prepare().catch(() => {});
   }
 
-  /** The vectors of these chunks. */
+  /** The vectors of these chunks (a save's near-duplicate candidates), through the read cache (throughReadCache). */
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
-    return vectorsByChunkId(this.chunks, chunkIds);
+    return this.throughReadCache((table) => vectorsByChunkId(table, chunkIds));
   }
 
   private indexNames: Set<string> | null = null;
