@@ -260,7 +260,7 @@ export interface SessionDetail {
   source?: string;
   /** The archived session this one branched from, with its title. */
   forkOf?: ForkOf & { title: string };
-  messages: Array<{ msgId: string; role: Role; content: string; contentHash: string; chunkId: string; timestamp?: string }>;
+  messages: Array<{ msgId: string; role: Role; content: string; speaker?: string; contentHash: string; chunkId: string; timestamp?: string }>;
   chunks: Array<{ chunkId: string; text: string; msgIds: string[]; createdAt: string }>;
 }
 
