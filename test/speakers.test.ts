@@ -142,4 +142,40 @@ describe('searching a chat between people', () => {
       await engine.close();
     }
   });
+
+  it("a named person's message that is a result of its own comes with the start of the other's reply, under the replier's name", async () => {
+    const { dir, cleanup } = tempDir();
+    dirs.push(cleanup);
+    const engine = await openEngine(dir, embedder);
+    try {
+      const plan = [
+        'I am planning the move of our bakery to the new shop on Harbour Street this spring.',
+        'The old ovens weigh about two tonnes each and the landlord wants them out by the end of April.',
+        'We are three bakers, and only Tomas knows how to take the big oven apart safely.',
+        'We cannot close for more than two days, since the cafe orders come in every morning.',
+        'The council wants the new shop to pass its fire inspection before we bake anything there.',
+        'In which order would you do the move so that we lose as little trade as possible?',
+      ];
+      const reply = [
+        'Book the fire inspection first, since nothing can be baked there before it passes.',
+        'Move the small ovens and the stock on a Sunday, and bake at the old shop meanwhile.',
+        'Let Tomas take the big oven apart on the Monday and rebuild it by the Tuesday evening.',
+        'Tell the cafes a week ahead which two mornings their orders come from the new shop.',
+      ];
+      await engine.save({
+        sessionId: 'bakery',
+        messages: [
+          { msgId: 'plan', role: 'user', speaker: 'Priya', content: plan.join(' '), timestamp: '2024-04-08T10:00:00Z' },
+          { msgId: 'steps', role: 'assistant', speaker: 'Sam', content: reply.join(' '), timestamp: '2024-04-08T10:01:00Z' },
+        ],
+      });
+      const hits = await engine.search('How much do the old ovens weigh?', { limit: 3 });
+      const request = hits.find((h) => h.msgIds[0] === 'plan');
+      expect(request, JSON.stringify(hits)).toBeDefined();
+      expect(request!.msgIds).toEqual(['plan', 'steps']);
+      expect(request!.text).toContain('\nSam: Book the fire inspection first');
+    } finally {
+      await engine.close();
+    }
+  });
 });
