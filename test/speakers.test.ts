@@ -89,6 +89,23 @@ describe('saving messages with names', () => {
     }
   });
 
+  it('redacting a stored session keeps the names', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const key = 'AKIA' + 'QWERTYUIOPASDFGH'.split('').reverse().join('');
+      await engine.save({ sessionId: 'chat', messages: [{ ...turns[0]!, speaker: 'Caroline' }, { ...turns[1]!, content: `My key is ${key}`, speaker: 'Melanie' }] }, { redact: false });
+      await engine.redact();
+      const detail = await engine.showSession('chat');
+      expect(detail.messages.map((m) => [m.speaker, m.content.includes(key)])).toEqual([
+        ['Caroline', false],
+        ['Melanie', false],
+      ]);
+      expect(detail.chunks.map((c) => c.text).join('\n')).toMatch(/^Caroline: I went to a pottery class on Saturday\.\nMelanie: My key is \[REDACTED:/);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('forgetting one message keeps the names of the others', async () => {
     const engine = await bed.open(bed.dataDir());
     try {
