@@ -1,5 +1,5 @@
 /**
- * `npm run bench:recall -- [--set beam|locomo] [--speaker-names] --data <folder or file> [--only N] [--stores <folder>] [--misses <file>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo] [--roles-only] --data <folder or file> [--only N] [--stores <folder>] [--misses <file>] [--json]`
  *
  * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
@@ -12,12 +12,13 @@
  * Agents"), the file `data/locomo10.json` of github.com/snap-research/locomo (CC BY-NC 4.0; see
  * docs/retrieval.md for how to get it): 10 conversations between two people, 19-32 dated sessions
  * each. Each session is one session whose messages carry its date; the first speaker's messages are
- * the user's, the second's the assistant's (the store keeps roles, not names); a shared photo is the
- * text LoCoMo gives for it (`[shares <caption>]` after the message, as LoCoMo's own retrieval baseline
- * reads it); message ids are LoCoMo's dialog ids (`D1:3`), which the questions' evidence names.
- * `--speaker-names` begins each message's text with its speaker's name (`Caroline: ...`), as a chat
- * export between people shows them; with BEAM, whose speakers are a user and an assistant, the name is
- * the role (`User: ...`). Stores built with it are other stores: keep them apart.
+ * the user's, the second's the assistant's, each with its speaker's name (the message's `speaker`, as
+ * an importer of a chat between people gives it: the chunk text reads `Caroline: ...`); a shared photo
+ * is the text LoCoMo gives for it (`[shares <caption>]` after the message, as LoCoMo's own retrieval
+ * baseline reads it); message ids are LoCoMo's dialog ids (`D1:3`), which the questions' evidence names.
+ * `--roles-only` leaves the names out (the chunk text reads `user: ...`), as stores were saved before
+ * names were kept. Stores built with it are other stores: keep them apart. BEAM's speakers are a user
+ * and an assistant, who have no names.
  *
  * Each conversation goes into its own store through the engine as the app saves it. Every question with
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
@@ -46,7 +47,7 @@ import { MemoryEngine } from '../electron/engine/engine.js';
 const { values } = parseArgs({
   options: {
     set: { type: 'string', default: 'beam' },
-    'speaker-names': { type: 'boolean', default: false },
+    'roles-only': { type: 'boolean', default: false },
     data: { type: 'string' },
     only: { type: 'string' },
     stores: { type: 'string' },
@@ -113,7 +114,7 @@ function sessionsOf(dir: string, name: string): SessionInput[] {
       messages: messages.map((m) => ({
         msgId: String(m.id),
         role: m.role,
-        content: `${values['speaker-names'] ? `${m.role === 'user' ? 'User' : 'Assistant'}: ` : ''}${m.content.replace(/\s*->->\s*\d+\s*,\s*\d+\s*$/u, '')}`,
+        content: m.content.replace(/\s*->->\s*\d+\s*,\s*\d+\s*$/u, ''),
         ...(date ? { timestamp: date } : {}),
       })),
     };
@@ -187,7 +188,8 @@ function locomoConversations(file: string): Array<{ name: string; sessions: Sess
         messages: (conv[`session_${n}`] as LocomoTurn[]).map((turn) => ({
           msgId: turn.dia_id,
           role: turn.speaker === conv.speaker_a ? 'user' : 'assistant',
-          content: `${values['speaker-names'] ? `${turn.speaker}: ` : ''}${turn.text}${turn.blip_caption ? `\n[shares ${turn.blip_caption}]` : ''}`,
+          ...(values['roles-only'] ? {} : { speaker: turn.speaker }),
+          content: `${turn.text}${turn.blip_caption ? `\n[shares ${turn.blip_caption}]` : ''}`,
           timestamp: date,
         })),
       };

@@ -12,6 +12,12 @@ export interface MessageInput {
   msgId?: string;
   role: Role;
   content: string;
+  /**
+   * The name of who said it, where the transcript has one: a person in a chat between people, a
+   * character (SillyTavern). Never a role's word ("User", "Assistant"): the role says that already.
+   * The chunk text shows it in place of the role ("Caroline: I went ..."), so search can tell who said what.
+   */
+  speaker?: string;
   /** ISO 8601 time, when the source has one. */
   timestamp?: string;
 }
@@ -32,7 +38,9 @@ export interface StoredMessage {
   msgId: string;
   role: Role;
   content: string;
-  /** sha256 of role and content, hex. Any difference in content changes it. */
+  /** Who said it, when the transcript names them (see MessageInput.speaker). */
+  speaker?: string;
+  /** sha256 of role, content and speaker (when named), hex. Any difference in content changes it. */
   contentHash: string;
   timestamp?: string;
   /** Position in the conversation (input order of the save that wrote it). */
@@ -252,7 +260,7 @@ export interface SessionDetail {
   source?: string;
   /** The archived session this one branched from, with its title. */
   forkOf?: ForkOf & { title: string };
-  messages: Array<{ msgId: string; role: Role; content: string; contentHash: string; chunkId: string; timestamp?: string }>;
+  messages: Array<{ msgId: string; role: Role; content: string; speaker?: string; contentHash: string; chunkId: string; timestamp?: string }>;
   chunks: Array<{ chunkId: string; text: string; msgIds: string[]; createdAt: string }>;
 }
 

@@ -91,6 +91,14 @@ describe('session-memory mcp', () => {
     expect(listed.structuredContent).toMatchObject({ total: 1, sessions: [expect.objectContaining({ sessionId: 'trip-planning', messages: 12 })] });
   }, 180_000);
 
+  it('reads back who said each message of a chat between people', async () => {
+    const transcript = { session_id: 'pottery', messages: [{ role: 'user', content: 'I went to a pottery class on Saturday.', speaker: 'Caroline' }, { role: 'assistant', content: 'What did you make?', speaker: 'Melanie' }] };
+    expect((await call('save_session', { transcript })).isError).toBeFalsy();
+    const page = await call('get_session', { session_id: 'pottery' });
+    expect((page.structuredContent?.messages as Array<{ speaker?: string }>).map((m) => m.speaker)).toEqual(['Caroline', 'Melanie']);
+    expect(textOf(page)).toContain('] Melanie (assistant): What did you make?');
+  }, 120_000);
+
   it('saves the text of a supported export format', async () => {
     const markdown = '**User:** What is a good name for a sourdough starter?\n\n**Assistant:** Many people pick a pun, like Clint Yeastwood.\n';
     const saved = await call('save_session', { transcript: markdown });

@@ -145,7 +145,7 @@ export async function show(io: Io, globals: () => GlobalOptions, sessionId: stri
     const detail = await engine.showSession(sessionId);
     if (options.json) return io.out(JSON.stringify(detail));
     io.out(`${detail.sessionId}${detail.title ? `  ${detail.title}` : ''}: ${detail.messages.length} messages in ${detail.chunks.length} chunks`);
-    for (const m of detail.messages) io.out(`  [${m.chunkId.slice(0, 10)}] ${m.role}: ${oneLine(m.content, 100)}`);
+    for (const m of detail.messages) io.out(`  [${m.chunkId.slice(0, 10)}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: ${oneLine(m.content, 100)}`);
   });
 }
 

@@ -208,7 +208,7 @@ export class MemoryServer {
           totalMessages: z.number(),
           fromMessage: z.number(),
           nextFrom: z.number().nullable(),
-          messages: z.array(z.object({ position: z.number(), messageId: z.string(), role: z.string(), content: z.string(), timestamp: z.string().nullable() })),
+          messages: z.array(z.object({ position: z.number(), messageId: z.string(), role: z.string(), speaker: z.string().optional(), content: z.string(), timestamp: z.string().nullable() })),
         },
         annotations: { readOnlyHint: true },
       },
@@ -217,10 +217,10 @@ export class MemoryServer {
         const detail = await (await this.engine()).showSession(session_id);
         const page = detail.messages.slice(from_message, from_message + limit);
         const nextFrom = from_message + page.length < detail.messages.length ? from_message + page.length : null;
-        const messages = page.map((m, i) => ({ position: from_message + i, messageId: m.msgId, role: m.role, content: m.content, timestamp: m.timestamp ?? null }));
+        const messages = page.map((m, i) => ({ position: from_message + i, messageId: m.msgId, role: m.role, ...(m.speaker ? { speaker: m.speaker } : {}), content: m.content, timestamp: m.timestamp ?? null }));
         const title = detail.title ?? detail.sessionId;
         const header = `${title} [${detail.sessionId}]: messages ${from_message}-${from_message + page.length - 1} of ${detail.messages.length}${nextFrom !== null ? ` (read on with from_message ${nextFrom})` : ''}`;
-        const text = [header, ...messages.map((m) => `[${m.position}] ${m.role}${m.timestamp ? ` (${m.timestamp})` : ''}: ${m.content}`)].join('\n\n');
+        const text = [header, ...messages.map((m) => `[${m.position}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}${m.timestamp ? ` (${m.timestamp})` : ''}: ${m.content}`)].join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { sessionId: detail.sessionId, title, source: detail.source ?? null, totalMessages: detail.messages.length, fromMessage: from_message, nextFrom, messages } };
       },
     );

@@ -42,7 +42,23 @@ describe("the engine's own JSON", () => {
     ]);
   });
 
+  it('keeps who said each message: `speaker`, or `name` or a string `author` as other writers call it, never a tool\'s name', async () => {
+    const file = path.join(tempDir(), 'names.json');
+    const messages = [
+      { role: 'user', content: 'I went to the support group.', speaker: 'Caroline' },
+      { role: 'assistant', content: 'How was it?', name: 'Melanie' },
+      { role: 'user', content: 'Good.', author: ' Caroline ' },
+      // ChatGPT's `author` is an object: no name.
+      { role: 'assistant', content: 'Glad to hear.', author: { role: 'assistant' } },
+      { role: 'tool', content: '[tool result: clock] 08:00', name: 'clock' },
+    ];
+    writeFileSync(file, JSON.stringify({ session_id: 'chat', messages }));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((m) => m.speaker)).toEqual(['Caroline', 'Melanie', 'Caroline', undefined, undefined]);
+  });
+
   it.each([
+    ['{"session_id":"a","messages":[{"role":"user","content":"x","speaker":7}]}', 'messages[0].speaker must be a string (found number)'],
     ['{"session_id":"a","messages":[{"role":"user","content":"x"},{"role":"user","content":"y"},{"role":"user","content":"z"},{"role":"user","content":""}]}', 'messages[3].content must be a non-empty string'],
     ['{"session_id":"a","messages":[{"role":"user","content":7}]}', 'messages[0].content must be a non-empty string (found number)'],
     ['{"session_id":"a","messages":[{"role":"bot","content":"x"}]}', 'messages[0].role must be one of user, assistant, system, tool (found "bot")'],

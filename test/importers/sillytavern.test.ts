@@ -16,13 +16,31 @@ describe('SillyTavern chat', () => {
     expect(session!.title).toBe('Seraphina - 2024-05-01@12h30m15s');
     expect(session!.source).toBe('sillytavern');
     expect(session!.messages).toEqual([
-      { msgId: `${SESSION}:2:6afd3b6d919e`, role: 'assistant', content: '*Seraphina smiles.* Welcome, traveller.', timestamp: local(12, 30) },
-      { msgId: `${SESSION}:3:4cd850234391`, role: 'user', content: 'Where am I?', timestamp: local(12, 31) },
+      { msgId: `${SESSION}:2:6afd3b6d919e`, role: 'assistant', content: '*Seraphina smiles.* Welcome, traveller.', speaker: 'Seraphina', timestamp: local(12, 30) },
+      { msgId: `${SESSION}:3:4cd850234391`, role: 'user', content: 'Where am I?', speaker: 'Ana', timestamp: local(12, 31) },
       // swipe_id 1 is shown, whatever `mes` says.
-      { msgId: `${SESSION}:4:2fd073a812f8`, role: 'assistant', content: '*She gestures around.* This is the Whispering Forest, my home.', timestamp: local(12, 32) },
+      { msgId: `${SESSION}:4:2fd073a812f8`, role: 'assistant', content: '*She gestures around.* This is the Whispering Forest, my home.', speaker: 'Seraphina', timestamp: local(12, 32) },
+      // The narrator's name is the app's ("SillyTavern System"), not a speaker's.
       { msgId: `${SESSION}:5:b99fa5f06ea0`, role: 'system', content: 'Ana has entered the Whispering Forest.', timestamp: local(12, 33) },
-      { msgId: `${SESSION}:6:f3569953af71`, role: 'user', content: '我想回家。', timestamp: '2024-05-01T10:34:00.000Z' },
-      { msgId: `${SESSION}:7:55430bdbe551`, role: 'assistant', content: '*She nods.* Then follow the river north.', timestamp: '2024-05-01T10:35:00.000Z' },
+      { msgId: `${SESSION}:6:f3569953af71`, role: 'user', content: '我想回家。', speaker: 'Ana', timestamp: '2024-05-01T10:34:00.000Z' },
+      { msgId: `${SESSION}:7:55430bdbe551`, role: 'assistant', content: '*She nods.* Then follow the river north.', speaker: 'Seraphina', timestamp: '2024-05-01T10:35:00.000Z' },
+    ]);
+  });
+
+  it("keeps each message's name as who said it, but not the placeholder or an empty name", async () => {
+    const file = path.join(tempDir(), 'names.jsonl');
+    const lines = [
+      { user_name: 'unused', character_name: 'unused', create_date: '2025-01-01@10h00m00s', chat_metadata: {} },
+      { name: 'unused', is_user: false, is_system: false, send_date: '2025-01-01T10:00:00.000Z', mes: 'A greeting.', extra: {} },
+      { name: '  ', is_user: true, is_system: false, send_date: '2025-01-01T10:01:00.000Z', mes: 'A reply.', extra: {} },
+      { name: ' Nyx ', is_user: false, is_system: false, send_date: '2025-01-01T10:02:00.000Z', mes: 'Named.', extra: {} },
+    ];
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((m) => [m.content, m.speaker])).toEqual([
+      ['A greeting.', undefined],
+      ['A reply.', undefined],
+      ['Named.', 'Nyx'],
     ]);
   });
 

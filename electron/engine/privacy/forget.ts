@@ -91,7 +91,7 @@ export async function forgetMessages(ctx: EngineContext, sessionId: string, msgI
     if (unknown !== undefined) throw new EngineError('not_found', `session "${sessionId}" has no message "${unknown}"; nothing was forgotten`);
     // Every message named was forgotten by a run that a kill interrupted, and is purged now.
     if (present.size === 0) return { sessionId, messagesRemoved: earlier?.messagesRemoved ?? wanted.size, chunksRemoved: earlier?.chunksRemoved ?? 0 };
-    const remaining: MessageInput[] = detail.messages.filter((m) => !present.has(m.msgId)).map((m) => ({ msgId: m.msgId, role: m.role, content: m.content, ...(m.timestamp ? { timestamp: m.timestamp } : {}) }));
+    const remaining: MessageInput[] = detail.messages.filter((m) => !present.has(m.msgId)).map((m) => ({ msgId: m.msgId, role: m.role, content: m.content, ...(m.speaker ? { speaker: m.speaker } : {}), ...(m.timestamp ? { timestamp: m.timestamp } : {}) }));
     if (remaining.length > 0) {
       const journal: PurgeJournal = { at: new Date().toISOString(), reason: 'forget-messages', sessionId, msgIds: [...present] };
       await owePurge(ctx, journal);

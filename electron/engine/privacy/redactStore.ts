@@ -69,7 +69,7 @@ export async function redactStore(ctx: EngineContext, options: { dryRun?: boolea
       const derived = m.msgId === deriveMessageId(sessionId, m.role, m.content, occurrence);
       const r = redactText(m.content);
       count(r);
-      return { ...(derived && r.count > 0 ? {} : { msgId: m.msgId }), role: m.role, content: r.text, ...(m.timestamp ? { timestamp: m.timestamp } : {}) };
+      return { ...(derived && r.count > 0 ? {} : { msgId: m.msgId }), role: m.role, content: r.text, ...(m.speaker ? { speaker: m.speaker } : {}), ...(m.timestamp ? { timestamp: m.timestamp } : {}) };
     });
     const title = detail.title ? redactText(detail.title) : null;
     if (title) count(title);

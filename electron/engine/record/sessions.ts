@@ -46,6 +46,7 @@ export async function showSession(ctx: EngineContext, sessionId: string): Promis
       msgId: m.msgId,
       role: m.role,
       content: m.content,
+      ...(m.speaker ? { speaker: m.speaker } : {}),
       contentHash: m.contentHash,
       chunkId: firstChunk.get(m.msgId) ?? '',
       ...(m.timestamp ? { timestamp: m.timestamp } : {}),

@@ -21,11 +21,14 @@ export interface ChunkableMessage {
   msgId: string;
   role: Role;
   content: string;
+  /** Who said it, when the transcript names them: the line shows the name in place of the role. */
+  speaker?: string;
 }
 
 export interface ChunkSegment {
   msgId: string;
   role: Role;
+  speaker?: string;
   text: string;
   /** Which part of the message this is (0-based), and of how many. Whole messages are part 0 of 1. */
   part: number;
@@ -74,8 +77,19 @@ export function estimateTokens(text: string): number {
   return Math.ceil(tokens * 1.1);
 }
 
-export function segmentLine(segment: Pick<ChunkSegment, 'role' | 'text'>): string {
-  return `${segment.role}: ${segment.text}`;
+/**
+ * A message's line in the chunk text: `user: ...`, or `Caroline: ...` when the message names who
+ * said it. A name is what a question asks by ("What did Caroline research?"), in both searches; the
+ * role's word is not repeated with it, since role words on every line pull searches toward turns
+ * alike in them.
+ */
+export function segmentLine(segment: Pick<ChunkSegment, 'role' | 'speaker' | 'text'>): string {
+  return `${segment.speaker ?? segment.role}: ${segment.text}`;
+}
+
+/** A message's segment of one part or of a whole message, with its name when it has one. */
+function segmentOf(m: ChunkableMessage, text: string, part: number, parts: number): ChunkSegment {
+  return { msgId: m.msgId, role: m.role, ...(m.speaker ? { speaker: m.speaker } : {}), text, part, parts };
 }
 
 interface Unit {
@@ -105,7 +119,7 @@ function* chunkSteps(sessionId: string, messages: readonly ChunkableMessage[], o
 
   const units: Unit[] = [];
   for (const [turnIndex, turn] of groupTurns(messages).entries()) {
-    const whole = turn.map((m) => ({ msgId: m.msgId, role: m.role, text: m.content, part: 0, parts: 1 }));
+    const whole = turn.map((m) => segmentOf(m, m.content, 0, 1));
     const turnTokens = whole.reduce((sum, s) => sum + countTokens(segmentLine(s)), 0);
     // The rest of a turn that was too long for one unit: its messages stay units of their own.
     const continued = options.continuesTurn === true && turnIndex === 0 && turn[0]!.role !== 'user';
@@ -115,15 +129,16 @@ function* chunkSteps(sessionId: string, messages: readonly ChunkableMessage[], o
     }
     turn.forEach((m, index) => {
       const startsTurn = index === 0 && !continued;
-      const lineTokens = countTokens(segmentLine({ role: m.role, text: m.content }));
+      const whole = segmentOf(m, m.content, 0, 1);
+      const lineTokens = countTokens(segmentLine(whole));
       if (lineTokens <= budget) {
-        units.push({ segments: [{ msgId: m.msgId, role: m.role, text: m.content, part: 0, parts: 1 }], tokens: lineTokens, startsTurn });
+        units.push({ segments: [whole], tokens: lineTokens, startsTurn });
         return;
       }
-      const prefix = countTokens(`${m.role}: `);
+      const prefix = countTokens(segmentLine({ ...whole, text: '' }));
       const parts = splitText(m.content, budget - prefix, countTokens);
       parts.forEach((text, part) => {
-        const segment = { msgId: m.msgId, role: m.role, text, part, parts: parts.length };
+        const segment = segmentOf(m, text, part, parts.length);
         units.push({ segments: [segment], tokens: countTokens(segmentLine(segment)), startsTurn: startsTurn && part === 0 });
       });
     });

@@ -5,6 +5,7 @@
  */
 import { chunkDialogueAsync, type ChunkableMessage, type PlannedChunk } from './chunker.js';
 import type { NormalizedMessage } from './normalize.js';
+import { contentHash } from './hashing.js';
 import { inChunkOrder, type ChunkHead, type ChunkRecord, type OwnedKey, type OwnedMessage } from '../store/store.js';
 
 export interface StoredMessageState {
@@ -22,6 +23,11 @@ export interface SessionDiff {
   removed: string[];
 }
 
+/**
+ * A message stored without a name that now comes with one (saved before names were kept, or by an
+ * importer that did not read them) is unchanged: a re-save of the same transcript changes nothing.
+ * Saved with `overwrite`, it is stored with its name. A name changed or taken away is a change.
+ */
 export function diffSession(messages: readonly NormalizedMessage[], heads: readonly ChunkHead[]): SessionDiff {
   const stored = indexMessages(heads);
   const inputIds = new Set(messages.map((m) => m.msgId));
@@ -31,7 +37,7 @@ export function diffSession(messages: readonly NormalizedMessage[], heads: reado
   for (const m of messages) {
     const known = stored.get(m.msgId);
     if (!known) fresh.push(m);
-    else if (known.owned.contentHash !== m.contentHash) updated.push(m);
+    else if (known.owned.contentHash !== m.contentHash && !(m.speaker && known.owned.contentHash === contentHash(m.role, m.content))) updated.push(m);
     else unchanged++;
   }
   const removed = [...stored.keys()].filter((id) => !inputIds.has(id));
@@ -73,11 +79,11 @@ export async function rebuildAffected(
 }
 
 export function toOwned(m: NormalizedMessage): OwnedMessage {
-  return { msgId: m.msgId, role: m.role, content: m.content, contentHash: m.contentHash, seq: m.seq, ...(m.timestamp ? { timestamp: m.timestamp } : {}) };
+  return { msgId: m.msgId, role: m.role, content: m.content, ...(m.speaker ? { speaker: m.speaker } : {}), contentHash: m.contentHash, seq: m.seq, ...(m.timestamp ? { timestamp: m.timestamp } : {}) };
 }
 
 function toChunkable(m: OwnedMessage): ChunkableMessage {
-  return { msgId: m.msgId, role: m.role, content: m.content };
+  return { msgId: m.msgId, role: m.role, content: m.content, ...(m.speaker ? { speaker: m.speaker } : {}) };
 }
 
 export function sortById<T extends { msgId: string }>(messages: readonly T[]): T[] {

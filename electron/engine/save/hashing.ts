@@ -6,9 +6,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** Hash of what a message says. Any change of role or content, even of the same length, changes it. */
-export function contentHash(role: Role, content: string): string {
-  return sha256(`${role}\u0000${content}`);
+/**
+ * Hash of what a message says. Any change of role or content, even of the same length, changes it;
+ * so does a change of who said it (a speaker's name). A message without a name hashes as it did
+ * before names were kept, so stores saved then see their messages unchanged.
+ */
+export function contentHash(role: Role, content: string, speaker?: string): string {
+  // A name holds no control characters (normalize.ts), and roles are fixed words: the two forms never meet.
+  return sha256(speaker ? `${role}\u0002${speaker}\u0000${content}` : `${role}\u0000${content}`);
 }
 
 /**
@@ -38,8 +43,10 @@ export function inputFingerprint(input: SessionInput, options: { redact: boolean
   hash.update(`input-1\u0000${String(input.sessionId)}\u0000${options.redact ? REDACTION_RULES_VERSION : 'plain'}\u0000${options.syncDeletes}\n`);
   for (const m of input.messages as unknown[]) {
     if (!m || typeof m !== 'object') return null;
-    const { msgId, role, content, timestamp } = m as Record<string, unknown>;
-    hash.update(`${String(msgId ?? '')}\u0000${String(role)}\u0000${String(content)}\u0000${String(timestamp ?? '')}\u0001`);
+    const { msgId, role, content, timestamp, speaker } = m as Record<string, unknown>;
+    // A name only when given, so the input of a transcript without names is recognised as before.
+    const named = speaker === undefined ? '' : `\u0000${String(speaker)}`;
+    hash.update(`${String(msgId ?? '')}\u0000${String(role)}\u0000${String(content)}\u0000${String(timestamp ?? '')}${named}\u0001`);
   }
   return hash.digest('hex');
 }

@@ -9,6 +9,8 @@ export interface NormalizedMessage {
   msgId: string;
   role: Role;
   content: string;
+  /** Who said it (see MessageInput.speaker), when named. */
+  speaker?: string;
   contentHash: string;
   timestamp?: string;
   /** Position in this input. */
@@ -53,6 +55,7 @@ const messageSchema = z.object({
     .optional(),
   role: z.enum(ROLES as [Role, ...Role[]]),
   content: z.string().refine((s) => s.trim().length > 0, 'must be a non-empty string'),
+  speaker: z.string().optional(),
   timestamp: z.string().optional(),
 });
 
@@ -68,6 +71,17 @@ function pathOf(issue: z.core.$ZodIssue, prefix: string): string {
   let out = prefix;
   for (const key of issue.path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
   return out;
+}
+
+/**
+ * The name a message is said by, as the chunk text shows it: on one line (whitespace and control
+ * characters become single spaces), and none when it is empty or only a role's word ("User",
+ * "assistant"), which the role line says already (repeating role words as names costs recall).
+ */
+export function speakerName(speaker: string | undefined): string | undefined {
+  if (speaker === undefined) return undefined;
+  const name = speaker.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+  return name === '' || (ROLES as readonly string[]).includes(name.toLowerCase()) ? undefined : name;
 }
 
 /**
@@ -122,11 +136,13 @@ function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Genera
       continue;
     }
     seen.set(msgId, index);
+    const speaker = speakerName(m.speaker);
     messages.push({
       msgId: detachedString(msgId),
       role: m.role,
       content: m.content,
-      contentHash: contentHash(m.role, m.content),
+      ...(speaker ? { speaker } : {}),
+      contentHash: contentHash(m.role, m.content, speaker),
       ...(m.timestamp ? { timestamp: m.timestamp } : {}),
       seq: index,
     });

@@ -26,6 +26,8 @@ const HAS_OTHER_LINE = /(^|\n)(assistant|system|tool): /;
 export interface Prompt {
   msgId: string;
   content: string;
+  /** Who said it, when named: its line shows the name in place of the role, as in the chunks. */
+  speaker?: string;
   /** Whether the message comes after the result (its reply) rather than before it (its request). */
   after?: boolean;
 }
@@ -42,12 +44,20 @@ export async function promptsFor(reads: Pick<SearchReads, 'messagesAround'>, hit
   if (wanted.length === 0) return prompts;
   const around = await reads.messagesAround(wanted.map(placeOf));
   wanted.forEach((hit, i) => {
-    const isRequest = i >= replyParts.length;
+    // Lines that name their speakers ("Caroline: ...") do not say their roles: the messages read do.
+    const roles = named(hit.text) ? around[i]?.roles : undefined;
+    const isRequest = roles ? hit.msgIds.length === 1 && roles.every((role) => role === 'user') : i >= replyParts.length;
+    if (roles && !isRequest && roles.includes('user')) return;
     const message = isRequest ? around[i]?.after : around[i]?.before;
     if (!message || hit.msgIds.includes(message.msgId)) return;
-    if (isRequest ? message.role === 'assistant' : message.role === 'user') prompts.set(hit.chunkId, { msgId: message.msgId, content: message.content, ...(isRequest ? { after: true } : {}) });
+    if (isRequest ? message.role === 'assistant' : message.role === 'user') prompts.set(hit.chunkId, { msgId: message.msgId, content: message.content, ...(message.speaker ? { speaker: message.speaker } : {}), ...(isRequest ? { after: true } : {}) });
   });
   return prompts;
+}
+
+/** Whether no line of a chunk's text begins with a role: each names its speaker instead (chunker.ts segmentLine). */
+function named(text: string): boolean {
+  return !HAS_USER_LINE.test(text) && !HAS_OTHER_LINE.test(text);
 }
 
 /** Whether a hit has a place in its session to look around (a position and messages). */
@@ -67,8 +77,8 @@ export function withPrompts<T extends { hit: PromptableHit & { chunkId: string }
     if (!prompt) return result;
     const content = prompt.content.length > PROMPT_CHARS ? `${prompt.content.slice(0, PROMPT_CHARS).trimEnd()}…` : prompt.content;
     const hit = prompt.after
-      ? { ...result.hit, text: `${result.hit.text}\nassistant: ${content}`, msgIds: [...result.hit.msgIds, prompt.msgId] }
-      : { ...result.hit, text: `user: ${content}\n${result.hit.text}`, msgIds: [prompt.msgId, ...result.hit.msgIds] };
+      ? { ...result.hit, text: `${result.hit.text}\n${prompt.speaker ?? 'assistant'}: ${content}`, msgIds: [...result.hit.msgIds, prompt.msgId] }
+      : { ...result.hit, text: `${prompt.speaker ?? 'user'}: ${content}\n${result.hit.text}`, msgIds: [prompt.msgId, ...result.hit.msgIds] };
     return { ...result, hit };
   });
 }

@@ -8,6 +8,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import { hitColumns, hitOf } from './searchHits.js';
 import { listOf, PART_COLUMN, readRows, sqlIn, sqlString, vectorOf, type OwnedMessage, type VectorHit } from './storeRows.js';
 import type { SearchTable } from './storeSearch.js';
+import type { Role } from '../../../shared/domain.js';
 
 export interface ChunkLocation {
   chunkId: string;
@@ -88,6 +89,8 @@ export interface MessagesAround {
   first?: OwnedMessage;
   before?: OwnedMessage;
   after?: OwnedMessage;
+  /** The roles of the chunk's own messages read (first to last), in order. */
+  roles?: Role[];
 }
 
 export interface ChunkPlace {
@@ -134,14 +137,17 @@ async function aroundBatch(chunks: SearchTable, places: ReadonlyArray<ChunkPlace
     const last = messages?.get(p.lastMsgId);
     let before: OwnedMessage | undefined;
     let after: OwnedMessage | undefined;
+    const own: OwnedMessage[] = [];
     // Only messages within the place's own positions: one read for another place of the session
     // further off may not be the nearest.
     for (const m of messages?.values() ?? []) {
       if (m.seq < from || m.seq >= to) continue;
       if (first && m.seq < first.seq && (!before || m.seq > before.seq)) before = m;
       if (last && m.seq > last.seq && (!after || m.seq < after.seq)) after = m;
+      if (first && last && m.seq >= first.seq && m.seq <= last.seq) own.push(m);
     }
-    return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}) };
+    const roles = own.sort((a, b) => a.seq - b.seq).map((m) => m.role);
+    return { ...(first ? { first } : {}), ...(before ? { before } : {}), ...(after ? { after } : {}), ...(roles.length > 0 ? { roles } : {}) };
   });
 }
 

@@ -13,6 +13,8 @@ export interface OwnedKey {
 export interface OwnedMessage extends OwnedKey {
   role: Role;
   content: string;
+  /** Who said it, when named (MessageInput.speaker); absent in rows written before names were kept. */
+  speaker?: string;
   timestamp?: string;
 }
 

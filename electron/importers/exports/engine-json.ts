@@ -1,11 +1,13 @@
 /**
  * The project's own transcript JSON, as the CLI documents it:
  *
- *   {"session_id": "...", "title": "...", "messages": [{"msg_id": "...", "role": "user", "content": "...", "timestamp": "..."}]}
+ *   {"session_id": "...", "title": "...", "messages": [{"msg_id": "...", "role": "user", "content": "...", "speaker": "...", "timestamp": "..."}]}
  *
  * or an array of such sessions. Keys are snake_case as written; camelCase `sessionId` / `msgId`
  * are accepted too, since people write this format by hand or from scripts. `msg_id` and
- * `timestamp` are optional (the engine derives ids from role, content and position).
+ * `timestamp` are optional (the engine derives ids from role, content and position). `speaker` (or
+ * `name`, or a string `author`, as other writers call it) is who said it, in a chat between people
+ * (a tool message's `name` is the tool's, and is not read).
  * Validated with zod; the error names the first problem by its path (`messages[3].content`). zod
  * loads with the first such file (readers/lazyPackage.ts): a hook reading a coding agent's log does
  * not load it.
@@ -34,6 +36,10 @@ function buildSessionSchema() {
       msgId: optionalId,
       role: z.enum(ROLES as [Role, ...Role[]], { error: missingOr(`must be one of ${ROLES.join(', ')}`) }),
       content: z.string({ error: missingOr('must be a non-empty string') }).min(1, { error: 'must be a non-empty string' }),
+      speaker: z.string({ error: missingOr('must be a string') }).nullish(),
+      // Other writers name who said it `name` or `author`; only a string is a name (ChatGPT's `author` is an object).
+      name: z.unknown().optional(),
+      author: z.unknown().optional(),
       timestamp: z
         .string({ error: missingOr('must be an ISO 8601 string') })
         .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), { error: (issue) => `must be an ISO 8601 date-time${found(issue.input)}` })
@@ -76,10 +82,14 @@ export function mapEngineSession(value: unknown, where: string, fallbackSessionI
     source: session.source ?? 'json',
     messages: session.messages.map((message) => {
       const msgId = message.msg_id ?? message.msgId;
+      // A tool message's `name` is the tool's (OpenAI's chat format), not who said it.
+      const named = message.role === 'tool' ? [message.speaker] : [message.speaker, message.name, message.author];
+      const speaker = named.find((name): name is string => typeof name === 'string' && name.trim() !== '');
       return {
         ...(msgId !== undefined ? { msgId } : {}),
         role: message.role,
         content: message.content,
+        ...(speaker !== undefined ? { speaker: speaker.trim() } : {}),
         ...(message.timestamp != null ? { timestamp: message.timestamp } : {}),
       };
     }),

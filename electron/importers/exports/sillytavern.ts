@@ -8,6 +8,8 @@
  * text, so earlier ids stay put; a swipe to another answer or an edit gives the message a new id
  * (the engine then sees a new message, and `syncDeletes` removes the one no longer shown).
  * The session id comes from the header (character and creation date), never from the file name.
+ * Each message keeps its `name` (the character's or the user persona's) as its speaker; the engine
+ * leaves out a name that is only a role's word (the default persona "User").
  */
 import { createHash } from 'node:crypto';
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
@@ -90,7 +92,18 @@ function mapMessage(line: JsonlRecord, sessionId: string, options: MappingOption
   const timestamp = sendDate(entry.send_date);
   const reasoning = isObject(entry.extra) ? optionalText(entry.extra.reasoning) : undefined;
   const parts: MessagePart[] = [...(reasoning !== undefined ? [{ kind: 'thinking' as const, text: reasoning }] : []), { kind: 'text', text: content }];
-  return messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  const messages = messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  // The character's or the persona's name: what a question about the chat asks by. The message id
+  // leaves it out, so a chat saved before names were kept keeps its ids.
+  // A system message's name is the app's ("SillyTavern System"), not a speaker's.
+  const speaker = role === 'system' ? undefined : speakerName(entry.name);
+  return speaker === undefined ? messages : messages.map((m) => (m.msgId === id ? { ...m, speaker } : m));
+}
+
+/** A message's `name`, unless empty or the placeholder current versions write in place of names. */
+function speakerName(value: unknown): string | undefined {
+  const text = optionalText(value)?.trim();
+  return text === undefined || text === '' || text.toLowerCase() === PLACEHOLDER ? undefined : text;
 }
 
 function shownText(entry: JsonObject, where: string): string {
