@@ -43,6 +43,23 @@ describe('chat messages as APIs, fine-tuning files and datasets keep them', () =
     ]);
   });
 
+  it("keeps a participant's name (the chat APIs' name) as the speaker, never a tool's", async () => {
+    const file = path.join(tempDir(), 'group-chat.json');
+    writeFileSync(file, JSON.stringify([
+      { role: 'user', name: 'Priya', content: 'Can we move the launch to Thursday?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calendar', arguments: '{}' } }] },
+      { role: 'tool', name: 'calendar', tool_call_id: 'c1', content: 'Thursday is free' },
+      { role: 'user', name: 'Marco', content: 'Thursday works for me.' },
+    ]));
+    const [session] = await sessionsOf(file, { include: ['tools'] });
+    expect(session!.messages.map((message) => [message.role, message.speaker ?? null, message.content])).toEqual([
+      ['user', 'Priya', 'Can we move the launch to Thursday?'],
+      ['tool', null, '[tool call: calendar] {}'],
+      ['tool', null, '[tool result: calendar] Thursday is free'],
+      ['user', 'Marco', 'Thursday works for me.'],
+    ]);
+  });
+
   it("reads ShareGPT's datasets by their ids, human and gpt turns", async () => {
     const sessions = await sessionsOf(fixture('chat-messages', 'sharegpt.json'));
     expect(sessions.map((session) => [session.sessionId, roleAndText(session.messages)])).toEqual([

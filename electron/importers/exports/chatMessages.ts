@@ -4,8 +4,8 @@
  * - the chat APIs' message lists: `[{"role": "user", "content": "…"}, …]`, alone or as
  *   `{"messages": [...]}` (OpenAI's chat completions and fine-tuning files, Hugging Face chat
  *   datasets, Anthropic's messages), with content as a string or a list of parts (`text`,
- *   `input_text` / `output_text`, images, `tool_use` / `tool_result`, `thinking`), `tool_calls`, and
- *   `tool` / `function` messages answering them;
+ *   `input_text` / `output_text`, images, `tool_use` / `tool_result`, `thinking`), `tool_calls`,
+ *   `tool` / `function` messages answering them, and a participant's `name` as who said it;
  * - ShareGPT's datasets: `{"id": "…", "conversations": [{"from": "human", "value": "…"}, {"from": "gpt", …}]}`;
  * - either, one conversation per line of a JSONL file, or many in a JSON array.
  *
@@ -128,7 +128,11 @@ function apiMessage(message: JsonObject, toolNames: Map<string, string>, options
   }
   const messageRole: Role = role === 'tool-result' ? 'tool' : role;
   const id = optionalText(message.msg_id) ?? optionalText(message.msgId) ?? optionalText(message.id);
-  return messagesFromParts({ role: messageRole, ...(id !== undefined ? { id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  const mapped = messagesFromParts({ role: messageRole, ...(id !== undefined ? { id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+  // The chat APIs' `name` is the participant's (a tool message's is the tool's, read above); the
+  // engine leaves out a name that is only a role's word.
+  const speaker = role === 'tool-result' ? undefined : optionalText(message.name);
+  return speaker === undefined ? mapped : mapped.map((m) => (m.role === messageRole ? { ...m, speaker } : m));
 }
 
 /** A message's content: a string, or the APIs' list of parts. */
