@@ -16,9 +16,10 @@ import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { StoreReadCache, type ReadCacheOptions } from './storeReadCache.js';
 import { FTS_LAYOUT } from './fullTextLayout.js';
 import { damagedDataFiles } from './storeDamage.js';
-import { headColumns, headOf, readRows, rowsOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, toRow, type ChunkHead, type ChunkRecord, type OwnedMessage, type SessionMeta, type StoreModelInfo } from './storeRows.js';
+import { headColumns, headOf, readRows, rowsOf, inChunkOrder, PART_COLUMN, recordOf, sqlIn, sqlString, type ChunkHead, type ChunkRecord, type OwnedMessage, type SessionMeta, type StoreModelInfo } from './storeRows.js';
 import { openStoreTables, readStoreModel } from './storeCreation.js';
-import { indexedColumns, indexFor } from './storeSchema.js';
+import { ChunkIndexes } from './storeIndexes.js';
+import { commitChunkRows, type ChunkRemoval } from './storeCommit.js';
 import { sessionMeta, sessionMetas, upsertSession } from './storeSessions.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, pruneOldFiles, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
@@ -191,42 +192,19 @@ export class ChunkStore {
   }
 
   /**
-   * Writes chunks and removes others in ONE commit: new ids are inserted, existing ids replaced,
-   * and the ids in `remove` deleted. Re-running the same call is harmless (idempotent).
-   *
-   * `absent`: the caller read, under the write lock, that no stored chunk has any of these ids (new
-   * chunks of new messages). They are then appended instead of merged: a merge joins the new rows with
-   * the chunk ids of the whole table, a read that grows with the store (on a bucket, a request per
-   * fragment and more), where an append reads nothing. Such a call is not idempotent: the caller
-   * runs it once, after reading the session's chunks again.
+   * Writes chunks and removes others in ONE commit (storeCommit.ts): new ids are inserted, existing
+   * ids replaced, and the ids in `remove` deleted. Re-running the same call is harmless (idempotent),
+   * except with `absent` (see ChunkRemoval).
    */
-  async commit(upserts: readonly ChunkRecord[], remove: { sessionId: string; chunkIds?: readonly string[]; allOthers?: boolean; absent?: boolean }): Promise<void> {
-    const removeIds = remove.chunkIds ?? [];
-    if (upserts.length === 0 && removeIds.length === 0 && !remove.allOthers) return;
-    if (upserts.length === 0) {
-      if (remove.allOthers) await this.chunks.delete(`session_id = ${sqlString(remove.sessionId)}`);
-      else await this.chunks.delete(sqlIn('chunk_id', removeIds));
-      return;
+  async commit(upserts: readonly ChunkRecord[], remove: ChunkRemoval): Promise<void> {
+    if (upserts.length === 0 && (remove.chunkIds ?? []).length === 0 && !remove.allOthers) return;
+    if (upserts.length > 0) {
+      // Rows carry the part column: a table from before it gets it first (the caller holds the write lock).
+      if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexes.forget();
+      this.hasPart = true;
     }
-    // Rows carry the part column: a table from before it gets it first (the caller holds the write lock).
-    if (this.hasPart !== true && (await addPartColumn(this.chunks))) this.indexNames = null;
-    this.hasPart = true;
-    crashPoint('commit');
-    if (remove.absent && removeIds.length === 0 && !remove.allOthers) {
-      await this.chunks.add(upserts.map(toRow));
-      crashPoint('committed');
-      await this.ensureIndexes();
-      return;
-    }
-    let builder = this.chunks.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
-    if (remove.allOthers) {
-      builder = builder.whenNotMatchedBySourceDelete({ where: `session_id = ${sqlString(remove.sessionId)}` });
-    } else if (removeIds.length > 0) {
-      builder = builder.whenNotMatchedBySourceDelete({ where: sqlIn('chunk_id', removeIds) });
-    }
-    await builder.execute(upserts.map(toRow));
-    crashPoint('committed');
-    await this.ensureIndexes();
+    await commitChunkRows(this.chunks, upserts, remove);
+    if (upserts.length > 0) await this.ensureIndexes();
   }
 
   upsertSession(meta: SessionMeta): Promise<void> {
@@ -268,7 +246,7 @@ export class ChunkStore {
   }
 
   private searchView(): SearchView {
-    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.hasIndex(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.hasIndex('text')), () => this.readCache());
+    this.view ??= new SearchView(this.uri, () => this.chunks.version(), (column) => this.indexes.has(column), async () => this.ftsLayout === FTS_LAYOUT && (await this.indexes.has('text')), () => this.readCache());
     return this.view;
   }
 
@@ -299,32 +277,15 @@ export class ChunkStore {
     return this.throughReadCache((table) => vectorsByChunkId(table, chunkIds));
   }
 
-  private indexNames: Set<string> | null = null;
+  private readonly indexes = new ChunkIndexes(() => this.chunks);
   /** Set once `upgrade()` found (or made) the current layout; a rollback clears it. */
   private upToDate = false;
   /** Whether the chunks table has the `part` column (a store not yet upgraded, or rolled back, has not); null: not looked yet. */
   private hasPart: boolean | null = null;
 
-  private async hasIndex(column: string): Promise<boolean> {
-    if (!this.indexNames || !this.indexNames.has(column)) {
-      const indices = await this.chunks.listIndices();
-      this.indexNames = new Set(indices.flatMap((i) => i.columns));
-    }
-    return this.indexNames.has(column);
-  }
-
-  /**
-   * Scalar indexes keep a save's reads to its own session's rows, and find a text's stored vector. Full text: a word index on `text`
-   * (lower-cased, accents folded, English stems, stop words left out: a query's common words would
-   * otherwise touch most of the store) and an n-gram index on `text_cjk`, which finds words in
-   * scripts without spaces that a word tokenizer misses.
-   */
-  async ensureIndexes(): Promise<void> {
-    const missing: string[] = [];
-    for (const column of indexedColumns(this.ftsLayout)) if (!(await this.hasIndex(column))) missing.push(column);
-    if (missing.length === 0 || (await this.chunks.countRows()) === 0) return;
-    for (const column of missing) await this.chunks.createIndex(column, { config: indexFor(column, this.ftsLayout) });
-    this.indexNames = null;
+  /** Makes the indexes the store's layout needs that it lacks (storeIndexes.ts). */
+  ensureIndexes(): Promise<void> {
+    return this.indexes.ensure(this.ftsLayout);
   }
 
   /**
@@ -335,7 +296,7 @@ export class ChunkStore {
   async upgrade(): Promise<void> {
     if (this.upToDate) return;
     await upgradeLayout(this.chunks, this.sessions, this.meta, async () => {
-      this.indexNames = null;
+      this.indexes.forget();
       this.ftsLayout = FTS_LAYOUT;
       await this.ensureIndexes();
     });
@@ -355,11 +316,8 @@ export class ChunkStore {
   }
 
   /**
-   * Removes the sessions' rows, then every copy of them in the store's files: LanceDB marks deleted
-   * rows in a deletion file and keeps their bytes in the data file (compaction rewrites a file only
-   * past 10% deleted rows), so every remaining row is rewritten into new files, and all older
-   * versions and unreferenced files (old data, old index files) are removed at once. Text indexes are
-   * kept current by the rewrite. Call with the write lock held; safe to repeat after a crash.
+   * Removes the sessions' rows, then every copy of them in the store's files (rewriteAndPrune). Call
+   * with the write lock held; safe to repeat after a crash.
    */
   async purgeSessions(sessionIds: readonly string[]): Promise<void> {
     if (sessionIds.length > 0) {
@@ -375,7 +333,7 @@ export class ChunkStore {
    */
   async rewriteAndPrune(): Promise<void> {
     await rewriteEveryRow(this.chunks, this.sessions);
-    this.indexNames = null;
+    this.indexes.forget();
     await this.ensureIndexes();
     await pruneOldFiles(this.uri, this.chunks, this.sessions, () => this.pruneReadCache());
   }
@@ -386,30 +344,25 @@ export class ChunkStore {
    */
   async refresh(): Promise<void> {
     await Promise.all([this.chunks.checkoutLatest(), this.sessions.checkoutLatest(), this.meta.checkoutLatest()]);
-    this.indexNames = null;
+    this.indexes.forget();
   }
 
   /** True when the store is large enough for a vector index and has none yet. */
-  async vectorIndexDue(): Promise<boolean> {
-    if (await this.hasIndex('vector')) return false;
-    return (await this.chunks.countRows()) >= this.vectorIndexMinRows;
+  vectorIndexDue(): Promise<boolean> {
+    return this.indexes.vectorIndexDue(this.vectorIndexMinRows);
   }
 
   /**
-   * Builds the vector index (IVF-PQ, cosine) once the store is large enough for a brute-force scan
-   * to be slow. This takes minutes at 200k chunks, so on a folder it runs WITHOUT the write lock
-   * (on a shared store the caller holds the write lease, maintenance.ts): saves go on meanwhile,
-   * and LanceDB commits the index beside them (rows they add are searched by a flat scan
-   * until the next optimize folds them in). A compaction committed meanwhile makes the index commit
-   * fail with a retryable conflict and nothing else changes; the caller tries again later.
-   * Returns the store version the index was committed in, or null when there was nothing to do.
+   * Builds the vector index once the store is large enough for a flat scan to be slow
+   * (buildVectorIndexAt, storeUpkeep.ts). Returns the store version the index was committed in, or
+   * null when there was nothing to do.
    */
   async buildVectorIndex(): Promise<number | null> {
     if (!(await this.vectorIndexDue())) return null;
     try {
       return await buildVectorIndexAt(this.uri, this.model.dim);
     } finally {
-      this.indexNames = null;
+      this.indexes.forget();
     }
   }
 
@@ -422,16 +375,14 @@ export class ChunkStore {
   }
 
   /**
-   * Rolls the chunks table back to its newest version that can be read whole, as a new version.
-   * Every version is a whole commit (chunks with their messages), so that state is consistent;
-   * what later commits added is gone and comes back when those sessions are saved again.
-   * Returns the version restored, or null when none can be read (the table is left as it is).
+   * Rolls the chunks table back to its newest version that can be read whole (rollBackToNewestReadable,
+   * storeUpkeep.ts). Returns the version restored, or null when none can be read.
    */
   async restoreNewestReadable(): Promise<number | null> {
     const restored = await rollBackToNewestReadable(this.chunks);
     if (restored !== null) {
       this.upToDate = false;
-      this.indexNames = null;
+      this.indexes.forget();
       this.hasPart = null;
     }
     return restored;

@@ -34,7 +34,14 @@ export async function rewriteEveryRow(chunks: lancedb.Table, sessions: lancedb.T
   await sessions.optimize({ cleanupOlderThan: now, deleteUnverified: false });
 }
 
-/** Builds the IVF-PQ (cosine) vector index on its own connection; returns the version it was committed in. */
+/**
+ * Builds the IVF-PQ (cosine) vector index on its own connection; returns the version it was committed
+ * in. This takes minutes at 200k chunks, so on a folder it runs WITHOUT the write lock (on a shared
+ * store the caller holds the write lease, maintenance.ts): saves go on meanwhile, and LanceDB commits
+ * the index beside them (rows they add are searched by a flat scan until the next optimize folds them
+ * in). A compaction committed meanwhile makes the index commit fail with a retryable conflict and
+ * nothing else changes; the caller tries again later.
+ */
 export async function buildVectorIndexAt(uri: string, dim: number): Promise<number> {
   // Its own connection: a build holds its table handle for its whole run, and saves must not wait on it.
   const db = await connectStore(uri, { readConsistencyInterval: 0 });
@@ -56,8 +63,10 @@ export async function buildVectorIndexAt(uri: string, dim: number): Promise<numb
 
 /**
  * Rolls the chunks table back to its newest version that can be read whole, as a new version, and
- * drops the versions (and with them the damaged files) that led past it. Returns the version
- * restored, or null when none can be read (the table is left as it is).
+ * drops the versions (and with them the damaged files) that led past it. Every version is a whole
+ * commit (chunks with their messages), so that state is consistent; what later commits added is gone
+ * and comes back when those sessions are saved again. Returns the version restored, or null when none
+ * can be read (the table is left as it is).
  */
 export async function rollBackToNewestReadable(chunks: lancedb.Table): Promise<number | null> {
   const latest = await chunks.version();
