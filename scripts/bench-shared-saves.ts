@@ -17,10 +17,9 @@ import path from 'node:path';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
-import { ChunkStore, type ChunkRecord } from '../electron/engine/store/index.js';
 import { startObjectStoreServers } from '../test/helpers/objectStore.js';
 import { startLatencyProxy } from './latencyProxy.js';
-import { drawQueries, embeddedPassages, freshMessages, passageSession, type Passage } from './benchCorpus.js';
+import { drawQueries, embeddedPassages, fillStoreTo, freshMessages } from './benchCorpus.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,50000' } } });
 const SIZES = values.sizes.split(',').map((raw) => {
@@ -28,24 +27,6 @@ const SIZES = values.sizes.split(',').map((raw) => {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--sizes must be positive integers, not "${raw}"`);
   return n;
 }).sort((a, b) => a - b);
-async function fillTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }) {
-  const store = await ChunkStore.open(uri, model);
-  try {
-    let written = from;
-    let batch: ChunkRecord[] = [];
-    while (written + batch.length < target) {
-      batch.push(...passageSession((written + batch.length) / 50, 50, passages));
-      if (batch.length >= 2000 || written + batch.length >= target) {
-        await store.commit(batch, { sessionId: batch[0]!.sessionId });
-        written += batch.length;
-        batch = [];
-      }
-    }
-    return written;
-  } finally {
-    store.close();
-  }
-}
 const modelsDir = path.resolve('.cache/models');
 await ensureUseLiteEn(modelsDir);
 const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
@@ -60,7 +41,7 @@ const { sharedUri } = await servers.newStore('saves');
 let filled = 0;
 for (const [s, size] of SIZES.entries()) {
   Object.assign(process.env, servers.env);
-  filled = await fillTo(sharedUri, filled, size, passages, { model: embedder.model, dim: embedder.dim });
+  filled = await fillStoreTo(sharedUri, filled, size, passages, { model: embedder.model, dim: embedder.dim });
   {
     const e = await MemoryEngine.open({ dataDir: path.join(tmp, `m0-${size}`), storeUri: sharedUri, embedder, lockWaitMs: 120_000 });
     await e.maintain();

@@ -43,10 +43,10 @@ import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { SAVE_PHASES, type SaveTimings } from '../electron/engine/save/index.js';
-import { ChunkStore, VECTOR_INDEX_MIN_ROWS, type ChunkRecord } from '../electron/engine/store/index.js';
+import { VECTOR_INDEX_MIN_ROWS } from '../electron/engine/store/index.js';
 import { OBJECT_CACHE_FOLDER } from '../electron/engine/files/index.js';
 import { startObjectStoreServers } from '../test/helpers/objectStore.js';
-import { drawQueries, embeddedPassages, freshMessages, passageSession, type Passage } from './benchCorpus.js';
+import { drawQueries, embeddedPassages, fillStoreTo, freshMessages, type Passage } from './benchCorpus.js';
 import { countsSince, startLatencyProxy, type LatencyProxy, type ProxyCounts } from './latencyProxy.js';
 
 const { values } = parseArgs({
@@ -208,23 +208,8 @@ async function traceSearch(engine: MemoryEngine, query: string, counter: Counter
 
 
 /** Writes fill sessions into a store until it holds `target` fill chunks. */
-async function fillTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }): Promise<number> {
-  const store = await ChunkStore.open(uri, model);
-  try {
-    let written = from;
-    let batch: ChunkRecord[] = [];
-    while (written + batch.length < target) {
-      batch.push(...passageSession((written + batch.length) / CHUNKS_PER_SESSION, CHUNKS_PER_SESSION, passages));
-      if (batch.length >= FILL_COMMIT_ROWS || written + batch.length >= target) {
-        await store.commit(batch, { sessionId: batch[0]!.sessionId });
-        written += batch.length;
-        batch = [];
-      }
-    }
-    return written;
-  } finally {
-    store.close();
-  }
+function fillTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }): Promise<number> {
+  return fillStoreTo(uri, from, target, passages, model, CHUNKS_PER_SESSION, FILL_COMMIT_ROWS);
 }
 
 // ---------------------------------------------------------------------------------------------

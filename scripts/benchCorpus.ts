@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
 import { cosine } from '../electron/engine/search/index.js';
 import { chunkIdFor, contentHash, sha256 } from '../electron/engine/save/index.js';
-import type { ChunkRecord } from '../electron/engine/store/index.js';
+import { ChunkStore, type ChunkRecord } from '../electron/engine/store/index.js';
 import { realisticConversation, seededRandom } from './transcriptGenerator.js';
 
 export interface Passage {
@@ -235,4 +235,27 @@ export function passageSession(index: number, chunks: number, passages: readonly
     });
   }
   return records;
+}
+
+/**
+ * Writes fill sessions of `perSession` chunks (passageSession) into the store at `uri` until it holds
+ * `target` fill chunks, committing `commitRows` rows at a time; returns how many it holds.
+ */
+export async function fillStoreTo(uri: string, from: number, target: number, passages: readonly Passage[], model: { model: string; dim: number }, perSession = 50, commitRows = 2_000): Promise<number> {
+  const store = await ChunkStore.open(uri, model);
+  try {
+    let written = from;
+    let batch: ChunkRecord[] = [];
+    while (written + batch.length < target) {
+      batch.push(...passageSession((written + batch.length) / perSession, perSession, passages));
+      if (batch.length >= commitRows || written + batch.length >= target) {
+        await store.commit(batch, { sessionId: batch[0]!.sessionId });
+        written += batch.length;
+        batch = [];
+      }
+    }
+    return written;
+  } finally {
+    store.close();
+  }
 }

@@ -47,6 +47,17 @@ function dir(): string {
   return t.dir;
 }
 
+/** Four sessions saved and maintained by a machine of their own, as another machine left them. */
+async function saveFourSessions(sharedUri: string): Promise<void> {
+  const writer = await bed.open(dir(), { storeUri: sharedUri });
+  try {
+    for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
+    await writer.maintain();
+  } finally {
+    await writer.close();
+  }
+}
+
 /** A session of `count` messages whose text names `marker`. */
 function session(sessionId: string, marker: string, count = 12): SessionInput {
   return {
@@ -135,13 +146,7 @@ describe('the read cache of a store on S3', () => {
 
   it('finds the vectors a save reuses through the cache: a later save reads no data or index file of the store for them', async () => {
     const { sharedUri } = await servers.newStore('reuse-reads');
-    const writer = await bed.open(dir(), { storeUri: sharedUri });
-    try {
-      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
-      await writer.maintain();
-    } finally {
-      await writer.close();
-    }
+    await saveFourSessions(sharedUri);
     let timings: SaveTimings[] = [];
     const laptop = await bed.open(dir(), { storeUri: sharedUri, onSaveTimings: (t) => timings.push(t) });
     try {
@@ -181,13 +186,7 @@ describe('the read cache of a store on S3', () => {
 
   it('finds the stored rows a save\'s near-duplicate check compares (vectors by chunk id, copies by text hash) through the cache: a later process reads no data or index file of the store for them', async () => {
     const { sharedUri } = await servers.newStore('near-reads');
-    const writer = await bed.open(dir(), { storeUri: sharedUri });
-    try {
-      for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) await writer.save(session(`s-${i}`, marker));
-      await writer.maintain();
-    } finally {
-      await writer.close();
-    }
+    await saveFourSessions(sharedUri);
     const machine = dir();
     const first = await bed.open(machine, { storeUri: sharedUri });
     const stored: Array<{ chunkId: string; sessionId: string; vector: Float32Array }> = [];
