@@ -5,14 +5,6 @@
  * subject is not embedding (machines writing at once, a refused store, a killed save, a forget
  * finished elsewhere) they embed with the hashing stand-in; saves, searches, duplicates and the MCP
  * server's search run with the real model.
- *
- * Each test has its own bucket, commit table and local folders. The first two groups run side by side
- * (describe.concurrent), their tests one after another in each (it.sequential): the forget finished
- * elsewhere waits 15 s for a dead machine's lease, and the first group's tests use that time. Two
- * tests at a time, not more: each keeps its timeout on a busy machine. Their tests assert with their
- * own `expect` (the test context's), as tests running at the same time must. The test that sets a
- * test switch in this process's environment (which every process started meanwhile would inherit)
- * runs alone, last.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
@@ -55,8 +47,8 @@ function openShared(storeUri: string, extra: Partial<Parameters<typeof MemoryEng
   return MemoryEngine.open({ dataDir: dir(), storeUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 60_000, ...extra });
 }
 
-describe.concurrent('a memory on object storage', () => {
-  it.sequential('two machines save the same and different sessions at once; a third finds both, nothing lost or doubled', async ({ expect }) => {
+describe('a memory on object storage', () => {
+  it('two machines save the same and different sessions at once; a third finds both, nothing lost or doubled', async () => {
     const { sharedUri } = await servers.newStore('two-machines');
     const laptop = machine('laptop');
     const desktop = machine('desktop');
@@ -102,7 +94,7 @@ describe.concurrent('a memory on object storage', () => {
     expect(local.filter((name) => name.includes('lancedb') || name.includes('history'))).toEqual([]);
   }, 240_000);
 
-  it.sequential('a plain s3:// store on a server that ignores conditional writes is refused for writing, with one line naming s3+ddb://', async ({ expect }) => {
+  it('a plain s3:// store on a server that ignores conditional writes is refused for writing, with one line naming s3+ddb://', async () => {
     const { plainUri, bucket } = await servers.newStore('plain');
     const file = path.join(dir(), 'one.json');
     writeFileSync(file, JSON.stringify(realisticConversation('one', 6, 3)));
@@ -119,7 +111,7 @@ describe.concurrent('a memory on object storage', () => {
     expect(jsonLines(single.stdout)[0]).toMatchObject({ sessionId: 'one', new: 6 });
   }, 120_000);
 
-  it.sequential('a save, a re-save and an append behave as on a local folder; search finds the answer', async ({ expect }) => {
+  it('a save, a re-save and an append behave as on a local folder; search finds the answer', async () => {
     const { sharedUri } = await servers.newStore('engine');
     const engine = await openShared(sharedUri);
     try {
@@ -137,7 +129,7 @@ describe.concurrent('a memory on object storage', () => {
     }
   }, 120_000);
 
-  it.sequential('forgetting a session leaves no byte of its text in any object of the bucket', async ({ expect }) => {
+  it('forgetting a session leaves no byte of its text in any object of the bucket', async () => {
     const { sharedUri, bucket } = await servers.newStore('forget');
     const marker = 'Quokkamarmalade';
     const secret = { sessionId: 'to-forget', title: `About ${marker}`, messages: [
@@ -166,7 +158,7 @@ describe.concurrent('a memory on object storage', () => {
     }
   }, 120_000);
 
-  it.sequential('a machine killed mid-save leaves what a re-run finishes; its lease is taken over at once on the same machine', async ({ expect }) => {
+  it('a machine killed mid-save leaves what a re-run finishes; its lease is taken over at once on the same machine', async () => {
     const { sharedUri } = await servers.newStore('killed');
     // A 10-minute lease (a test switch; 30 s otherwise), far beyond the minute a save waits for one: a
     // re-run that succeeds has taken the killed process's lease over, not waited it out, however long
@@ -196,8 +188,8 @@ describe.concurrent('a memory on object storage', () => {
   }, 180_000);
 });
 
-describe.concurrent('what the store holds besides chunks', () => {
-  it.sequential('a forget killed on one machine is finished by the next save on another, and no object keeps the text', async ({ expect }) => {
+describe('what the store holds besides chunks', () => {
+  it('a forget killed on one machine is finished by the next save on another, and no object keeps the text', async () => {
     const { sharedUri, bucket } = await servers.newStore('owed');
     const marker = 'Wombatcarnival';
     const files = dir();
@@ -231,7 +223,7 @@ describe.concurrent('what the store holds besides chunks', () => {
     expect(history.map((e) => e.forgotten === true)).toEqual([true]);
   }, 180_000);
 
-  it.sequential('a dismissed cluster and a fork are the store\'s: another machine, its record rebuilt from the store, sees both', async ({ expect }) => {
+  it('a dismissed cluster and a fork are the store\'s: another machine, its record rebuilt from the store, sees both', async () => {
     const { sharedUri } = await servers.newStore('decisions');
     const a = conversation(40, { sessionId: 'A' });
     const idless = (m: SessionInput['messages']) => m.map(({ role, content }) => ({ role, content }));
@@ -288,27 +280,6 @@ describe('an assistant on a shared store', () => {
   }, 180_000);
 });
 
-describe('the local folder of a shared store', () => {
-  it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async () => {
-    const { sharedUri } = await servers.newStore('caches');
-    const local = dir();
-    const first = await openShared(sharedUri, { dataDir: local });
-    await first.save(conversation(12, { sessionId: 'cached' }));
-    await first.close();
-    expect(existsSync(path.join(local, 'lancedb'))).toBe(false);
-    await fs.rm(local, { recursive: true, force: true });
-    const again = await openShared(sharedUri, { dataDir: local });
-    try {
-      expect((await again.save(conversation(12, { sessionId: 'cached' }))).skippedSession).toBe(true);
-      expect((await again.history('cached')).length).toBe(2);
-    } finally {
-      await again.close();
-    }
-  }, 120_000);
-});
-
-// Its test sets a test switch in this process's environment (the clocks' skew), which every process
-// a test starts would inherit: it runs alone, after the others.
 describe('another machine\'s saves', () => {
   it('are caught up by reading what they wrote, and the record then equals one rebuilt from every chunk', async () => {
     const { sharedUri } = await servers.newStore('catch-up');
@@ -355,4 +326,23 @@ describe('another machine\'s saves', () => {
       await desktop.close();
     }
   }, 180_000);
+});
+
+describe('the local folder of a shared store', () => {
+  it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async () => {
+    const { sharedUri } = await servers.newStore('caches');
+    const local = dir();
+    const first = await openShared(sharedUri, { dataDir: local });
+    await first.save(conversation(12, { sessionId: 'cached' }));
+    await first.close();
+    expect(existsSync(path.join(local, 'lancedb'))).toBe(false);
+    await fs.rm(local, { recursive: true, force: true });
+    const again = await openShared(sharedUri, { dataDir: local });
+    try {
+      expect((await again.save(conversation(12, { sessionId: 'cached' }))).skippedSession).toBe(true);
+      expect((await again.history('cached')).length).toBe(2);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
 });
