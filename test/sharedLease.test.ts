@@ -128,14 +128,46 @@ describe('the lease table', () => {
 });
 
 // The lease table's test sets test switches in this process's environment, which every process a test
-// starts inherits: it runs alone, first. Then two tests at a time, each on its own bucket, table and
-// local folders (describe.concurrent; it.sequential within): the writer stopped past its lease, whose
-// other machine waits 15 s for that lease to run out, beside the two machines that must still be
-// waiting 10 s into another's save. Not more at a time, and not beside the index build (whose first
-// machine saves 480 messages in this process, where the S3 and DynamoDB servers run): a writer
-// stopped and continued must be continued within its lease, and on a busy machine the extra work
-// delayed that past it. Each keeps the waits it had alone, and asserts with its own `expect` (the
-// test context's), as tests running at the same time must.
+// starts inherits: it runs alone, first. Then three groups at a time, each test on its own bucket,
+// table and local folders (describe.concurrent; it.sequential within): the lease lost during a save
+// (it waits for the next renewal to notice) and the writer stopped past its lease (whose other
+// machine waits 15 s for that lease to run out), beside the two machines that must still be waiting
+// 10 s into another's save. Not the index build beside them (its first machine saves 480 messages in
+// this process, where the S3 and DynamoDB servers run): a writer stopped and continued must be
+// continued within its lease, and on a busy machine that work delayed it past it. Each keeps the
+// waits it had alone, and asserts with its own `expect` (the test context's), as tests running at
+// the same time must.
+describe.concurrent('a lease lost during a save', () => {
+  it('does not block the next save of the same process: it takes the lease and the local lock again', async ({ expect }) => {
+    const { sharedUri } = await servers.newStore('lost-lease');
+    const dataDir = dir();
+    const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 2_000 });
+    const release = await guard.acquire();
+    // Another machine takes the lease over (this one was paused past its end, say); the next renewal finds out.
+    await setLease(sharedUri, { holder: 'desktop (process 7)', token: 'desktop-token', expires_at: Date.now() + 30_000 });
+    const held = () => {
+      try {
+        assertWriteLock(dataDir);
+        return 'held';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    await expect.poll(held, { timeout: 15_000, interval: 200 }).toMatch(/lease/);
+    await release();
+    await guard.close();
+    // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
+    await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
+    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
+    try {
+      expect((await engine.save(conversation(6, { sessionId: 'after-loss' }))).new).toBe(6);
+      expect((await engine.save(conversation(8, { sessionId: 'after-loss' }))).new).toBe(2);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+});
+
 describe.concurrent('a writer stopped past its lease', () => {
   it('commits nothing once continued while another machine saved the same session: nothing doubled, the other save whole', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('stopped-writer');
@@ -213,37 +245,6 @@ describe.concurrent('another machine while a writer holds the lease', () => {
     const verify = JSON.parse((await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean };
     expect(verify.ok).toBe(true);
   });
-});
-
-describe('a lease lost during a save', () => {
-  it('does not block the next save of the same process: it takes the lease and the local lock again', async () => {
-    const { sharedUri } = await servers.newStore('lost-lease');
-    const dataDir = dir();
-    const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 2_000 });
-    const release = await guard.acquire();
-    // Another machine takes the lease over (this one was paused past its end, say); the next renewal finds out.
-    await setLease(sharedUri, { holder: 'desktop (process 7)', token: 'desktop-token', expires_at: Date.now() + 30_000 });
-    const held = () => {
-      try {
-        assertWriteLock(dataDir);
-        return 'held';
-      } catch (error) {
-        return (error as Error).message;
-      }
-    };
-    await expect.poll(held, { timeout: 15_000, interval: 200 }).toMatch(/lease/);
-    await release();
-    await guard.close();
-    // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
-    await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
-    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
-    try {
-      expect((await engine.save(conversation(6, { sessionId: 'after-loss' }))).new).toBe(6);
-      expect((await engine.save(conversation(8, { sessionId: 'after-loss' }))).new).toBe(2);
-    } finally {
-      await engine.close();
-    }
-  }, 120_000);
 });
 
 describe('building the vector index of a shared store', () => {
