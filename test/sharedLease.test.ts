@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type ExpectStatic } from 'vitest';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
 import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
@@ -56,7 +56,8 @@ function stopped(child: ChildProcess): boolean {
   }
 }
 
-async function untilStopped(child: ChildProcess): Promise<void> {
+/** `expect` is the test's own (a concurrent test's expect.poll must be): see the note above the concurrent tests. */
+async function untilStopped(child: ChildProcess, expect: ExpectStatic): Promise<void> {
   await expect.poll(() => stopped(child) || child.exitCode !== null, { timeout: 90_000, interval: 100 }).toBe(true);
   expect(child.exitCode, 'the writer ended before it reached the point where it stops').toBeNull();
 }
@@ -90,37 +91,6 @@ interface Shown {
   messages: Array<{ msgId: string; chunkId: string }>;
   chunks: Array<{ chunkId: string }>;
 }
-
-describe('a lease lost during a save', () => {
-  it('does not block the next save of the same process: it takes the lease and the local lock again', async () => {
-    const { sharedUri } = await servers.newStore('lost-lease');
-    const dataDir = dir();
-    const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 2_000 });
-    const release = await guard.acquire();
-    // Another machine takes the lease over (this one was paused past its end, say); the next renewal finds out.
-    await setLease(sharedUri, { holder: 'desktop (process 7)', token: 'desktop-token', expires_at: Date.now() + 30_000 });
-    const held = () => {
-      try {
-        assertWriteLock(dataDir);
-        return 'held';
-      } catch (error) {
-        return (error as Error).message;
-      }
-    };
-    await expect.poll(held, { timeout: 15_000, interval: 200 }).toMatch(/lease/);
-    await release();
-    await guard.close();
-    // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
-    await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
-    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
-    try {
-      expect((await engine.save(conversation(6, { sessionId: 'after-loss' }))).new).toBe(6);
-      expect((await engine.save(conversation(8, { sessionId: 'after-loss' }))).new).toBe(2);
-    } finally {
-      await engine.close();
-    }
-  }, 120_000);
-});
 
 describe('the lease table', () => {
   it('stays a bounded number of versions however many saves take and give back the lease', async () => {
@@ -157,8 +127,49 @@ describe('the lease table', () => {
   }, 180_000);
 });
 
-describe('a writer stopped past its lease', () => {
-  it('commits nothing once continued while another machine saved the same session: nothing doubled, the other save whole', async () => {
+// The lease table's test sets test switches in this process's environment, which every process a test
+// starts inherits: it runs alone, first. Then three groups at a time, each test on its own bucket,
+// table and local folders (describe.concurrent; it.sequential within): the lease lost during a save
+// (it waits for the next renewal to notice) and the writer stopped past its lease (whose other
+// machine waits 15 s for that lease to run out), beside the two machines that must still be waiting
+// 10 s into another's save. Not the index build beside them (its first machine saves 480 messages in
+// this process, where the S3 and DynamoDB servers run): a writer stopped and continued must be
+// continued within its lease, and on a busy machine that work delayed it past it. Each keeps the
+// waits it had alone, and asserts with its own `expect` (the test context's), as tests running at
+// the same time must.
+describe.concurrent('a lease lost during a save', () => {
+  it('does not block the next save of the same process: it takes the lease and the local lock again', async ({ expect }) => {
+    const { sharedUri } = await servers.newStore('lost-lease');
+    const dataDir = dir();
+    const guard = new WriteGuard({ dataDir, storeUri: sharedUri, waitMs: 2_000 });
+    const release = await guard.acquire();
+    // Another machine takes the lease over (this one was paused past its end, say); the next renewal finds out.
+    await setLease(sharedUri, { holder: 'desktop (process 7)', token: 'desktop-token', expires_at: Date.now() + 30_000 });
+    const held = () => {
+      try {
+        assertWriteLock(dataDir);
+        return 'held';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    await expect.poll(held, { timeout: 15_000, interval: 200 }).toMatch(/lease/);
+    await release();
+    await guard.close();
+    // The other machine finishes and gives the lease back; this process saves again, as a fresh one would.
+    await setLease(sharedUri, { holder: '', token: '', expires_at: 0 });
+    const engine = await MemoryEngine.open({ dataDir, storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 5_000 });
+    try {
+      expect((await engine.save(conversation(6, { sessionId: 'after-loss' }))).new).toBe(6);
+      expect((await engine.save(conversation(8, { sessionId: 'after-loss' }))).new).toBe(2);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+});
+
+describe.concurrent('a writer stopped past its lease', () => {
+  it('commits nothing once continued while another machine saved the same session: nothing doubled, the other save whole', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('stopped-writer');
     const file = path.join(dir(), 'long.json');
     writeFileSync(file, JSON.stringify(realisticConversation('long', 120, 11)));
@@ -169,7 +180,7 @@ describe('a writer stopped past its lease', () => {
     const laptopDone = collect(laptop);
     let committed: number;
     try {
-      await untilStopped(laptop);
+      await untilStopped(laptop, expect);
       const waitStarted = Date.now();
       const desktop = await runCli(['--data', sharedUri, 'save', file, '--json'], machine('desktop', lease));
       // It waited for the lease to go unrenewed: the laptop was stopped past its lease, not before.
@@ -196,12 +207,12 @@ describe('a writer stopped past its lease', () => {
   }, 240_000);
 });
 
-describe('another machine while a writer holds the lease', () => {
+describe.concurrent('another machine while a writer holds the lease', () => {
   const cases = [
     { what: 'of the same name, in its own PID namespace (the holder\'s pid is not running there)', name: 'MacBook-Pro', elsewhere: true, offsetMs: 0 },
     { what: 'whose clock is 31 s ahead', name: 'desktop', elsewhere: false, offsetMs: 31_000 },
   ];
-  it.each(cases)('$what waits for the holder to finish instead of taking the lease', async ({ name, elsewhere, offsetMs }) => {
+  it.sequential.for(cases)('$what waits for the holder to finish instead of taking the lease', { timeout: 240_000 }, async ({ name, elsewhere, offsetMs }, { expect }) => {
     const { sharedUri } = await servers.newStore(`waits-${name}`);
     const files = dir();
     const long = path.join(files, 'long.json');
@@ -213,7 +224,7 @@ describe('another machine while a writer holds the lease', () => {
     let second: ChildProcess | null = null;
     let secondDone: ReturnType<typeof collect> | null = null;
     try {
-      await untilStopped(first);
+      await untilStopped(first, expect);
       const env = machine(name, offsetMs ? { SESSION_MEMORY_TEST_CLOCK_OFFSET_MS: String(offsetMs) } : {});
       second = elsewhere ? startCliElsewhere(['--data', sharedUri, 'save', short, '--json'], env) : startCli(['--data', sharedUri, 'save', short, '--json'], env);
       secondDone = collect(second);
@@ -233,11 +244,11 @@ describe('another machine while a writer holds the lease', () => {
     expect(shown.messages).toHaveLength(60);
     const verify = JSON.parse((await runCliInProcess(['--data', sharedUri, 'verify', '--json'], reader)).stdout) as { ok: boolean };
     expect(verify.ok).toBe(true);
-  }, 240_000);
+  });
 });
 
 describe('building the vector index of a shared store', () => {
-  it('holds the lease, so a forget elsewhere waits; cleanup leaves young unreferenced files, and vector search works after both', async () => {
+  it('holds the lease, so a forget elsewhere waits; cleanup leaves young unreferenced files, and vector search works after both', async ({ expect }) => {
     const { sharedUri, bucket } = await servers.newStore('index-build');
     const laptop = await MemoryEngine.open({ dataDir: dir(), storeUri: sharedUri, embedder: new HashEmbedder(), lockWaitMs: 60_000 });
     try {
@@ -253,7 +264,7 @@ describe('building the vector index of a shared store', () => {
     const desktopDone = collect(desktop);
     let forgetting: ReturnType<typeof collect> | null = null;
     try {
-      await untilStopped(desktop);
+      await untilStopped(desktop, expect);
       // The phone forgets a session meanwhile: it must wait for the lease the build holds.
       const phone = startCli(['--data', sharedUri, 'forget', 'gone'], machine('phone'));
       forgetting = collect(phone);

@@ -43,6 +43,20 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
  */
 export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   if (Object.keys(env).some((name) => name === 'SESSION_MEMORY_TEST_CRASH' || name === 'SESSION_MEMORY_TEST_STOP')) throw new Error('a crash or stop switch needs a process of its own: runCli');
+  // One run at a time: a run's environment is this process's for its duration, so the tests of a
+  // file that run concurrently (describe.concurrent) take turns here instead of mixing theirs.
+  const turn = inProcessRuns.then(() => runInThisProcess(args, env));
+  inProcessRuns = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  return turn;
+}
+
+/** The in-process run under way, if any: the next one starts when it ends. */
+let inProcessRuns: Promise<void> = Promise.resolve();
+
+async function runInThisProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   const { main } = await import('../../electron/cli/main.js');
   const added: Record<string, string> = { SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...env };
   const saved = Object.fromEntries(Object.keys(added).map((name) => [name, process.env[name]]));
