@@ -33,6 +33,7 @@ import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
 import { looksLikeSpecStory } from './exports/specstory.js';
+import { looksLikeWhatsAppChat } from './exports/whatsapp.js';
 import { isOpenClawSession, mapOpenClawSession } from './openclaw/openclaw.js';
 import { isJanThreadMessages, mapJanThreadMessages } from './exports/jan.js';
 import { isLmStudioConversation, lmStudioRewound, mapLmStudioConversation } from './exports/lmstudio.js';
@@ -218,6 +219,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
   }
   if (isAiderHistory(text)) return 'aider';
   if (looksLikeSpecStory(text)) return 'specstory';
+  if (looksLikeWhatsAppChat(text)) return 'whatsapp';
   return looksLikeMarkdownTranscript(text) ? 'markdown' : undefined;
 }
 

@@ -19,10 +19,11 @@ import { ImportError } from './errors.js';
 import { readJsonlRecords } from './readers/jsonl.js';
 import { looksLikeMarkdownTranscript } from './exports/markdown.js';
 import { looksLikeSpecStory } from './exports/specstory.js';
+import { looksLikeWhatsAppChat } from './exports/whatsapp.js';
 import { looksLikeChatMessageListStart } from './exports/chatMessages.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
-import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
+import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, whatsAppResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
 import { decompressedSource, fileSource, unreadableError, type TranscriptSource } from './readers/sources.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw/openclaw-store.js';
 import { isDatabaseFileName, isTranscriptFileName, isZipFileName } from './transcript-files.js';
@@ -211,6 +212,8 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
     } catch {
       // Notes that merely start with a bracket are still notes.
       if (looksLikeSpecStory(text)) return specStoryResult(source, text, mapping);
+      // An iPhone's WhatsApp export starts with a bracketed date.
+      if (looksLikeWhatsAppChat(text)) return whatsAppResult(source, text);
       if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
       throw await documentSyntaxError(source, async function* () {
         yield bytes;
@@ -220,6 +223,7 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
   }
   if (isAiderHistory(text)) return aiderResult(source, text, mapping);
   if (looksLikeSpecStory(text)) return specStoryResult(source, text, mapping);
+  if (looksLikeWhatsAppChat(text)) return whatsAppResult(source, text);
   if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
   throw unknownFormat(source.label);
 }
@@ -231,6 +235,8 @@ async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMa
   if (first === '[' && /"header"\s*:\s*"[^"]*"[\s\S]*"time"\s*:|"products"\s*:\s*\[/.test(headText)) return readWhole(source, await source.readAll(), mapping);
   // A bare list of messages is one conversation: read whole, as the one conversation is held in memory anyway.
   if (first === '[' && looksLikeChatMessageListStart(headText)) return readWhole(source, await source.readAll(), mapping);
+  // A long WhatsApp chat from an iPhone: text whose lines start with a bracketed date, not JSON.
+  if (first === '[' && looksLikeWhatsAppChat(headText)) return readWhole(source, await source.readAll(), mapping);
   if (first === '[') return streamDocument(source, mapping);
   if (first === '{') {
     const skipped: SkippedPart[] = [];

@@ -16,6 +16,7 @@ import { byteOffsetOfChar, findJsonSyntaxProblem } from './readers/json-syntax.j
 import type { JsonlRecord } from './readers/jsonl-record.js';
 import { mapMarkdownTranscript, zoneTimeReaderFor } from './exports/markdown.js';
 import { mapSpecStory } from './exports/specstory.js';
+import { mapWhatsAppChat } from './exports/whatsapp.js';
 import { isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
@@ -127,6 +128,10 @@ export function aiderResult(source: TranscriptSource, text: string, mapping: Rea
 
 export async function markdownResult(source: TranscriptSource, text: string): Promise<ImportedFile> {
   return sessionsResult(source.label, 'markdown', [mapMarkdownTranscript(text, source.baseName, await zoneTimeReaderFor(text))], []);
+}
+
+export function whatsAppResult(source: TranscriptSource, text: string): ImportedFile {
+  return sessionsResult(source.label, 'whatsapp', [mapWhatsAppChat(text, source.baseName)], []);
 }
 
 export function specStoryResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {

@@ -31,6 +31,7 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   'vscode-chat': 'VS Code Chat',
   lmstudio: 'LM Studio',
   jan: 'Jan',
+  whatsapp: 'WhatsApp',
 };
 
 export function sourceName(source: string | undefined, t: Translate): string {

@@ -249,8 +249,9 @@ function fixtureSeeds(): Seed[] {
     ['sillytavern', 'sillytavern'],
     ['claude-code', 'claude-code'],
     ['markdown', 'markdown'],
-    // Formats of their own whose files share a fuzzed format's shape: SpecStory's Markdown, DeepSeek's tree.
+    // Formats of their own whose files share a fuzzed format's shape: SpecStory's Markdown and WhatsApp's text, DeepSeek's tree.
     ['markdown', 'specstory'],
+    ['markdown', 'whatsapp'],
     ['chatgpt', 'deepseek'],
     ['json', 'chat-messages'],
     ['codex', 'codex'],

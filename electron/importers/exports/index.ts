@@ -18,5 +18,6 @@ export * from './markdown.js';
 export * from './specstory.js';
 export * from './deepseek.js';
 export * from './chatMessages.js';
+export * from './whatsapp.js';
 export * from './open-webui.js';
 export * from './sillytavern.js';
