@@ -131,7 +131,7 @@ export async function markdownResult(source: TranscriptSource, text: string): Pr
 }
 
 export function whatsAppResult(source: TranscriptSource, text: string): ImportedFile {
-  return sessionsResult(source.label, 'whatsapp', [mapWhatsAppChat(text, source.baseName)], []);
+  return sessionsResult(source.label, 'whatsapp', [mapWhatsAppChat(text, source.baseName, folderName(source))], []);
 }
 
 export function specStoryResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
-import { fixture, sessionsOf } from './helpers.js';
+import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
 
 const ANDROID_US = fixture('whatsapp', 'WhatsApp Chat with Priya Nair.txt');
 const IPHONE = fixture('whatsapp', '_chat.txt');
@@ -24,12 +25,27 @@ describe('WhatsApp chat exports', () => {
 
   it('reads an iPhone export: bracketed day-first dates with seconds, its notice under the chat\'s name left out, an attached photo as [image]', async () => {
     const [session] = await sessionsOf(IPHONE);
-    expect(session).toMatchObject({ sessionId: 'whatsapp:_chat', title: 'WhatsApp chat: Lena, Tomás' });
+    // An iPhone's file is always _chat.txt: the folder it is in names the session.
+    expect(session).toMatchObject({ sessionId: 'whatsapp:whatsapp', title: 'WhatsApp chat: Lena, Tomás' });
     expect(lines(session!.messages)).toEqual([
       ['user', 'Lena', 'Hast du die Schlüssel für die Wohnung?', '2024-01-02T18:04:11.000Z'],
       ['assistant', 'Tomás', 'Ja, unter der Fußmatte.', '2024-01-02T18:06:40.000Z'],
       ['assistant', 'Tomás', '[image]', '2024-01-13T09:15:02.000Z'],
       ['user', 'Lena', 'Perfekt, danke!', '2024-01-13T09:16:30.000Z'],
+    ]);
+  });
+
+  it("names an iPhone's _chat.txt after the ZIP or folder it came in, so two chats stay two sessions", async () => {
+    const dir = tempDir();
+    for (const name of ['WhatsApp Chat - Tomás', 'WhatsApp Chat - Family']) {
+      mkdirSync(path.join(dir, name));
+      copyFileSync(IPHONE, path.join(dir, name, '_chat.txt'));
+    }
+    const sessions = (await readAll([dir])).flatMap((result) => ('error' in result ? [] : result.sessions));
+    expect(sessions.map((session) => [session.sessionId, session.messages[0]!.role])).toEqual([
+      // "Chat - Tomás": Tomás is the other person, so Lena exported it.
+      ['whatsapp:WhatsApp Chat - Family', 'user'],
+      ['whatsapp:WhatsApp Chat - Tomás', 'user'],
     ]);
   });
 

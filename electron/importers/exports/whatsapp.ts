@@ -72,8 +72,12 @@ export function looksLikeWhatsAppChat(text: string): boolean {
   return messages >= 2 || (messages === 1 && seen <= 3);
 }
 
-/** @param baseName the file's name: `WhatsApp Chat with Alice.txt` names the chat and the other person. */
-export function mapWhatsAppChat(text: string, baseName: string): SessionInput {
+/**
+ * @param baseName the file's name: `WhatsApp Chat with Alice.txt` names the chat and the other person.
+ * @param folderName the folder or ZIP holding it: an iPhone's file is always `_chat.txt`, in
+ *   `WhatsApp Chat - Alice.zip`, which names the chat instead.
+ */
+export function mapWhatsAppChat(text: string, baseName: string, folderName = ''): SessionInput {
   const lines: Parsed[] = [];
   let last: Parsed | undefined;
   for (const line of text.split(/\r?\n/)) {
@@ -92,8 +96,10 @@ export function mapWhatsAppChat(text: string, baseName: string): SessionInput {
     last = parsed;
   }
   const dayFirst = readsDayFirst(lines);
-  const stem = baseName.replace(/\.txt$/i, '') || baseName;
-  const partner = /^WhatsApp Chat (?:with|mit|con|avec|com|met) (.+)$/i.exec(stem)?.[1]?.trim();
+  const ownStem = baseName.replace(/\.txt$/i, '') || baseName;
+  const folderStem = folderName.replace(/\.zip$/i, '');
+  const stem = ownStem === '_chat' && folderStem !== '' && folderStem !== '.' ? folderStem : ownStem;
+  const partner = /^WhatsApp Chat (?:with|mit|con|avec|com|met|-) (.+)$/i.exec(stem)?.[1]?.trim();
   const senders = [...new Set(lines.map((line) => line.sender))];
   const user = (partner !== undefined ? senders.find((name) => name !== partner) : undefined) ?? senders[0];
   const messages: MessageInput[] = [];
@@ -104,7 +110,8 @@ export function mapWhatsAppChat(text: string, baseName: string): SessionInput {
     const timestamp = timestampOf(line, dayFirst);
     messages.push({ role, content, speaker: line.sender, ...(timestamp !== undefined ? { timestamp } : {}) });
   }
-  const title = stem === '_chat' || stem === '' ? `WhatsApp chat: ${senders.slice(0, 4).join(', ')}` : stem;
+  // WhatsApp names its files `WhatsApp Chat with Alice` (or the group); any other name is the person's own filing.
+  const title = /^WhatsApp Chat\b/i.test(stem) ? stem : `WhatsApp chat: ${senders.slice(0, 4).join(', ')}`;
   return { sessionId: `whatsapp:${stem}`, title, source: 'whatsapp', messages };
 }
 
