@@ -84,6 +84,26 @@ describe('a session', () => {
     expect(screen.queryByText(/Branched from/)).toBeNull();
   });
 
+  it('a chat between people shows who said each message, the role only where no name is known', async () => {
+    const mock = createMockMemory({ sample: false });
+    mock.host.save({
+      sessionId: 'hike',
+      title: 'WhatsApp Chat with Priya',
+      source: 'whatsapp',
+      messages: [
+        { role: 'user', speaker: 'Sam', content: 'Are we still on for the hike?' },
+        { role: 'assistant', speaker: 'Priya', content: 'Yes, 8 at the trailhead.' },
+        { role: 'user', content: 'Great.' },
+      ],
+    });
+    renderApp(mock, '#/sessions/hike');
+    const list = await screen.findByRole('list', { name: 'Messages of this session' });
+    const badges = within(list).getAllByRole('listitem').map((item) => item.querySelector('.role'));
+    expect(badges.map((badge) => badge?.textContent)).toEqual(['Sam', 'Priya', 'User']);
+    // The name's role is still there to read.
+    expect(badges[1]?.getAttribute('title')).toBe('Assistant');
+  });
+
   it('says so when the session does not exist', async () => {
     renderApp(createMockMemory(), '#/sessions/nope');
     const alert = await screen.findByRole('alert');

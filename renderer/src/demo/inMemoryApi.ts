@@ -87,7 +87,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
       if (seen.has(msgId)) return;
       seen.add(msgId);
       const contentHash = stableHash(`${message.role}\n${message.content}`);
-      incoming.push({ msgId, role: message.role, content: message.content, contentHash, timestamp: message.timestamp, seq: incoming.length, chunkIds: [] });
+      incoming.push({ msgId, role: message.role, content: message.content, ...(message.speaker ? { speaker: message.speaker } : {}), contentHash, timestamp: message.timestamp, seq: incoming.length, chunkIds: [] });
     });
     const report: SaveReport = emptySaveReport(input.sessionId, mode, incoming.length, [], Boolean(saveOptions.dryRun));
     const storedById = new Map((existing?.messages ?? []).map((message) => [message.msgId, message]));
@@ -233,6 +233,7 @@ export function createInMemoryApi(options: InMemoryOptions = {}): InMemoryHost {
           msgId: message.msgId,
           role: message.role,
           content: message.content,
+          ...(message.speaker ? { speaker: message.speaker } : {}),
           contentHash: message.contentHash,
           chunkId: message.chunkIds[0] ?? '',
           ...(message.timestamp ? { timestamp: message.timestamp } : {}),

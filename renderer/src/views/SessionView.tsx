@@ -33,7 +33,10 @@ function MessageRow({ message, index, chunkNumber, onDelete }: { message: Messag
   return (
     <article className={`message message--${message.role} ${chunkNumber % 2 ? 'message--odd-chunk' : ''}`}>
       <header className="message__meta">
-        <span className={`role role--${message.role}`}>{t(`role.${message.role}` as MessageKey)}</span>
+        {/* Who said it: their name where the transcript has one (a chat between people), else the role. */}
+        <span className={`role role--${message.role}`} title={message.speaker ? t(`role.${message.role}` as MessageKey) : undefined}>
+          {message.speaker ?? t(`role.${message.role}` as MessageKey)}
+        </span>
         <span className="muted small mono" title={message.msgId}>
           #{index + 1} · {shortId(message.msgId, 14)}
         </span>
