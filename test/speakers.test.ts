@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { chunkDialogue, type ChunkableMessage } from '../electron/engine/save/chunker.js';
 import { normalizeSession } from '../electron/engine/save/normalize.js';
-import { hashEngineTestBed, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { engineTestBed, hashEngineTestBed } from './helpers/engine.js';
 
 const msg = (msgId: string, role: ChunkableMessage['role'], content: string, speaker?: string): ChunkableMessage => ({ msgId, role, content, ...(speaker ? { speaker } : {}) });
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -124,15 +123,7 @@ describe('saving messages with names', () => {
 });
 
 describe('searching a chat between people', () => {
-  let embedder: WorkerEmbedder;
-  const dirs: Array<() => void> = [];
-  beforeAll(async () => {
-    embedder = await startTestEmbedder();
-  });
-  afterAll(async () => {
-    await embedder.close();
-    for (const cleanup of dirs) cleanup();
-  });
+  const bed = engineTestBed();
 
   // Two friends who both paint: only the name tells whose painting a question asks about.
   const said: Array<[string, string]> = [
@@ -145,9 +136,7 @@ describe('searching a chat between people', () => {
   ];
 
   it('finds the message of the person a question names', async () => {
-    const { dir, cleanup } = tempDir();
-    dirs.push(cleanup);
-    const engine = await openEngine(dir, embedder);
+    const engine = await bed.open(bed.dataDir());
     try {
       // One session per day, as friends chat: each message is a chunk of its own.
       for (const [i, [speaker, content]] of said.entries()) {
@@ -161,9 +150,7 @@ describe('searching a chat between people', () => {
   });
 
   it("a named person's message that is a result of its own comes with the start of the other's reply, under the replier's name", async () => {
-    const { dir, cleanup } = tempDir();
-    dirs.push(cleanup);
-    const engine = await openEngine(dir, embedder);
+    const engine = await bed.open(bed.dataDir());
     try {
       const plan = [
         'I am planning the move of our bakery to the new shop on Harbour Street this spring.',
