@@ -1,13 +1,15 @@
 // Plays OpenClaw writing to its agent database: appends turns (a user and an assistant event, one
 // transaction each) to a session, in WAL mode, with no busy timeout, so that any lock a reader held
 // against it would fail a write here. Usage: node openclaw-writer.mjs <database> <sessionId> <turns>
-// Prints one line per committed turn ("turn <n> <ms the commit took>"), then "done".
+// Prints "open" once its connection is in WAL mode (as OpenClaw's is while it runs), then one line
+// per committed turn ("turn <n> <ms the commit took>"), then "done".
 import Database from 'better-sqlite3';
 
 const [, , file, sessionId, turnsArg] = process.argv;
 const turns = Number(turnsArg);
 const db = new Database(file, { timeout: 0 });
 db.pragma('journal_mode = WAL');
+process.stdout.write('open\n');
 const last = db.prepare('SELECT seq, event_json FROM transcript_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId);
 let seq = last.seq;
 let parentId = JSON.parse(last.event_json).id;

@@ -29,6 +29,10 @@ describe('an OpenClaw database written while it is read', () => {
     const exited = new Promise<number | null>((resolve) => writer.on('close', resolve));
     let running = true;
     void exited.then(() => (running = false));
+    // Reads start once the writer has the database open, as OpenClaw has while it runs: the first
+    // connection to a copied database (no shared-memory file yet) recovers its WAL index, and a reader
+    // doing that at the same moment makes the writer's first statement fail at once (no busy timeout).
+    await expect.poll(() => stdout.startsWith('open\n') || !running, { timeout: 30_000, interval: 20 }).toBe(true);
 
     const counts: number[] = [];
     let previous: string[] = [];
