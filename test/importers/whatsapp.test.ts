@@ -53,5 +53,7 @@ describe('WhatsApp chat exports', () => {
     expect(detectFormat(readFileSync(ANDROID_US))).toBe('whatsapp');
     expect(detectFormat(readFileSync(IPHONE))).toBe('whatsapp');
     expect(detectFormat('Meeting notes\n12/30/23, 9:58 PM we decided: nothing.\nUser: hi\n')).toBe('markdown');
+    // A server's log is not a chat, though its lines have a date, a time and a colon.
+    expect(detectFormat('2023-12-31 10:00:00 - server: started\n2023-12-31 10:00:05 - worker: ready\n')).toBeUndefined();
   });
 });

@@ -41,9 +41,12 @@ interface Parsed {
   text: string;
 }
 
+/** WhatsApp puts a comma after the date (`12/31/23, 11:59 PM - `); a log's `2023-12-31 10:00 - ` is no message. */
+const DATE_COMMA = /^[\u200e\u200f]?\[?\d{1,4}[./-]\d{1,2}[./-]\d{2,4},/;
+
 function parseLine(line: string): Parsed | { notice: true } | undefined {
   const match = LINE.exec(line);
-  if (!match) return undefined;
+  if (!match || (match[1] === undefined && !DATE_COMMA.test(line))) return undefined;
   const rest = match[9] ?? '';
   const sender = SENDER.exec(rest);
   if (!sender) return { notice: true };
