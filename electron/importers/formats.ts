@@ -19,7 +19,7 @@
 import type { SessionInput } from '../../shared/domain.js';
 import { isChatGptConversation, mapChatGptConversation } from './exports/chatgpt.js';
 import { isDeepSeekConversation, mapDeepSeekConversation } from './exports/deepseek.js';
-import { isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
+import { areChatMessagesLines, isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
 import { claudeCodeRewound, isClaudeCodeTranscript, mapClaudeCodeTranscript } from './agents/claude-code.js';
 import { isClaudeConversation, mapClaudeConversation } from './exports/claude.js';
 import { isCodexRollout, isCodexSavedSession, mapCodexRollout, mapCodexSavedSession } from './agents/codex.js';
@@ -215,7 +215,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
       .filter((record): record is JsonlRecord => isObject(record.value));
     const jsonl = records.length > 0 ? detectJsonlFormat(records) : undefined;
     if (jsonl) return jsonl;
-    if (records.length > 1 && records.slice(0, 50).every((record) => isChatMessagesConversation(record.value))) return 'chat-messages';
+    if (areChatMessagesLines(records)) return 'chat-messages';
   }
   if (isAiderHistory(text)) return 'aider';
   if (looksLikeSpecStory(text)) return 'specstory';

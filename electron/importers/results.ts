@@ -17,7 +17,7 @@ import type { JsonlRecord } from './readers/jsonl-record.js';
 import { mapMarkdownTranscript, zoneTimeReaderFor } from './exports/markdown.js';
 import { mapSpecStory } from './exports/specstory.js';
 import { mapWhatsAppChat } from './exports/whatsapp.js';
-import { isChatMessageList, isChatMessagesConversation, mapChatMessages } from './exports/chatMessages.js';
+import { areChatMessagesLines, isChatMessageList, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
 import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
@@ -38,7 +38,7 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
     const only = records.length === 1 ? records[0] : undefined;
     if (only && skipped.length === 0) return documentResult(source, only.value, mapping);
     // A conversation per line (fine-tuning files, datasets): the lines are a document's conversations.
-    if (records.slice(0, 50).every((record) => isChatMessagesConversation(record.value))) {
+    if (areChatMessagesLines(records)) {
       const file = documentResult(source, records.map((record) => record.value), mapping);
       return skipped.length === 0 ? file : { ...file, skipped: [...skipped, ...file.skipped] };
     }

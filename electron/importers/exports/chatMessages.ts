@@ -52,6 +52,11 @@ export function isChatMessagesConversation(value: unknown): boolean {
   return Array.isArray(value.conversations) && value.conversations.length > 0 && value.conversations.slice(0, LOOK_AT).every(isShareGptTurn);
 }
 
+/** Lines of a JSONL file that are each a conversation (a fine-tuning file, a dataset). */
+export function areChatMessagesLines(records: ReadonlyArray<{ value: unknown }>): boolean {
+  return records.length > 1 && records.slice(0, LOOK_AT).every((record) => isChatMessagesConversation(record.value));
+}
+
 /**
  * @param where the conversation's place in the file (`[3]`), empty when it is the whole file.
  * @param baseName the file's name: the session's id when the conversation has none.
@@ -99,7 +104,7 @@ function roleOf(name: string): Role | 'tool-result' {
 function timestampOf(message: JsonObject): string | undefined {
   for (const key of ['timestamp', 'created_at', 'createdAt', 'time', 'date']) {
     const value = message[key];
-    const iso = typeof value === 'number' ? isoFromEpoch(value > 1e12 ? value / 1000 : value) : isoFromDateString(value);
+    const iso = typeof value === 'number' ? isoFromEpoch(value) : isoFromDateString(value);
     if (iso !== undefined) return iso;
   }
   return undefined;

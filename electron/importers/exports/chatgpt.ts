@@ -33,8 +33,11 @@ export function mapChatGptConversation(value: unknown, where: string, options: M
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'chatgpt', messages };
 }
 
-/** Node ids from the root to the current node. */
-function activePath(mapping: JsonObject, currentNode: unknown, where: string): string[] {
+/**
+ * Node ids from the root to the current node; without one, to the newest leaf (the last child at
+ * every fork). DeepSeek's export has the same tree (deepseek.ts).
+ */
+export function activePath(mapping: JsonObject, currentNode: unknown, where: string): string[] {
   const leaf = typeof currentNode === 'string' ? currentNode : newestLeaf(mapping, where);
   if (leaf === undefined) return [];
   if (!(leaf in mapping)) throw new ShapeError(`current_node ${JSON.stringify(leaf)} is not in ${where}`);

@@ -19,6 +19,7 @@
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
+import { activePath } from './chatgpt.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, optionalText, requireObject, type JsonObject } from '../shape.js';
 import { isoFromDateString } from '../time.js';
@@ -35,33 +36,14 @@ export function mapDeepSeekConversation(value: unknown, where: string, options: 
   const mappingWhere = at(where, 'mapping');
   const mapping = requireObject(conversation.mapping, mappingWhere);
   const messages: MessageInput[] = [];
-  for (const nodeId of newestBranch(mapping, mappingWhere)) {
+  // No current node in this export: the newest branch, as ChatGPT's tree without one.
+  for (const nodeId of activePath(mapping, undefined, mappingWhere)) {
     const node = mapping[nodeId] as JsonObject;
     if (!isObject(node.message)) continue;
     messages.push(...mapMessage(node.message, nodeId, options));
   }
   const title = optionalText(conversation.title);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'deepseek', messages };
-}
-
-/** Node ids from the root down, taking the last child (the newest answer or edit) at every fork. */
-function newestBranch(mapping: JsonObject, where: string): string[] {
-  const ids = Object.keys(mapping);
-  const root = ids.find((id) => {
-    const node = mapping[id];
-    return isObject(node) && (node.parent === null || node.parent === undefined);
-  });
-  const branch: string[] = [];
-  const seen = new Set<string>();
-  for (let id = root; id !== undefined; ) {
-    if (seen.has(id)) throw new ShapeError(`${where} has a cycle through node ${JSON.stringify(id)}`);
-    seen.add(id);
-    branch.push(id);
-    const node = requireObject(mapping[id], at(where, id));
-    const children = Array.isArray(node.children) ? node.children.map(String).filter((child) => child in mapping) : [];
-    id = children.at(-1);
-  }
-  return branch;
 }
 
 function mapMessage(message: JsonObject, nodeId: string, options: MappingOptions): MessageInput[] {
