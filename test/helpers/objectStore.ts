@@ -5,7 +5,10 @@
  * and is safe. The environment a test passes to the engine and CLI is the AWS SDKs' own.
  */
 import { mkdtempSync, promises as fs, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,12 +31,14 @@ export interface ObjectStoreServers {
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-/** The part of s3rver's filesystem store (lib/stores/filesystem.js) that a copy uses. */
+/** The parts of s3rver's filesystem store (lib/stores/filesystem.js) that a copy and a put use. */
 interface S3rverStore {
-  getResourcePath(bucket: string, key: string, resource: string): string;
+  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
   putMetadata(bucket: string, key: string, metadata: Record<string, string>): Promise<void>;
   getMetadata(bucket: string, key: string): Promise<unknown>;
   copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata?: Record<string, string>): Promise<unknown>;
+  putObject(object: { bucket: string; key: string; content: Buffer | NodeJS.ReadableStream; metadata: Record<string, string> }): Promise<{ size: number; md5: string }>;
+  putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{ size: number; md5: string }>;
 }
 
 /** The files s3rver keeps for one object. */
@@ -73,11 +78,69 @@ function copyAtomically(store: S3rverStore): void {
   };
 }
 
+/** Writes a body to `file` and answers its size and MD5 once every byte is on disk. */
+async function writeBody(content: Buffer | NodeJS.ReadableStream, file: string): Promise<{ size: number; md5: string }> {
+  const md5 = createHash('md5');
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      md5.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const body = Buffer.isBuffer(content) ? Readable.from([content]) : content;
+  await pipeline(body, count, createWriteStream(file));
+  return { size, md5: md5.digest('hex') };
+}
+
+/**
+ * Makes s3rver's PutObject atomic, as S3's is: a GET finds the object whole or not at all, and a PUT
+ * is answered once the object is stored. s3rver 3.7 writes the object straight to its file and, for
+ * a body it holds in memory, answers before the file is written; a part of a multipart upload is
+ * answered the same way. LanceDB, which reads a manifest right after writing it, then read a
+ * manifest of 0 bytes now and then ("Range started at 0 and ended at 0"). Here the body is written
+ * beside the object, its checksum and metadata are put in place, and the object is renamed over
+ * its target last.
+ */
+function putAtomically(store: S3rverStore): void {
+  // The metadata s3rver keeps with an object, besides the x-amz-meta-* names.
+  const { ALLOWED_METADATA } = createRequire(import.meta.url)('s3rver/lib/models/object.js') as { ALLOWED_METADATA: string[] };
+  store.putObject = async (object) => {
+    const target = store.getResourcePath(object.bucket, object.key, 'object');
+    const staged = (file: string) => `${store.getResourcePath(object.bucket, object.key, file)}.put-${randomUUID()}`;
+    const moves = OBJECT_FILES.map((file) => ({ target: store.getResourcePath(object.bucket, object.key, file), staged: staged(file) }));
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    try {
+      const written = await writeBody(object.content, moves[0]!.staged);
+      const kept = Object.fromEntries(
+        Object.entries(object.metadata).filter(([name]) => name.startsWith('x-amz-meta-') || ALLOWED_METADATA.includes(name)),
+      );
+      await fs.writeFile(moves[1]!.staged, written.md5);
+      await fs.writeFile(moves[2]!.staged, JSON.stringify(kept, null, 2));
+      // The object last: until it is there, a GET finds no object rather than a half-written one.
+      for (const move of [moves[1]!, moves[2]!, moves[0]!]) await fs.rename(move.staged, move.target);
+      return written;
+    } catch (error) {
+      await Promise.all(moves.map((move) => fs.rm(move.staged, { force: true })));
+      throw error;
+    }
+  };
+  store.putPart = async (bucket, uploadId, partNumber, content) => {
+    const part = path.join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
+    await fs.mkdir(path.dirname(part), { recursive: true });
+    const written = await writeBody(content, part);
+    await fs.writeFile(`${part}.md5`, written.md5);
+    return written;
+  };
+}
+
 export async function startObjectStoreServers(): Promise<ObjectStoreServers> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const directory = mkdtempSync(path.join(os.tmpdir(), 'sm-s3rver-'));
   const s3server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
   copyAtomically((s3server as unknown as { store: S3rverStore }).store);
+  putAtomically((s3server as unknown as { store: S3rverStore }).store);
   const { port: s3port } = (await s3server.run()) as AddressInfo;
   const ddbServer = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => ddbServer.listen(0, '127.0.0.1', () => resolve()));
