@@ -13,7 +13,8 @@ const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(re
 
 /**
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
- * account and project files of the ChatGPT and Claude.ai exports, the coding agents' indexes, prompt
+ * account, settings, manifest and project files of the ChatGPT and Claude.ai exports (Claude.ai's
+ * `memories.json` is what the assistant noted about the person, not a conversation), the coding agents' indexes, prompt
  * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), the
  * task index and settings of Cline and its forks (their tasks are read from the task folders), and
  * Jan's `thread.json` (its title is read beside the thread's `messages.jsonl`).
@@ -22,7 +23,10 @@ const COMPANION_FILES = new Set([
   'sessions.json',
   'user.json',
   'users.json',
+  'user_settings.json',
+  'export_manifest.json',
   'projects.json',
+  'memories.json',
   'message_feedback.json',
   'model_comparisons.json',
   'shared_conversations.json',

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorOf, fixture, readAll, STREAM_EVERYTHING, tempDir, type ReadResult } from './helpers.js';
@@ -32,6 +32,30 @@ describe('ZIP archives', () => {
       expect(result!.file).toBe(`${zip}/conversations.json`);
       expect(result && 'sessions' in result ? result.sessions : result).toEqual(direct[0] && 'sessions' in direct[0] ? direct[0].sessions : undefined);
     }
+  });
+
+  it('reads the shards of a newer ChatGPT export (conversations-000.json...) and none of their neighbours', async () => {
+    const conversations = JSON.parse(readFileSync(fixture('chatgpt', 'conversations.json'), 'utf8')) as unknown[];
+    const entries = [
+      { name: 'chat.html', data: '<html>…</html>' },
+      { name: 'conversations-000.json', data: JSON.stringify(conversations.slice(0, 1)) },
+      { name: 'conversations-001.json', data: JSON.stringify(conversations.slice(1)) },
+      { name: 'export_manifest.json', data: '{"files":["conversations-000.json","conversations-001.json"]}' },
+      { name: 'user.json', data: '{"id":"user-1"}' },
+      { name: 'user_settings.json', data: '{"user_id":"user-1","settings":{}}' },
+    ];
+    const zip = writeZip('chatgpt-sharded.zip', entries);
+    const direct = await readAll([fixture('chatgpt', 'conversations.json')]);
+    const ids = (results: ReadResult[]) => results.flatMap((result) => ('sessions' in result ? result.sessions.map((session) => session.sessionId) : [`error: ${result.error.message}`]));
+    const zipped = await readAll([zip]);
+    expect(zipped.map((result) => result.file)).toEqual([`${zip}/conversations-000.json`, `${zip}/conversations-001.json`]);
+    expect(ids(zipped)).toEqual(ids(direct));
+
+    // The same export unpacked into a folder: the manifest and settings are not read as transcripts.
+    const folder = path.join(tempDir(), 'chatgpt-export');
+    mkdirSync(folder);
+    for (const entry of entries) writeFileSync(path.join(folder, entry.name), entry.data);
+    expect(ids(await readAll([folder]))).toEqual(ids(direct));
   });
 
   it('reads every transcript of an archive of other files, stored or deflated, skipping the rest', async () => {

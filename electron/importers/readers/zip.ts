@@ -35,14 +35,21 @@ interface EntryInfo {
 }
 
 /**
+ * The conversations of a data export: `conversations.json` (ChatGPT, Claude.ai, DeepSeek), or the
+ * shards newer ChatGPT exports split it into (`conversations-000.json`, `conversations-001.json`...,
+ * beside an `export_manifest.json`).
+ */
+const EXPORT_CONVERSATIONS = /^conversations(?:-\d+)?\.json$/;
+
+/**
  * The transcripts inside an archive, each as a source, or the reason an entry is refused.
- * When the archive holds a `conversations.json` (the ChatGPT and Claude.ai exports), that is the
- * only file read: its neighbours (`user.json`, `projects.json`, `chat.html`...) are not transcripts.
+ * When the archive is a data export (it holds `conversations.json` or its shards), those are the
+ * only files read: their neighbours (`user.json`, `projects.json`, `chat.html`...) are not transcripts.
  */
 export async function transcriptsInZip(zipPath: string, label: string, limits: ZipLimits): Promise<Array<TranscriptSource | ImportError>> {
   const entries = await listEntries(zipPath, label);
   const candidates = entries.filter((entry) => !entry.fileName.endsWith('/') && !isHiddenPath(entry.fileName));
-  const exports = candidates.filter((entry) => path.posix.basename(entry.fileName) === 'conversations.json');
+  const exports = candidates.filter((entry) => EXPORT_CONVERSATIONS.test(path.posix.basename(entry.fileName)));
   const chosen = exports.length > 0 ? exports : candidates.filter((entry) => isTranscriptFileName(path.posix.basename(entry.fileName)));
   if (chosen.length === 0) return [new ImportError(label, 'no-transcripts', 'ZIP archive holds no transcript files')];
   return chosen.map((entry) => refusal(entry, `${label}/${entry.fileName}`, limits) ?? entrySource(zipPath, label, entry, limits));
