@@ -44,6 +44,15 @@ export function thinkingContent(text: string): string {
   return `[thinking] ${text.trim()}`;
 }
 
+/**
+ * A document the assistant wrote for the person beside its answer (a Claude artifact, a ChatGPT
+ * canvas). It is made through a tool call, but it is what the person asked for: it is kept as part of
+ * the answer's text, marked by the tool's own name for it (`[artifact: Title] … [/artifact]`).
+ */
+export function documentText(label: string, title: string | undefined, body: string): string {
+  return `[${label}${title === undefined ? '' : `: ${title}`}]\n${body.trim()}\n[/${label}]`;
+}
+
 export function toolCallContent(name: string, args: unknown): string {
   const rendered = typeof args === 'string' ? args : serializeNested(`the arguments of the tool call ${JSON.stringify(name)}`, () => JSON.stringify(args ?? {}));
   return `[tool call: ${name}] ${rendered}`.trimEnd();

@@ -38,6 +38,25 @@ describe('ChatGPT export', () => {
     expect(session!.messages[0]!.content).toBe('When does the Lisbon tram 28 run, and who designed the Santa Justa lift?');
   });
 
+  it('keeps a canvas the model wrote, and its rewrites, as part of its answers', async () => {
+    const [session] = await sessionsOf(fixture('chatgpt', 'canvas.json'));
+    expect(triples(session!)).toEqual([
+      ['u-1', 'user', 'Draft a short cover letter for the Atelier Tejo design job in a canvas.'],
+      ['a-1', 'assistant', '[canvas: Cover Letter – Lisbon Studio]\nDear hiring team,\n\nI am applying for the product designer role at Atelier Tejo. For six years I have designed booking flows for ferry operators.\n[/canvas]'],
+      ['a-2', 'assistant', 'I drafted the letter in the canvas.'],
+      ['u-2', 'user', 'Address it to Ms. Pereira and mention Transtejo.'],
+      ['a-3', 'assistant', '[canvas update]\nDear Ms. Pereira,\n\nI am applying for the product designer role at Atelier Tejo. For six years I have designed booking flows for ferry operators, most recently for Transtejo.\n[/canvas update]'],
+      ['a-5', 'assistant', 'Done: it now greets Ms. Pereira and names Transtejo.'],
+    ]);
+    // The tool's replies and the model's comments on the canvas stay tool traffic.
+    const [withTools] = await sessionsOf(fixture('chatgpt', 'canvas.json'), { include: ['tools'] });
+    expect(triples(withTools!).filter(([, role]) => role === 'tool').map(([id, , content]) => [id, content.slice(0, 40)])).toEqual([
+      ['t-1', '[tool result: canmore.create_textdoc] Su'],
+      ['t-3', '[tool result: canmore.update_textdoc] Su'],
+      ['a-4', '[tool call: canmore.comment_textdoc] {"c'],
+    ]);
+  });
+
   it('includes thinking, tool calls and tool results when asked', async () => {
     const [kyoto] = await sessionsOf(fixture('chatgpt', 'conversations.json'), { include: ['tools', 'thinking'] });
     expect(triples(kyoto)).toEqual([

@@ -25,6 +25,23 @@ describe('Claude.ai export', () => {
     ]);
   });
 
+  it("keeps Claude's artifacts (documents and code it wrote beside the chat) as part of its answers", async () => {
+    const [session] = await sessionsOf(fixture('claude', 'artifacts.json'));
+    expect(triples(session!)).toEqual([
+      ['m-1', 'user', 'Write a token bucket rate limiter in Python.'],
+      [
+        'm-2',
+        'assistant',
+        'Here is a token bucket per API key.\n\n[artifact: limiter.py]\nclass TokenBucket:\n    def __init__(self, rate, burst):\n        self.rate = rate\n        self.tokens = burst\n[/artifact]\n\nRefill happens on each call.',
+      ],
+      ['m-3', 'user', 'Make the burst 20.'],
+      ['m-4', 'assistant', '[artifact update: limiter]\nself.tokens = min(burst, 20)\n[/artifact update]\n\nThe burst is capped at 20 now.'],
+    ]);
+    // With tools included nothing more appears: the artifact tool's "OK" says nothing.
+    const [withTools] = await sessionsOf(fixture('claude', 'artifacts.json'), { include: ['tools'] });
+    expect(withTools!.messages).toEqual(session!.messages);
+  });
+
   it('follows the current leaf of a tree-shaped conversation up to its root', async () => {
     const [, tree] = await sessionsOf(fixture('claude', 'conversations.json'));
     expect(triples(tree)).toEqual([

@@ -8,7 +8,7 @@
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
 import { readableAnswer } from './chatgptMarkers.js';
-import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
+import { documentText, IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, optionalText, requireObject, requireString, type JsonObject } from '../shape.js';
 import { isoFromEpoch } from '../time.js';
 
@@ -91,6 +91,7 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
   const timestamp = isoFromEpoch(message.create_time);
   const source = { id, role: 'assistant' as Role, ...(timestamp !== undefined ? { timestamp } : {}) };
 
+  const canvas = authorRole === 'assistant' ? canvasText(recipient, contentType, content) : undefined;
   let part: MessagePart;
   let role: Role;
   if (contentType === 'thoughts' || contentType === 'reasoning_recap') {
@@ -104,6 +105,10 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
     const name = optionalText(author.name) ?? 'tool';
     part = { kind: 'tool-result', name, text: contentText(content, contentType) };
     role = 'tool';
+  } else if (canvas !== undefined) {
+    // A canvas the model writes or rewrites for the person: part of its answer, not tool traffic.
+    part = { kind: 'text', text: canvas };
+    role = 'assistant';
   } else if (authorRole === 'assistant' && recipient !== 'all') {
     // The model addressing a tool (python, browser, dalle...): the message is the call's argument.
     part = { kind: 'tool-call', name: recipient, args: contentText(content, contentType) };
@@ -120,6 +125,28 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
   if (part.kind === 'text' && part.text.trim() === '') return [];
   if (part.kind === 'tool-result' && part.text.trim() === '') return [];
   return messagesFromParts({ ...source, role }, [part], options);
+}
+
+/**
+ * A canvas document (`canmore.create_textdoc`: `{name, type, content}`) or its new text
+ * (`canmore.update_textdoc`: `{updates: [{pattern, replacement}]}`), as text. Undefined for other
+ * recipients, for comments on a canvas, and for arguments that are not such JSON.
+ */
+function canvasText(recipient: string, contentType: string, content: JsonObject): string | undefined {
+  if (recipient !== 'canmore.create_textdoc' && recipient !== 'canmore.update_textdoc') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(contentText(content, contentType));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  if (recipient === 'canmore.create_textdoc') {
+    const content = optionalText(value.content);
+    return content === undefined ? undefined : documentText('canvas', optionalText(value.name), content);
+  }
+  const replacements = (Array.isArray(value.updates) ? value.updates.filter(isObject) : []).map((update) => optionalText(update.replacement)).filter((text) => text !== undefined);
+  return replacements.length === 0 ? undefined : documentText('canvas update', undefined, replacements.join('\n\n'));
 }
 
 /** The readable text of a message's content, by `content_type`. */

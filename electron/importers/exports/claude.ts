@@ -5,7 +5,7 @@
  * up to the root, as for ChatGPT.
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
-import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
+import { documentText, IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, optionalText, requireArray, requireNonEmptyString, requireObject, type JsonObject } from '../shape.js';
 import { ShapeError } from '../errors.js';
 import { isoFromDateString } from '../time.js';
@@ -81,10 +81,13 @@ function contentParts(message: JsonObject): MessagePart[] {
       case 'tool_use': {
         const name = optionalText(block.name) ?? 'tool';
         if (typeof block.id === 'string') toolNames.set(block.id, name);
-        return { kind: 'tool-call', name, args: block.input ?? {} };
+        const artifact = name === ARTIFACTS ? artifactText(block.input) : undefined;
+        return artifact !== undefined ? { kind: 'text', text: artifact } : { kind: 'tool-call', name, args: block.input ?? {} };
       }
       case 'tool_result': {
         const name = optionalText(block.name) ?? (typeof block.tool_use_id === 'string' ? toolNames.get(block.tool_use_id) : undefined) ?? 'tool';
+        // The artifact tool answers "OK": the artifact itself is in the call.
+        if (name === ARTIFACTS && block.is_error !== true) return { kind: 'text', text: '' };
         return { kind: 'tool-result', name, text: textOfResultContent(block.content), isError: block.is_error === true };
       }
       case 'image':
@@ -93,6 +96,24 @@ function contentParts(message: JsonObject): MessagePart[] {
         return { kind: 'text', text: '' };
     }
   });
+}
+
+/** The tool through which Claude writes artifacts (documents, code, pages shown beside the chat). */
+const ARTIFACTS = 'artifacts';
+
+/**
+ * An artifact as its text: the whole document when it is created or rewritten, the new text when a
+ * part of it is replaced. Undefined for a call that carries no text (it stays a tool call).
+ */
+function artifactText(input: unknown): string | undefined {
+  if (!isObject(input)) return undefined;
+  const name = optionalText(input.title) ?? optionalText(input.id);
+  if (input.command === 'update') {
+    const replaced = optionalText(input.new_str);
+    return replaced === undefined ? undefined : documentText('artifact update', name, replaced);
+  }
+  const content = optionalText(input.content);
+  return content === undefined ? undefined : documentText('artifact', name, content);
 }
 
 /**
