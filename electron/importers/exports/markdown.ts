@@ -31,6 +31,7 @@
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
 import { titleFromMessages } from '../titles.js';
+import { isoFromWrittenTime } from '../time.js';
 
 const USER_NAMES = ['user', 'human', 'you', 'me', '用户', '用戶', '我'];
 const ASSISTANT_NAMES = ['assistant', 'ai', 'bot', 'model', 'chatgpt', 'gpt', 'claude', 'gemini', 'bard', 'copilot', 'cursor', 'windsurf', 'cascade', 'codex', 'agent', 'grok', 'deepseek', 'perplexity', 'mistral', 'llama', 'qwen', 'kimi', '助手', '助理'];
@@ -84,7 +85,7 @@ function speakerOf(line: string): SpeakerLine | undefined {
   const bold = BOLD_LABEL.exec(line);
   if (bold) {
     const role = roleOf(bold[1]!)!;
-    const timestamp = bold[2] === undefined ? undefined : timestampOf(bold[2]);
+    const timestamp = bold[2] === undefined ? undefined : isoFromWrittenTime(bold[2], 'line');
     // A parenthesis that is not a time is the start of the turn's text: `**User:** (laughs) ok`.
     const rest = bold[2] !== undefined && timestamp === undefined ? `(${bold[2]}) ${bold[3] ?? ''}`.trimEnd() : (bold[3] ?? '');
     return { role, rest, ...(timestamp ? { timestamp } : {}) };
@@ -116,18 +117,6 @@ export async function zoneTimeReaderFor(text: string): Promise<ZoneTimeReader | 
     if (!found || found.text.trim() !== raw.trim() || !found.start.isCertain('timezoneOffset')) return undefined;
     return found.start.date().toISOString();
   };
-}
-
-/**
- * A time as exporters print it: ISO 8601 with or without a zone (no zone is read as UTC, so that the
- * same file gives the same timestamps on every machine), or `2025-03-02 09:14[:05]`.
- */
-function timestampOf(text: string): string | undefined {
-  const trimmed = text.trim();
-  const iso = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)[ \t]*(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
-  if (!iso) return undefined;
-  const millis = Date.parse(`${iso[1]}T${iso[2]}${iso[3] ?? 'Z'}`);
-  return Number.isNaN(millis) ? undefined : new Date(millis).toISOString();
 }
 
 /** Whether the text has at least one speaker label outside code blocks. */
@@ -163,7 +152,7 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
     } else if (current) {
       // A time alone under a label is the turn's time, not its text.
       const time = !code && current.timestamp === undefined && current.lines.every((kept) => kept.trim() === '') ? TIME_LINE.exec(line)?.[2] : undefined;
-      const timestamp = time === undefined ? undefined : (timestampOf(time) ?? zoneTime?.(time));
+      const timestamp = time === undefined ? undefined : (isoFromWrittenTime(time, 'line') ?? zoneTime?.(time));
       if (timestamp !== undefined) current.timestamp = timestamp;
       else current.lines.push(line);
     } else {
