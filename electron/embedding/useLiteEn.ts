@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
+import { embedInLengthGroups, GROUP_TOKENS } from './lengthGroups.js';
 import { buildModel } from './useLiteEnGraph.js';
 import { PACKAGE, readPackage, TfjsGraph, USE_LITE_EN, type TfjsPackage } from './useLiteEnPackage.js';
 import { tokenizerConfig, tokenizerJson } from './useLiteEnTokenizer.js';
@@ -93,18 +94,27 @@ export async function ensureUseLiteEn(modelsDir: string): Promise<string> {
   return dir;
 }
 
+export interface UseLiteEnOptions {
+  /**
+   * Padded tokens per model call: a request is embedded in groups of like token lengths
+   * (lengthGroups.ts; default GROUP_TOKENS). 0: the whole request in one call, as a plain
+   * transformers.js caller does (the peer of `npm run bench:peer`).
+   */
+  groupTokens?: number;
+}
+
 /**
  * Loads the built model through transformers.js, fully offline, and returns a batch embedder: one
  * unit-length Float32Array of USE_LITE_EN.dim per text, in input order. Texts longer than 128 tokens are
  * cut to their first 128 tokens, as the original model does. Note: sets transformers.js's global `env`.
  */
-export async function loadUseLiteEn(modelsDir: string): Promise<(texts: string[]) => Promise<Float32Array[]>> {
+export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions = {}): Promise<(texts: string[]) => Promise<Float32Array[]>> {
   const { env, pipeline } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.localModelPath = path.resolve(modelsDir);
   const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32' });
 
-  return async (texts) => {
+  const run = async (texts: string[]): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
     // Pooling, the tanh layer and L2 normalisation are inside the graph: the default pooling 'none' returns
     // the sentence embeddings as they come out of the model.
@@ -116,6 +126,10 @@ export async function loadUseLiteEn(modelsDir: string): Promise<(texts: string[]
     }
     return texts.map((_, i) => data.slice(i * USE_LITE_EN.dim, (i + 1) * USE_LITE_EN.dim));
   };
+  const budget = options.groupTokens ?? GROUP_TOKENS;
+  if (budget <= 0) return run;
+  const countTokens = (text: string) => Math.min(USE_LITE_EN.maxTokens, extractor.tokenizer.encode(text).length);
+  return (texts) => embedInLengthGroups(texts, countTokens, run, budget);
 }
 
 function modelConfig(pkg: TfjsPackage): unknown {

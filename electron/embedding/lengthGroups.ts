@@ -1,0 +1,55 @@
+/**
+ * Texts of like lengths in one model call. transformers.js pads every text of a call to the call's
+ * longest, and the model spends its time on the padding as on real tokens: a request mixing 20-token
+ * and 128-token texts runs the short ones at 128. Run as groups of like lengths, each text is padded
+ * only to the longest of its group. The vectors do not change (the model masks padding; use-lite-en
+ * gives a text the same vector alone and in any batch, test/useLiteEn.test.ts).
+ */
+
+/**
+ * Padded tokens one model call may hold (texts x the group's longest). Measured on the chunks of a
+ * 2,000-message conversation (`npm run bench:embed`): groups of 1,024 padded tokens (8 texts of 128
+ * tokens, 34 of 30) took the least CPU per text; one call per 32-text request took about 30% more,
+ * one call per text more still (each call has a fixed cost).
+ */
+export const GROUP_TOKENS = 1024;
+
+/**
+ * Indices of `lengths` cut into groups: sorted by length (stable), each group as many texts as fit
+ * `budget` padded tokens (at least one).
+ */
+export function lengthGroups(lengths: readonly number[], budget = GROUP_TOKENS): number[][] {
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+  const groups: number[][] = [];
+  let group: number[] = [];
+  for (const i of order) {
+    // Sorted ascending, so this text is the longest of the group it joins.
+    if (group.length > 0 && (group.length + 1) * Math.max(1, lengths[i]!) > budget) {
+      groups.push(group);
+      group = [];
+    }
+    group.push(i);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/**
+ * Embeds `texts` by `run`, one call per group of like token lengths, and returns the vectors in the
+ * order of `texts`. `countTokens` gives a text's length in the model's tokens (cut at its window).
+ */
+export async function embedInLengthGroups(
+  texts: readonly string[],
+  countTokens: (text: string) => number,
+  run: (texts: string[]) => Promise<Float32Array[]>,
+  budget = GROUP_TOKENS,
+): Promise<Float32Array[]> {
+  if (texts.length <= 1) return run([...texts]);
+  const out = new Array<Float32Array>(texts.length);
+  for (const group of lengthGroups(texts.map(countTokens), budget)) {
+    const vectors = await run(group.map((i) => texts[i]!));
+    if (vectors.length !== group.length) throw new Error(`the model returned ${vectors.length} vectors for ${group.length} texts`);
+    group.forEach((i, k) => (out[i] = vectors[k]!));
+  }
+  return out;
+}
