@@ -123,7 +123,9 @@ async function stopLoad(child: ChildProcess): Promise<void> {
 }
 
 async function runCondition(tmp: string, name: string, modelsDir: string, session: SessionInput): Promise<Record<Step, StepFigures> & { oursChunks: number; peerRows: number; peerWarmRows: number }> {
-  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  // The peer calls the model as LangChain's embeddings classes do: its own batches, each in one call
+  // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths.
+  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0 });
   const sides = { ours: await ours(path.join(tmp, name, 'ours'), modelsDir), peer: await peer(path.join(tmp, name, 'peer'), peerEmbedder) };
   try {
     // Warm-up: another conversation saved on each side (model loaded and run, stores open).
