@@ -33,23 +33,3 @@ export function lengthGroups(lengths: readonly number[], budget = GROUP_TOKENS):
   if (group.length > 0) groups.push(group);
   return groups;
 }
-
-/**
- * Embeds `texts` by `run`, one call per group of like token lengths, and returns the vectors in the
- * order of `texts`. `countTokens` gives a text's length in the model's tokens (cut at its window).
- */
-export async function embedInLengthGroups(
-  texts: readonly string[],
-  countTokens: (text: string) => number,
-  run: (texts: string[]) => Promise<Float32Array[]>,
-  budget = GROUP_TOKENS,
-): Promise<Float32Array[]> {
-  if (texts.length <= 1) return run([...texts]);
-  const out = new Array<Float32Array>(texts.length);
-  for (const group of lengthGroups(texts.map(countTokens), budget)) {
-    const vectors = await run(group.map((i) => texts[i]!));
-    if (vectors.length !== group.length) throw new Error(`the model returned ${vectors.length} vectors for ${group.length} texts`);
-    group.forEach((i, k) => (out[i] = vectors[k]!));
-  }
-  return out;
-}
