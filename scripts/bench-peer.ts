@@ -5,7 +5,9 @@
  * Ours is the warm host of web mode and the desktop app (electron/host/memoryHost.ts: its engine,
  * saving as a source or a hook does, secrets redacted); the peer is LangChain.js's `index()` with a
  * SQLite record manager and LanceDB (scripts/peerIndex.ts), on the same offline model, each side with
- * its own embedding worker, both warmed by indexing another conversation first.
+ * its own embedding worker, both warmed by indexing another conversation first. The peer's worker calls
+ * the model as a plain transformers.js caller does, a request in one call; ours runs a request in
+ * groups of like token lengths (embedding/lengthGroups.ts).
  *
  * A 2,000-message conversation: first save, unchanged re-save (median of --resaves), a 10% append
  * (new text), a one-message edit in the middle. Each step runs on both sides back to back, the side
