@@ -5,7 +5,9 @@
  * Ours is the warm host of web mode and the desktop app (electron/host/memoryHost.ts: its engine,
  * saving as a source or a hook does, secrets redacted); the peer is LangChain.js's `index()` with a
  * SQLite record manager and LanceDB (scripts/peerIndex.ts), on the same offline model, each side with
- * its own embedding worker, both warmed by indexing another conversation first.
+ * its own embedding worker, both warmed by indexing another conversation first. The peer's worker calls
+ * the model as a plain transformers.js caller does, a request in one call; ours runs a request in
+ * groups of like token lengths (embedding/lengthGroups.ts).
  *
  * A 2,000-message conversation: first save, unchanged re-save (median of --resaves), a 10% append
  * (new text), a one-message edit in the middle. Each step runs on both sides back to back, the side
@@ -123,7 +125,9 @@ async function stopLoad(child: ChildProcess): Promise<void> {
 }
 
 async function runCondition(tmp: string, name: string, modelsDir: string, session: SessionInput): Promise<Record<Step, StepFigures> & { oursChunks: number; peerRows: number; peerWarmRows: number }> {
-  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir });
+  // The peer calls the model as LangChain's embeddings classes do: its own batches, each in one call
+  // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths.
+  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0 });
   const sides = { ours: await ours(path.join(tmp, name, 'ours'), modelsDir), peer: await peer(path.join(tmp, name, 'peer'), peerEmbedder) };
   try {
     // Warm-up: another conversation saved on each side (model loaded and run, stores open).

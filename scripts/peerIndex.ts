@@ -22,7 +22,12 @@ import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
 import type { Embedder } from '../electron/embedding/embedder.js';
 
-/** Texts per call to the model: the engine's batch (save/chunkWriter.ts). */
+/**
+ * Texts per call to the model: the engine's request of 32 (save/chunkWriter.ts), each request in one
+ * call of the plain pipeline (bench-peer.ts starts the peer's worker with groupTokens 0), as
+ * LangChain's HuggingFaceTransformersEmbeddings calls it with its batchSize. Its default of 512 would
+ * cost the peer more: one call pads all 512 texts to the longest of them.
+ */
 const EMBED_BATCH = 32;
 
 /** The engine's model, as LangChain embeddings; counts the texts it embeds. */

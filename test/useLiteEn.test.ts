@@ -7,6 +7,8 @@ import path from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureUseLiteEn, loadUseLiteEn, USE_LITE_EN } from '../electron/embedding/useLiteEn.js';
+import { chunkDialogue } from '../electron/engine/save/index.js';
+import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
 import { TEST_MODELS_DIR, testModelDir } from './helpers/model.js';
 
 interface GoldenCase {
@@ -85,6 +87,24 @@ describe('use-lite-en', () => {
     expect(maxAbsDiff(alone ?? [], inBatch ?? [])).toBeLessThan(1e-6);
     const [longAlone] = await embed([long]);
     expect(maxAbsDiff(longAlone ?? [], longVector ?? [])).toBeLessThan(1e-6);
+  });
+
+  it('embeds a request in groups of like lengths with the very vectors of one text at a time and of one plain call', async () => {
+    // Chunk texts of a generated conversation (10 to 128 tokens) and the golden texts (one past the window), shuffled.
+    const session = realisticConversation('mixed', 160, 3);
+    const chunks = chunkDialogue('mixed', session.messages.map((m, i) => ({ msgId: `m${i}`, role: m.role, content: m.content })), { maxTokens: USE_LITE_EN.maxTokens });
+    const random = seededRandom(9);
+    const texts = [...new Set([...chunks.map((c) => c.text).slice(0, 40), ...golden.map((c) => c.text)])].sort(() => random() - 0.5);
+    const plain = await loadUseLiteEn(TEST_MODELS_DIR, { groupTokens: 0 });
+    const grouped = await embed(texts);
+    const whole = await plain(texts);
+    expect(grouped).toHaveLength(texts.length);
+    let worst = 0;
+    for (const [i, text] of texts.entries()) {
+      const [alone] = await plain([text]);
+      worst = Math.max(worst, maxAbsDiff(alone ?? [], grouped[i] ?? []), maxAbsDiff(whole[i] ?? [], grouped[i] ?? []));
+    }
+    expect(worst).toBeLessThan(1e-6);
   });
 
   it('puts paraphrases close together and unrelated sentences apart', async () => {

@@ -18,11 +18,11 @@ function post(message: WorkerResponse, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-async function load(spec: ModelSpec): Promise<{ fn: EmbedFn; maxTokens: number }> {
+async function load(spec: ModelSpec, groupTokens: number | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
   if (spec.kind === 'builtin') {
     const { ensureUseLiteEn, loadUseLiteEn } = await import('./useLiteEn.js');
     await ensureUseLiteEn(spec.modelsDir);
-    return { fn: await loadUseLiteEn(spec.modelsDir), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
+    return { fn: await loadUseLiteEn(spec.modelsDir, groupTokens === undefined ? {} : { groupTokens }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
   }
   const transformers = await import('@huggingface/transformers');
   const { env, pipeline } = transformers;
@@ -80,7 +80,7 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     if (request.type === 'init') {
       const started = performance.now();
-      const loaded = await load(request.spec);
+      const loaded = await load(request.spec, request.groupTokens);
       embed = loaded.fn;
       const [probe] = await embed(['dimension probe']);
       post({ type: 'ready', id: request.id, dim: probe!.length, maxTokens: loaded.maxTokens, loadMs: performance.now() - started });

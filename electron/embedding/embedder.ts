@@ -33,6 +33,11 @@ export interface WorkerEmbedderOptions {
   workerUrl?: URL | undefined;
   /** How long one batch may take before the worker is taken to be stuck (default BATCH_TIMEOUT_MS). */
   batchTimeoutMs?: number;
+  /**
+   * use-lite-en: padded tokens per model call, a request being embedded in groups of like token
+   * lengths (default GROUP_TOKENS, lengthGroups.ts); 0 embeds each request in one call.
+   */
+  groupTokens?: number;
 }
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
@@ -130,7 +135,8 @@ export class WorkerEmbedder implements Embedder {
     worker.on('message', (message: WorkerResponse) => this.receive(message));
     worker.on('error', (error) => this.lose(worker, new EngineError('internal', `the embedding worker failed: ${error.message}`)));
     worker.on('exit', (code) => this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`)));
-    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec }).catch(async (error: unknown) => {
+    const groupTokens = this.options.groupTokens;
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }) }).catch(async (error: unknown) => {
       await worker.terminate();
       throw error;
     });

@@ -2,7 +2,7 @@ import type { ModelSpec } from './models.js';
 
 /** Messages between the embedder and its worker thread. */
 export type WorkerRequest =
-  | { type: 'init'; id: number; spec: ModelSpec }
+  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number }
   | { type: 'embed'; id: number; texts: string[] };
 
 export type WorkerResponse =

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
+import { GROUP_TOKENS, lengthGroups } from './lengthGroups.js';
 import { buildModel } from './useLiteEnGraph.js';
 import { PACKAGE, readPackage, TfjsGraph, USE_LITE_EN, type TfjsPackage } from './useLiteEnPackage.js';
 import { tokenizerConfig, tokenizerJson } from './useLiteEnTokenizer.js';
@@ -93,28 +94,72 @@ export async function ensureUseLiteEn(modelsDir: string): Promise<string> {
   return dir;
 }
 
+export interface UseLiteEnOptions {
+  /**
+   * Padded tokens per model call: a request is embedded in groups of like token lengths
+   * (lengthGroups.ts; default GROUP_TOKENS). 0: the whole request in one call, as a plain
+   * transformers.js caller does (the peer of `npm run bench:peer`).
+   */
+  groupTokens?: number;
+}
+
 /**
  * Loads the built model through transformers.js, fully offline, and returns a batch embedder: one
  * unit-length Float32Array of USE_LITE_EN.dim per text, in input order. Texts longer than 128 tokens are
  * cut to their first 128 tokens, as the original model does. Note: sets transformers.js's global `env`.
  */
-export async function loadUseLiteEn(modelsDir: string): Promise<(texts: string[]) => Promise<Float32Array[]>> {
-  const { env, pipeline } = await import('@huggingface/transformers');
+export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions = {}): Promise<(texts: string[]) => Promise<Float32Array[]>> {
+  const { env, pipeline, Tensor } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.localModelPath = path.resolve(modelsDir);
   const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32' });
 
-  return async (texts) => {
-    if (texts.length === 0) return [];
-    // Pooling, the tanh layer and L2 normalisation are inside the graph: the default pooling 'none' returns
-    // the sentence embeddings as they come out of the model.
-    const output = await extractor(texts);
+  const vectorsOf = (output: { data: unknown; dims: number[] }, count: number): Float32Array[] => {
     const { data, dims } = output;
-    const expected = [texts.length, USE_LITE_EN.dim];
+    const expected = [count, USE_LITE_EN.dim];
     if (!(data instanceof Float32Array) || dims.join() !== expected.join()) {
       throw new Error(`use-lite-en: unexpected model output [${dims.join(', ')}]`);
     }
-    return texts.map((_, i) => data.slice(i * USE_LITE_EN.dim, (i + 1) * USE_LITE_EN.dim));
+    return Array.from({ length: count }, (_, i) => data.slice(i * USE_LITE_EN.dim, (i + 1) * USE_LITE_EN.dim));
+  };
+  const budget = options.groupTokens ?? GROUP_TOKENS;
+  // The grouped path pads on the right as the tokenizer does (its config says so); else one call as it comes.
+  if (budget <= 0 || extractor.tokenizer.padding_side !== 'right') {
+    return async (texts) => {
+      if (texts.length === 0) return [];
+      // Pooling, the tanh layer and L2 normalisation are inside the graph: the default pooling 'none'
+      // returns the sentence embeddings as they come out of the model.
+      return vectorsOf(await extractor(texts), texts.length);
+    };
+  }
+  return async (texts) => {
+    if (texts.length === 0) return [];
+    // What the pipeline does (tokens padded and cut at the window, then the model), the tokenizer run
+    // once over the request: each group takes its texts' rows, cut to the group's longest text, which
+    // drops only padding.
+    const { input_ids: ids, attention_mask: mask } = extractor.tokenizer(texts, { padding: true, truncation: true });
+    const width = ids.dims[1]!;
+    const idData = ids.data as BigInt64Array;
+    const maskData = mask.data as BigInt64Array;
+    const lengths = texts.map((_, i) => {
+      let n = 0;
+      while (n < width && maskData[i * width + n] !== 0n) n++;
+      return n;
+    });
+    const out = new Array<Float32Array>(texts.length);
+    for (const group of lengthGroups(lengths, budget)) {
+      const longest = Math.max(...group.map((i) => lengths[i]!));
+      const groupIds = new BigInt64Array(group.length * longest);
+      const groupMask = new BigInt64Array(group.length * longest);
+      group.forEach((i, row) => {
+        groupIds.set(idData.subarray(i * width, i * width + longest), row * longest);
+        groupMask.set(maskData.subarray(i * width, i * width + longest), row * longest);
+      });
+      const dims = [group.length, longest];
+      const output = await extractor.model({ input_ids: new Tensor('int64', groupIds, dims), attention_mask: new Tensor('int64', groupMask, dims) });
+      vectorsOf(output.last_hidden_state, group.length).forEach((v, k) => (out[group[k]!] = v));
+    }
+    return out;
   };
 }
 

@@ -6,3 +6,5 @@
 export { detachedString, normalizeSession } from './normalize.js';
 export { chunkIdFor, contentHash, sha256 } from './hashing.js';
 export { SAVE_PHASES, type SavePhase, type SaveTimings } from './saveTimings.js';
+export { chunkDialogue } from './chunker.js';
+export { lengthSortedBatches } from './chunkWriter.js';
