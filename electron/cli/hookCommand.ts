@@ -21,7 +21,9 @@ export interface HookFlags {
 
 export async function saveFromHook(io: Io, globals: GlobalOptions, payload: string[], flags: HookFlags): Promise<void> {
   const dataDir = dataDirOf(globals);
-  const { codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf } = await import('../sources/hookInput.js');
+  // Both loaded side by side, not one after the other as the hook reaches them: every hook reads its
+  // input and tries the hand-over. (Not imported at the top: `sync` and `--help` load this module too.)
+  const [{ codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf }, { HANDOFF_TIMEOUT_MS, handOff }] = await Promise.all([import('../sources/hookInput.js'), import('../sources/handoff.js')]);
   const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
   const event = 'event' in target && target.event ? ` (${target.event})` : '';
   let file: string;
@@ -53,7 +55,6 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
     saved++;
     onReport(source, from, report);
   };
-  const { handOff } = await import('../sources/handoff.js');
   const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
     if ('report' in reply) {
       saved++;
@@ -63,7 +64,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
       failed++;
       io.err(`session-memory: ${reply.error}`);
     }
-  }, await handoffTimeoutMs()).catch(() => 'no-server' as const);
+  }, handoffTimeoutMs(HANDOFF_TIMEOUT_MS)).catch(() => 'no-server' as const);
   if (handed === 'timed-out') {
     io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
     return;
@@ -110,10 +111,9 @@ export function hookCommandLine(argv: string[]): { globals: GlobalOptions; paylo
 }
 
 /** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */
-async function handoffTimeoutMs(): Promise<number> {
-  const { HANDOFF_TIMEOUT_MS } = await import('../sources/handoff.js');
+function handoffTimeoutMs(usual: number): number {
   const wanted = Number(testSwitch('SESSION_MEMORY_TEST_HANDOFF_TIMEOUT_MS'));
-  return Number.isFinite(wanted) && wanted > 0 ? wanted : HANDOFF_TIMEOUT_MS;
+  return Number.isFinite(wanted) && wanted > 0 ? wanted : usual;
 }
 
 /** An engine opened only when asked for, loading the store's code only then. */

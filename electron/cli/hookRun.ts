@@ -2,7 +2,7 @@
  * `session-memory hook` as assistants run it after every turn: found among the arguments before the
  * program is built, run quietly, and logged (hookLog.ts).
  */
-import type { HookLogLine } from './hookLog.js';
+import { appendHookLog, type HookLogLine } from './hookLog.js';
 import { dataDirOf, type Io } from './support.js';
 
 /** `hook` among the arguments (after the global options), with the data folder they name and whether --verbose is given. */
@@ -44,7 +44,6 @@ export async function runHook(argv: string[], io: Io, hook: { data?: string; ver
   } catch {
     dataDir = dataDirOf({});
   }
-  const { appendHookLog } = await import('./hookLog.js');
   await appendHookLog(dataDir, lines);
   return 0;
 }

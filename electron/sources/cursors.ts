@@ -108,14 +108,19 @@ export class SourceCursors {
    */
   async advance(file: string, cursor: FileCursor, saved: SavedFrom = { sessions: [], leftOut: 0 }): Promise<void> {
     const state = await readCursorState(this.file);
-    // A session forgotten since it was saved here (the forget ran in between) is not recorded.
-    const sessions = [...new Set(saved.sessions)].filter((id) => !state.forgottenSessions.includes(sha256(id)));
-    const leftOut = saved.leftOut + new Set(saved.sessions).size - sessions.length;
+    // A session forgotten since it was saved here (the forget ran in between) is not recorded. A
+    // database's every session passes here at each save (a thousand of them): hashed only when
+    // something was forgotten at all.
+    const unique = [...new Set(saved.sessions)];
+    const forgotten = new Set(state.forgottenSessions);
+    const sessions = forgotten.size === 0 ? unique : unique.filter((id) => !forgotten.has(sha256(id)));
+    const leftOut = saved.leftOut + unique.length - sessions.length;
     if (sessions.length === 0 && leftOut > 0) {
       delete state.files[file];
       state.forgottenFiles[sha256(file)] = { size: cursor.size, mtimeMs: cursor.mtimeMs, head: cursor.head };
     } else {
-      const read = Object.fromEntries(Object.entries(saved.read ?? {}).filter(([id]) => sessions.includes(id)));
+      const kept = new Set(sessions);
+      const read = Object.fromEntries(Object.entries(saved.read ?? {}).filter(([id]) => kept.has(id)));
       state.files[file] = { ...cursor, sessions, ...(saved.marks ? { marks: saved.marks } : {}), ...(Object.keys(read).length > 0 ? { read } : {}) };
       delete state.forgottenFiles[sha256(file)];
     }
