@@ -5,9 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import { conversation, engineTestBed } from './helpers/engine.js';
+import { conversation, hashEngineTestBed } from './helpers/engine.js';
 
-const bed = engineTestBed();
+// The subject is chunking, not embedding: the hashing stand-in embeds, and no model loads.
+const bed = hashEngineTestBed();
 
 async function chunksAfter(input: SessionInput, step: number | null): Promise<{ chunkIds: string[]; texts: string[]; embeddings: number; maxPerSave: number }> {
   const engine = await bed.open(bed.dataDir());

@@ -8,9 +8,10 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it, vi } from 'vitest';
 import type { MemoryEngine } from '../electron/engine/engine.js';
-import { conversation, engineTestBed } from './helpers/engine.js';
+import { conversation, hashEngineTestBed } from './helpers/engine.js';
 
-const bed = engineTestBed();
+// The subject is chunking, not embedding: the hashing stand-in embeds, and no model loads.
+const bed = hashEngineTestBed();
 
 /** The store's chunks table, watched: which writes a save makes to it. */
 function watchChunks(engine: MemoryEngine): { table: lancedb.Table; merges: () => number; appends: () => number; reset: () => void } {

@@ -9,15 +9,17 @@ import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import type { Embedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { collect, HASH_EMBEDDER, jsonLines, runCliInProcess, startCli } from './helpers/cli.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
+// The subject is the lock, not embedding: this process's engines embed with the hashing stand-in too.
+let embedder: HashEmbedder;
 const cleanups: Array<() => void> = [];
 beforeAll(async () => {
-  embedder = await startTestEmbedder();
+  embedder = new HashEmbedder();
 });
 afterAll(async () => {
   await embedder.close();
@@ -92,7 +94,7 @@ describe('one writer at a time', () => {
     const data = dir();
     let sabotage = false;
     // The model's first batch of the second save: meanwhile another process takes the lock over (its folder replaced, as after a sleep past the stale period).
-    const wrapped = {
+    const wrapped: Embedder = {
       model: embedder.model,
       dim: embedder.dim,
       maxTokens: embedder.maxTokens,
@@ -106,7 +108,7 @@ describe('one writer at a time', () => {
         return embedder.embed(texts);
       },
     };
-    const engine = await openEngine(data, embedder, { embedder: wrapped as unknown as WorkerEmbedder });
+    const engine = await openEngine(data, embedder, { embedder: wrapped });
     await engine.save(conversation(4, { sessionId: 'before' }));
     const files = ['.archived_sessions.json', 'vector-sketch.bin', 'near-duplicates.jsonl'].map((f) => path.join(data, f));
     const sizes = async () => Promise.all(files.map(async (f) => (await fs.stat(f).catch(() => null))?.size ?? null));

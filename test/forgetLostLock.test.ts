@@ -8,17 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import type { EngineContext } from '../electron/engine/context.js';
 import { assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
 import { filesWithTrace, folderSnapshot } from './helpers/files.js';
 
-let embedder: WorkerEmbedder;
+// The subject is the write lock, not embedding: the hashing stand-in embeds, and no model loads.
+let embedder: HashEmbedder;
 const cleanups: Array<() => void> = [];
 beforeAll(async () => {
-  embedder = await startTestEmbedder();
+  embedder = new HashEmbedder();
 });
 afterAll(async () => {
   await embedder.close();

@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageInput, SessionInput } from '../shared/domain.js';
-import { conversation, engineTestBed } from './helpers/engine.js';
+import { conversation, hashEngineTestBed } from './helpers/engine.js';
 
-const bed = engineTestBed();
+// The subject is what a fork shares with its parent, not embedding: the hashing stand-in embeds (the
+// searches look for a message's own words), and no model loads.
+const bed = hashEngineTestBed();
 
 async function fresh() {
   return bed.open(bed.dataDir());

@@ -5,7 +5,7 @@
  * DynamoDB servers (s3rver and dynalite on 127.0.0.1).
  */
 import { describe, expect, it } from 'vitest';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { connectStore } from '../electron/engine/store/connect.js';
 import { LEASE_TABLE, LEASE_TTL_MS } from '../electron/engine/store/storeLease.js';
@@ -13,14 +13,14 @@ import { LEASE_KEEP_MS } from '../electron/engine/store/writeGuard.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import { historyVersion } from './helpers/historyTable.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
-import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
+import { useObjectStoreServers } from './helpers/objectStoreMachine.js';
 
 let servers: ObjectStoreServers;
-let embedder: WorkerEmbedder;
+// The subject is what a save reads and holds on the bucket, not embedding: the hashing stand-in embeds, and no model loads.
+const embedder = new HashEmbedder();
 const dir = scratchDirs('sm-lease-keep-');
-useObjectStoreMachine((started, startedEmbedder) => {
+useObjectStoreServers((started) => {
   servers = started;
-  embedder = startedEmbedder;
 });
 
 /** The lease as the store holds it now: its holder's token (a new one at every take; empty when free). */

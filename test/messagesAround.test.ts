@@ -12,9 +12,11 @@ import type { MessageInput } from '../shared/domain.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
 import type { ChunkPlace, MessagesAround } from '../electron/engine/store/storeLookups.js';
-import { packChunkPlaces, engineTestBed } from './helpers/engine.js';
+import { packChunkPlaces, hashEngineTestBed } from './helpers/engine.js';
 
-const bed = engineTestBed();
+// The subject is reading a result's neighbours from the rows, not embedding: the hashing stand-in
+// embeds the 1,100 messages, and no model loads.
+const bed = hashEngineTestBed();
 
 const topics = ['the garden shed', 'the tax return', 'the band rehearsal', 'the kitchen tiles', 'the bike repair', 'the piano lesson', 'the server upgrade'];
 const longReply = (n: number) =>

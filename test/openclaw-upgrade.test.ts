@@ -6,9 +6,11 @@
 import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonLines, REPO, runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, REPO, runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 
+// The subject is recognising one memory across OpenClaw's upgrade, not embedding: the runs embed with
+// the hashing stand-in (the search looks for the message's own words).
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'import', 'openclaw-sqlite');
 const TRIP = 'c0ffee00-2222-4333-8444-555566667777';
 
@@ -25,7 +27,7 @@ function copyOf(name: string): string {
 describe('OpenClaw upgraded to SQLite', () => {
   it('saving the upgraded state folder after the .jsonl files were saved adds 0 messages; what OpenClaw writes later is new', async () => {
     const data = path.join(copyOf('legacy'), '..', 'data');
-    const before = await runCli(['--data', data, 'import', copyOf('legacy'), '--json']);
+    const before = await runCli(['--data', data, 'import', copyOf('legacy'), '--json'], HASH_EMBEDDER);
     expect(before.status, before.stderr).toBe(0);
     const saved = jsonLines(before.stdout).filter((line) => 'sessionId' in line);
     expect(saved.map((report) => report.sessionId).sort()).toEqual([
@@ -37,7 +39,7 @@ describe('OpenClaw upgraded to SQLite', () => {
     ]);
     expect(saved.every((report) => Number(report.new) > 0)).toBe(true);
 
-    const after = await runCli(['--data', data, 'import', copyOf('upgraded'), '--json']);
+    const after = await runCli(['--data', data, 'import', copyOf('upgraded'), '--json'], HASH_EMBEDDER);
     expect(after.status, after.stderr).toBe(0);
     const lines = jsonLines(after.stdout);
     expect(lines.filter((line) => 'error' in line)).toEqual([]);
@@ -46,14 +48,14 @@ describe('OpenClaw upgraded to SQLite', () => {
     expect(again.map((report) => [report.sessionId, report.new])).toEqual(again.map((report) => [report.sessionId, 0]));
 
     // The Telegram conversation went on after the upgrade; its large answer is stored zstd-compressed.
-    const later = await runCli(['--data', data, 'import', path.join(copyOf('zstd'), 'openclaw-agent.sqlite'), '--json']);
+    const later = await runCli(['--data', data, 'import', path.join(copyOf('zstd'), 'openclaw-agent.sqlite'), '--json'], HASH_EMBEDDER);
     expect(later.status, later.stderr).toBe(0);
     const grown = jsonLines(later.stdout).filter((line) => 'sessionId' in line);
     expect(grown.map((report) => [report.sessionId, report.new])).toEqual([
       ['7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6', 0],
       [TRIP, 2],
     ]);
-    const found = JSON.parse((await runCli(['--data', data, 'search', 'francesinha in Porto', '--json'])).stdout) as Array<{ sessionId: string }>;
+    const found = JSON.parse((await runCli(['--data', data, 'search', 'francesinha in Porto', '--json'], HASH_EMBEDDER)).stdout) as Array<{ sessionId: string }>;
     expect(found[0]?.sessionId).toBe(TRIP);
   }, 120_000);
 });

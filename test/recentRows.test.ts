@@ -8,9 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import { cosine } from '../electron/engine/search/collapse.js';
 import type { SearchReads } from '../electron/engine/store/searchView.js';
-import { conversation, engineTestBed } from './helpers/engine.js';
+import { conversation, hashEngineTestBed } from './helpers/engine.js';
 
-const bed = engineTestBed();
+// The subject is which rows a search reads, not the model: the hashing stand-in embeds (a text's words
+// give its vector), and no model loads.
+const bed = hashEngineTestBed();
 
 const lighthouse = {
   sessionId: 'lighthouse',

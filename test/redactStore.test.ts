@@ -7,14 +7,16 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
 import { seededChars } from './helpers/random.js';
 
-let embedder: WorkerEmbedder;
+// The subject is what reaches the files, not embedding: the engines and the CLI runs embed with the
+// hashing stand-in, and load no model (saving and search with the real one: test/engine.test.ts, test/cli.test.ts).
+let embedder: HashEmbedder;
 beforeAll(async () => {
-  embedder = await startTestEmbedder();
+  embedder = new HashEmbedder();
 });
 afterAll(async () => {
   await embedder.close();
@@ -135,18 +137,18 @@ describe('redact: a store saved without redaction', () => {
 
 describe('session-memory save --no-redact, redact', () => {
   it('reports per session and in total, and cleans the files', async () => {
-    const { runCli, jsonLines } = await import('./helpers/cli.js');
+    const { HASH_EMBEDDER, runCli, jsonLines } = await import('./helpers/cli.js');
     const { dir, cleanup } = tempDir();
     try {
       const data = path.join(dir, 'data');
       const file = path.join(dir, 'agent.json');
       const s = leakySession();
       writeFileSync(file, JSON.stringify({ session_id: s.sessionId, title: s.title, messages: s.messages.map((m) => ({ msg_id: m.msgId, role: m.role, content: m.content })) }));
-      const saved = await runCli(['--data', data, 'save', file, '--no-redact', '--json']);
+      const saved = await runCli(['--data', data, 'save', file, '--no-redact', '--json'], HASH_EMBEDDER);
       expect(saved.status).toBe(0);
       expect(jsonLines(saved.stdout)[0]).toMatchObject({ new: 6, redacted: 0 });
 
-      const dry = await runCli(['--data', data, 'redact', '--dry-run', '--json']);
+      const dry = await runCli(['--data', data, 'redact', '--dry-run', '--json'], HASH_EMBEDDER);
       expect(dry.status).toBe(0);
       expect(jsonLines(dry.stdout)).toEqual([
         { sessionId: 'agent-run', messages: 3, secrets: 5, kinds: expect.any(Object), chunksRewritten: 0, embeddingsComputed: 0 },
@@ -154,13 +156,13 @@ describe('session-memory save --no-redact, redact', () => {
       ]);
       expect(filesContaining(data, SECRETS.openai).length).toBeGreaterThan(0);
 
-      const run = await runCli(['--data', data, 'redact']);
+      const run = await runCli(['--data', data, 'redact'], HASH_EMBEDDER);
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/6 messages in 1 sessions scanned: redacted 5 secrets in 1 session/);
       expectNoSecretIn(data);
 
       // A later save with redaction on (the default) finds the transcript archived.
-      const resave = await runCli(['--data', data, 'save', file, '--json']);
+      const resave = await runCli(['--data', data, 'save', file, '--json'], HASH_EMBEDDER);
       expect(jsonLines(resave.stdout)[0]).toMatchObject({ skippedSession: true, redacted: 5 });
     } finally {
       cleanup();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GetBucketLifecycleConfigurationCommand, GetBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { deletedObjectRetention, storeRetention, type S3Sender } from '../electron/engine/store/retention.js';
 import { resolveStoreLocation } from '../electron/engine/files/location.js';
-import { runCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, runCli } from './helpers/cli.js';
 import { conversation, tempDir } from './helpers/engine.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
 import { writeFileSync } from 'node:fs';
@@ -109,7 +109,8 @@ describe('against a real S3 server (s3rver, which keeps no versions)', () => {
     cleanups.push(work.cleanup);
     const file = path.join(work.dir, 'session.json');
     writeFileSync(file, JSON.stringify(conversation(4, { sessionId: 'kept' })));
-    const env = { ...servers.env, SESSION_MEMORY_HOME: path.join(work.dir, 'home') };
+    // The subject is what verify says of the bucket, not embedding: the hashing stand-in embeds.
+    const env = { ...servers.env, ...HASH_EMBEDDER, SESSION_MEMORY_HOME: path.join(work.dir, 'home') };
     expect((await runCli(['--data', sharedUri, 'save', file], env)).status).toBe(0);
     const verified = await runCli(['--data', sharedUri, 'verify', '--json'], env);
     expect(verified.status, verified.stderr).toBe(0);

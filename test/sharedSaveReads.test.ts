@@ -7,19 +7,19 @@
  * dynalite on 127.0.0.1).
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import type { StoreState } from '../electron/engine/record/storeState.js';
 import { conversation, scratchDirs } from './helpers/engine.js';
 import type { ObjectStoreServers } from './helpers/objectStore.js';
-import { useObjectStoreMachine } from './helpers/objectStoreMachine.js';
+import { useObjectStoreServers } from './helpers/objectStoreMachine.js';
 
 let servers: ObjectStoreServers;
-let embedder: WorkerEmbedder;
+// The subject is what a save reads and holds on the bucket, not embedding: the hashing stand-in embeds, and no model loads.
+const embedder = new HashEmbedder();
 const dir = scratchDirs('sm-shared-reads-');
-useObjectStoreMachine((started, startedEmbedder) => {
+useObjectStoreServers((started) => {
   servers = started;
-  embedder = startedEmbedder;
 });
 
 const open = (storeUri: string) => MemoryEngine.open({ dataDir: dir(), storeUri, embedder, lockWaitMs: 20_000 });

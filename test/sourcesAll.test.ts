@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { jsonLines, runCli, startCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, jsonLines, runCli, startCli } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
 import { follow } from './helpers/follow.js';
 
@@ -60,7 +60,9 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
     if (entry.isFile()) await fs.utimes(path.join(entry.parentPath, entry.name), when, when);
   }
   const rest = scratch();
-  const env: Record<string, string> = { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', CONTINUE_GLOBAL_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
+  // The subject is finding and reading each tool's files, not embedding: the runs embed with the hashing
+  // stand-in (test/sync.test.ts syncs and hooks with the real model).
+  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', CONTINUE_GLOBAL_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
   return { home, env, rest };
 }
 

@@ -6,16 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { ChunkStore } from '../electron/engine/store/store.js';
-import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { conversation, openEngine, tempDir } from './helpers/engine.js';
 
-let embedder: WorkerEmbedder;
+// The subject is the store's tables, not embedding: the hashing stand-in embeds, and no model loads.
+let embedder: HashEmbedder;
 let root: string;
 let cleanup: () => void;
 
 beforeAll(async () => {
-  embedder = await startTestEmbedder();
+  embedder = new HashEmbedder();
   ({ dir: root, cleanup } = tempDir('sm-create-'));
 });
 afterAll(async () => {

@@ -2,11 +2,13 @@ import * as lancedb from '@lancedb/lancedb';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 import { CJK_COLUMN, cjkText } from '../electron/engine/store/store.js';
 import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
 import type { MemoryEngine } from '../electron/engine/engine.js';
-import { openEngine, packChunkPlaces, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { openEngine, packChunkPlaces, tempDir } from './helpers/engine.js';
+
+// The subject is how older stores are upgraded, not embedding: the hashing stand-in embeds, and no model loads.
 
 /** The store's full-text search on its own, as a search reads it. */
 const textSearch = (engine: MemoryEngine, text: string, limit: number) => engine.store.searching((reads) => reads.textSearch(text, limit));
@@ -56,9 +58,9 @@ async function layout(storeDir: string): Promise<{ columns: string[]; indexes: s
 }
 
 describe('a store written before the word index', () => {
-  let embedder: WorkerEmbedder;
+  let embedder: HashEmbedder;
   beforeAll(async () => {
-    embedder = await startTestEmbedder();
+    embedder = new HashEmbedder();
   });
   afterAll(async () => {
     await embedder.close();
@@ -144,9 +146,9 @@ describe('a store written before the word index', () => {
 });
 
 describe('a session started from another one (a Claude Code subagent)', () => {
-  let embedder: WorkerEmbedder;
+  let embedder: HashEmbedder;
   beforeAll(async () => {
-    embedder = await startTestEmbedder();
+    embedder = new HashEmbedder();
   });
   afterAll(async () => {
     await embedder.close();
@@ -201,9 +203,9 @@ describe('a session started from another one (a Claude Code subagent)', () => {
 });
 
 describe('a store written when chunk order was one packed number', () => {
-  let embedder: WorkerEmbedder;
+  let embedder: HashEmbedder;
   beforeAll(async () => {
-    embedder = await startTestEmbedder();
+    embedder = new HashEmbedder();
   });
   afterAll(async () => {
     await embedder.close();

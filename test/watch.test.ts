@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startCli } from './helpers/cli.js';
+import { HASH_EMBEDDER, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 import { follow } from './helpers/follow.js';
 
+// The subject is following the folder, not embedding: the watchers embed with the hashing stand-in
+// (test/sync.test.ts follows with the real model).
 const { dir: root, cleanup } = tempDir('sm-watch-');
 afterAll(() => cleanup());
 
@@ -30,7 +32,7 @@ describe('session-memory watch', () => {
     const file = path.join(sessions, 'abc123.jsonl');
     writeFileSync(file, openclawSession('abc123', 4));
 
-    const watcher = startCli(['--data', data, 'watch', sessions, '--debounce', '300', '--json']);
+    const watcher = startCli(['--data', data, 'watch', sessions, '--debounce', '300', '--json'], HASH_EMBEDDER);
     const out = follow(watcher);
     await out.until(1);
     expect(out.lines[0]).toMatchObject({ file, sessionId: 'abc123', new: 4 });
@@ -44,7 +46,7 @@ describe('session-memory watch', () => {
     expect(exit).toBe(0);
 
     // After a restart only what changed meanwhile is read again.
-    const second = startCli(['--data', data, 'watch', sessions, '--debounce', '300', '--json']);
+    const second = startCli(['--data', data, 'watch', sessions, '--debounce', '300', '--json'], HASH_EMBEDDER);
     const out2 = follow(second);
     writeFileSync(path.join(sessions, 'def456.jsonl'), openclawSession('def456', 2));
     await out2.until(1);

@@ -2,7 +2,7 @@ import { copyFileSync, appendFileSync, mkdirSync, readFileSync, writeFileSync } 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
-import { engineTestBed } from '../helpers/engine.js';
+import { hashEngineTestBed } from '../helpers/engine.js';
 import { fixture, readAll, sessionsOf, tempDir } from './helpers.js';
 
 /** A real log: aider 0.84.0 on Windows, from a public repository (see test/fixtures/import/aider/PROVENANCE.md). */
@@ -94,7 +94,8 @@ describe('aider chat history', () => {
 });
 
 describe('aider chat history saved again after it grew', () => {
-  const bed = engineTestBed();
+  // The subject is what a grown log adds, not embedding: the hashing stand-in embeds, and no model loads.
+  const bed = hashEngineTestBed();
 
   it('adds only the new turns and the new session', async () => {
     const file = path.join(tempDir(), '.aider.chat.history.md');

@@ -10,10 +10,12 @@ import type { SaveReport } from '../../shared/domain.js';
 import type { MemoryEngine } from '../../electron/engine/engine.js';
 import { SourceCursors } from '../../electron/sources/cursors.js';
 import { syncFile } from '../../electron/sources/sync.js';
-import { engineTestBed } from '../helpers/engine.js';
+import { hashEngineTestBed } from '../helpers/engine.js';
 import { fixture, tempDir } from './helpers.js';
 
-const bed = engineTestBed();
+// The subject is what a rewind removes, not embedding: the hashing stand-in embeds (the searches look for
+// a message's own words), and no model loads.
+const bed = hashEngineTestBed();
 
 interface Synced {
   reports: SaveReport[];
