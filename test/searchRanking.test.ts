@@ -1,8 +1,8 @@
 /** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names, the passage a question quotes. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { byMessage } from '../electron/engine/search/search.js';
+import { byMessage, speakersAmong } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
-import { topicOf } from '../electron/engine/search/questionTopic.js';
+import { namesIn, topicOf, withoutNames } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
 import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
@@ -342,5 +342,20 @@ describe('the turn after the best results', () => {
     const top = Array.from({ length: NEIGHBOUR_SOURCES }, (_, i) => turn(`top${i}`, 40 + i * 10, 1 - i * 0.01));
     const order = (await favourNeighbours(reads, [...top, turn('t7', 7, 0.5)])).map((f) => f.hit.chunkId);
     expect(order).not.toContain('t8');
+  });
+});
+
+describe("the names of the store's speakers in a question", () => {
+  it('reads names as capitalised words that begin no sentence, months and weekdays aside', () => {
+    expect(namesIn("What did Melanie paint for Caroline's birthday in June?")).toEqual(['Melanie', 'Caroline']);
+    expect(namesIn('When did Jon open his studio? Gina was there on Monday.')).toEqual(['Jon']);
+    expect(withoutNames("What did Melanie paint for Caroline's birthday?", ['Caroline'])).toBe('What did Melanie paint for birthday?');
+  });
+
+  it('takes as speakers the names that begin the lines of chunks whose lines begin with names, never those of role lines', () => {
+    const named = [{ text: 'Caroline: I adopted a puppy.\nMelanie: Lovely!' }];
+    const roles = [{ text: 'user: Notes on the release\nFlask: upgrade to 3.0\nassistant: Done.' }];
+    expect(speakersAmong(['Melanie', 'Oscar'], [named])).toEqual(['Melanie']);
+    expect(speakersAmong(['Flask'], [roles])).toEqual([]);
   });
 });

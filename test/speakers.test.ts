@@ -4,6 +4,7 @@ import type { MessageInput, SessionInput } from '../shared/domain.js';
 import { chunkDialogue, type ChunkableMessage } from '../electron/engine/save/chunker.js';
 import { normalizeSession } from '../electron/engine/save/normalize.js';
 import { engineTestBed, hashEngineTestBed } from './helpers/engine.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
 
 const msg = (msgId: string, role: ChunkableMessage['role'], content: string, speaker?: string): ChunkableMessage => ({ msgId, role, content, ...(speaker ? { speaker } : {}) });
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -178,6 +179,60 @@ describe('searching a chat between people', () => {
       expect(request, JSON.stringify(hits)).toBeDefined();
       expect(request!.msgIds).toEqual(['plan', 'steps']);
       expect(request!.text).toContain('\nSam: Book the fire inspection first');
+    } finally {
+      await engine.close();
+    }
+  });
+
+});
+
+describe("the question's vector and the store's speakers", () => {
+  const bed = hashEngineTestBed();
+  /** The hashing stand-in, keeping the texts it is asked to embed. */
+  class RecordingEmbedder extends HashEmbedder {
+    texts: string[] = [];
+    override embed(texts: string[]): Promise<Float32Array[]> {
+      this.texts.push(...texts);
+      return super.embed(texts);
+    }
+  }
+
+  it("looks without the names of the store's speakers, and with every other name", async () => {
+    const embedder = new RecordingEmbedder();
+    const engine = await bed.open(bed.dataDir(), { embedder });
+    try {
+      await engine.save({
+        sessionId: 'chat',
+        messages: [
+          { msgId: 'D1:1', role: 'user', speaker: 'Caroline', content: 'I adopted a puppy named Oscar from the shelter.' },
+          { msgId: 'D1:2', role: 'assistant', speaker: 'Melanie', content: 'Thanks, Caroline! I painted a bowl of lemons.' },
+        ],
+      });
+      embedder.texts = [];
+      await engine.search('What did Melanie paint for Caroline?');
+      expect(embedder.texts).toEqual(['What did Melanie paint for Caroline?', 'What did paint for?']);
+      embedder.texts = [];
+      await engine.search('What does Oscar eat?');
+      expect(embedder.texts).toEqual(['What does Oscar eat?']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('keeps the names in a conversation with an assistant, whose lines begin with roles', async () => {
+    const embedder = new RecordingEmbedder();
+    const engine = await bed.open(bed.dataDir(), { embedder });
+    try {
+      await engine.save({
+        sessionId: 'work',
+        messages: [
+          { msgId: '1', role: 'user', content: 'I have never integrated Flask-Login into this project.' },
+          { msgId: '2', role: 'assistant', content: 'Flask-Login keeps the user session for you.' },
+        ],
+      });
+      embedder.texts = [];
+      await engine.search('Have I integrated Flask-Login for sessions?');
+      expect(embedder.texts).toEqual(['Have I integrated Flask-Login for sessions?']);
     } finally {
       await engine.close();
     }

@@ -6,7 +6,7 @@ import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
 import { byDistinctText, fuseByRank } from './rankFusion.js';
 import { promptsFor, withPrompts } from './searchPrompts.js';
-import { topicOf } from './questionTopic.js';
+import { namesIn, topicOf, withoutNames } from './questionTopic.js';
 import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
 import { favourNeighbours } from './neighbourTurns.js';
@@ -23,7 +23,8 @@ export interface SearchOptions {
 
 /**
  * Vector search and full-text search (storeSearch.ts) of what the question is about (less its words
- * about the conversations themselves: questionTopic.ts), and for a request the asker's standing
+ * about the conversations themselves: questionTopic.ts; the vector search less the names of the
+ * store's speakers: speakersAmong), and for a request the asker's standing
  * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
@@ -41,16 +42,22 @@ export async function searchChunks(ctx: EngineContext, query: string, options: S
   // The topic is embedded while the store is asked for its newest version (searchView.ts).
   const embedded = ctx.embedder().then((embedder) => embedder.embed([topic]));
   embedded.catch(() => {});
+  const embed = async (text: string) => (await (await ctx.embedder()).embed([text]))[0]!;
   await loadTimeReading();
   const span = timeSpanOf(query, new Date(options.now ?? Date.now()));
   return ctx.store.searching(async (reads) => {
     const [vector] = await embedded;
-    return searchAt(reads, { query, topic, span }, vector!, limit, collapse, options.sessionId);
+    return searchAt(reads, { query, topic, span }, vector!, embed, limit, collapse, options.sessionId);
   });
 }
 
-async function searchAt(reads: SearchReads, question: { query: string; topic: string; span: TimeSpan | null }, vector: Float32Array, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
+async function searchAt(reads: SearchReads, question: { query: string; topic: string; span: TimeSpan | null }, vector: Float32Array, embed: (text: string) => Promise<Float32Array>, limit: number, collapse: boolean, sessionId: string | undefined): Promise<SearchHit[]> {
   const { query, topic, span } = question;
+  // The vector search looks with the topic's vector, or, once the first hits tell which of the
+  // question's names are the store's speakers, with the topic's less those names (speakersAmong).
+  const names = namesIn(topic);
+  let looking = vector;
+  let speakersRead = names.length === 0;
   // Scores are scaled so that a chunk ranked first by both searches scores 1 (a little more when other
   // parts of its message match too, or it is also a standing wish).
   const best = 2 / (SEARCH_RRF_K + 1);
@@ -65,11 +72,21 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
   const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
   for (;;) {
-    const [byVector, byText, wished] = await Promise.all([
-      reads.vectorSearch(vector, pool, sessionId),
+    const [firstByVector, byText, wished] = await Promise.all([
+      reads.vectorSearch(looking, pool, sessionId),
       reads.textSearch(topic, pool, sessionId).catch(() => []),
       wishes,
     ]);
+    let byVector = firstByVector;
+    // Read once, from the first round's hits; a widened round looks with the same vector.
+    if (!speakersRead) {
+      speakersRead = true;
+      const speakers = speakersAmong(names, [byText, byVector]);
+      if (speakers.length > 0) {
+        looking = await embed(withoutNames(topic, speakers));
+        byVector = await reads.vectorSearch(looking, pool, sessionId);
+      }
+    }
     const weights = [1, 1, WISH_WEIGHT];
     let ranked;
     if (collapse) {
@@ -182,3 +199,35 @@ export async function inspectChunk(ctx: EngineContext, chunkId: string, similarC
     similar: similar.map((h) => ({ chunkId: h.chunkId, sessionId: h.sessionId, text: h.text, msgIds: h.msgIds, score: Math.round((1 - h.distance) * 10_000) / 10_000, alsoIn: [] })),
   };
 }
+
+/**
+ * The question's names that are speakers of the store: names that begin a line of a hit whose text
+ * begins with a name (each message's line begins with its speaker's name, "Caroline: ...", or its
+ * role: chunker.ts segmentLine; in a chunk of role lines, a line of a message that begins "Note: "
+ * is no speaker's).
+ * People who chat call each other by name ("Thanks, Melanie!", "Hey Caroline, ..."), so a speaker's
+ * name pulls the question's vector toward the greetings and thanks said to that person rather than
+ * toward what was said: "What did Melanie paint?" lands next to "Thanks, Melanie! That's really
+ * sweet." The vector search looks without them; the full-text search and the question's words among
+ * the first candidates keep them (a line that names its speaker tells who said what). A name that is
+ * no speaker's stays: in a conversation with an assistant, whose lines begin with roles, a name in a
+ * question is what was talked about ("Have I integrated Flask-Login?", "When was the Montserrat
+ * Writers' Festival?"), and leaving it out costs recall (docs/retrieval.md).
+ */
+export function speakersAmong(names: readonly string[], lists: ReadonlyArray<ReadonlyArray<{ text: string }>>): string[] {
+  const speakers = new Set<string>();
+  for (const hits of lists) {
+    for (const { text } of hits) {
+      if (ROLE_START.test(text)) continue;
+      for (const line of text.split('\n')) {
+        const name = NAMED_LINE.exec(line)?.[1];
+        if (name !== undefined) speakers.add(name);
+      }
+    }
+  }
+  return names.filter((name) => speakers.has(name));
+}
+
+const ROLE_START = /^(?:user|assistant|system|tool): /;
+/** A line that begins with a name: in a chunk that begins with one, a message said by that person. */
+const NAMED_LINE = /^([^\s:][^:\n]{0,39}): /;
