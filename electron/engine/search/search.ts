@@ -65,17 +65,22 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
   const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
   for (;;) {
+    // The pools are read without their texts and vectors, then those of the hits kept (candidateTexts).
     const [byVector, byText, wished] = await Promise.all([
-      reads.vectorSearch(vector, pool, sessionId),
-      reads.textSearch(topic, pool, sessionId).catch(() => []),
+      reads.vectorCandidates(vector, pool, sessionId),
+      reads.textCandidates(topic, pool, sessionId).catch(() => []),
       wishes,
     ]);
     const weights = [1, 1, WISH_WEIGHT];
     let ranked;
     if (collapse) {
       const [v, t] = [byDistinctText(byVector, depth), byDistinctText(byText, depth)];
-      ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
-    } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
+      const [vectorHits, textHits] = await reads.candidateTexts([v.hits, t.hits]);
+      ranked = byMessage(fuseByRank([vectorHits!, textHits!, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
+    } else {
+      const [vectorHits, textHits] = await reads.candidateTexts([byVector, byText]);
+      ranked = byMessage(fuseByRank([vectorHits!, textHits!, wished], SEARCH_RRF_K, weights));
+    }
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
     const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);

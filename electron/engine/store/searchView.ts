@@ -19,7 +19,8 @@ import { chunksAfter, chunksBefore, chunksBeside, messagesAround, vectorsByChunk
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { requiredWordsIn, textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
+import type { Candidate } from './searchHits.js';
+import { candidateTexts, requiredWordsIn, textCandidatesIn, textSearchFavouringIn, textSearchIn, vectorCandidatesIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
 
 /** Session filters whose required-word hits a view keeps for its version (past it, it starts again). */
 const REQUIRED_WORDS_KEPT = 16;
@@ -33,6 +34,12 @@ export interface SearchReads {
   vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]>;
   /** Full-text search, with each hit's vector (storeSearch.ts). */
   textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  /** vectorSearch's hits without their texts and vectors, which candidateTexts reads for those kept (storeSearch.ts). */
+  vectorCandidates(vector: Float32Array, limit: number, sessionId?: string): Promise<Candidate[]>;
+  /** textSearch's hits without their texts and vectors, which candidateTexts reads for those kept (storeSearch.ts). */
+  textCandidates(text: string, limit: number, sessionId?: string): Promise<Candidate[]>;
+  /** The whole hits of lists of candidates, in one read (storeSearch.ts). */
+  candidateTexts(lists: ReadonlyArray<readonly Candidate[]>): Promise<VectorHit[][]>;
   /**
    * Full-text candidates for chunks that hold one of the `required` words, ranked by the words of
    * `text` too, with their vectors; none in a store whose text has no word index (storeSearch.ts).
@@ -202,6 +209,9 @@ export class SearchView {
       recentRows: chunks.recent?.rows ?? 0,
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
+      vectorCandidates: (vector, limit, sessionId) => vectorCandidatesIn(chunks, vector, limit, sessionId),
+      textCandidates: (text, limit, sessionId) => textCandidatesIn(chunks, this.hasIndex, text, limit, sessionId),
+      candidateTexts: (lists) => candidateTexts(chunks, lists),
       textSearchFavouring: async (required, text, limit, sessionId) =>
         (await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId, this.requiredWordsAt(chunks, version, required, limit, sessionId)) : [],
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
