@@ -2,6 +2,7 @@
 import type { ChunkDetail, SearchHit } from '../../../shared/domain.js';
 import type { EngineContext } from '../context.js';
 import { EngineError } from '../errors.js';
+import type { Candidate } from '../store/searchHits.js';
 import type { SearchReads } from '../store/searchView.js';
 import { collapseDuplicates } from './collapse.js';
 import { byDistinctText, fuseByRank } from './rankFusion.js';
@@ -72,27 +73,29 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
   const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
   for (;;) {
-    const [firstByVector, byText, wished] = await Promise.all([
-      reads.vectorSearch(looking, pool, sessionId),
-      reads.textSearch(topic, pool, sessionId).catch(() => []),
+    // The pools are read without their texts and vectors, then those of the hits kept (candidateTexts).
+    const [byVector, byText, wished] = await Promise.all([
+      reads.vectorCandidates(looking, pool, sessionId),
+      reads.textCandidates(topic, pool, sessionId).catch(() => []),
       wishes,
     ]);
-    let byVector = firstByVector;
+    const kept = (list: Candidate[]) => (collapse ? byDistinctText(list, depth) : { hits: list, ranks: undefined });
+    let v = kept(byVector);
+    const t = kept(byText);
+    const [firstVectorHits, textHits] = await reads.candidateTexts([v.hits, t.hits]);
+    let vectorHits = firstVectorHits!;
     // Read once, from the first round's hits; a widened round looks with the same vector.
     if (!speakersRead) {
       speakersRead = true;
-      const speakers = speakersAmong(names, [byText, byVector]);
+      const speakers = speakersAmong(names, [textHits!, vectorHits]);
       if (speakers.length > 0) {
         looking = await embed(withoutNames(topic, speakers));
-        byVector = await reads.vectorSearch(looking, pool, sessionId);
+        v = kept(await reads.vectorCandidates(looking, pool, sessionId));
+        vectorHits = (await reads.candidateTexts([v.hits]))[0]!;
       }
     }
     const weights = [1, 1, WISH_WEIGHT];
-    let ranked;
-    if (collapse) {
-      const [v, t] = [byDistinctText(byVector, depth), byDistinctText(byText, depth)];
-      ranked = byMessage(fuseByRank([v.hits, t.hits, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
-    } else ranked = byMessage(fuseByRank([byVector, byText, wished], SEARCH_RRF_K, weights));
+    const ranked = byMessage(fuseByRank([vectorHits, textHits!, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
     const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));
     if (!collapse) return toHits(fused.slice(0, limit).map((f) => ({ ...f, alsoIn: [] })), best);

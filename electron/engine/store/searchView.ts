@@ -13,13 +13,14 @@
  * is run again at the newest one the same way.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { connectStore } from './connect.js';
+import { connectStore, isRemoteStore } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { chunksAfter, chunksBefore, chunksBeside, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
-import { requiredWordsIn, textSearchFavouringIn, textSearchIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
+import { candidateOfHit, type Candidate } from './searchHits.js';
+import { candidateTexts, requiredWordsIn, textCandidatesIn, textSearchFavouringIn, textSearchIn, vectorCandidatesIn, vectorSearchIn, type SearchTable } from './storeSearch.js';
 
 /** Session filters whose required-word hits a view keeps for its version (past it, it starts again). */
 const REQUIRED_WORDS_KEPT = 16;
@@ -33,6 +34,12 @@ export interface SearchReads {
   vectorSearch(vector: Float32Array, limit: number, sessionId?: string, excludeChunkId?: string): Promise<VectorHit[]>;
   /** Full-text search, with each hit's vector (storeSearch.ts). */
   textSearch(text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  /** vectorSearch's hits without their texts and vectors, which candidateTexts reads for those kept (storeSearch.ts). */
+  vectorCandidates(vector: Float32Array, limit: number, sessionId?: string): Promise<Candidate[]>;
+  /** textSearch's hits without their texts and vectors, which candidateTexts reads for those kept (storeSearch.ts). */
+  textCandidates(text: string, limit: number, sessionId?: string): Promise<Candidate[]>;
+  /** The whole hits of lists of candidates, in one read (storeSearch.ts). */
+  candidateTexts(lists: ReadonlyArray<readonly Candidate[]>): Promise<VectorHit[][]>;
   /**
    * Full-text candidates for chunks that hold one of the `required` words, ranked by the words of
    * `text` too, with their vectors; none in a store whose text has no word index (storeSearch.ts).
@@ -71,7 +78,12 @@ export class SearchView {
     private readonly hasWordIndex: () => Promise<boolean>,
     /** The read cache the view's connection reads the store through (a store on S3 with a cache folder), or none. */
     private readonly readCache: () => Promise<ObjectCacheEndpoint | null> = async () => null,
-  ) {}
+  ) {
+    this.remote = isRemoteStore(uri);
+  }
+
+  /** Whether the store is in a bucket, where each column a search reads costs requests. */
+  private readonly remote: boolean;
 
   /** Runs `search` with reads at the store's newest version (see above). */
   async run<T>(search: (reads: SearchReads) => Promise<T>): Promise<T> {
@@ -202,6 +214,14 @@ export class SearchView {
       recentRows: chunks.recent?.rows ?? 0,
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
+      // On a bucket each column of a row read is a ranged read: the pools leave out the texts and
+      // vectors, read after the cut for the candidates kept. In a folder a read costs no request, and
+      // one query is quicker than two: the pools are read whole, as hits at hand.
+      vectorCandidates: async (vector, limit, sessionId) =>
+        this.remote ? vectorCandidatesIn(chunks, vector, limit, sessionId) : (await vectorSearchIn(chunks, vector, limit, sessionId)).map(candidateOfHit),
+      textCandidates: async (text, limit, sessionId) =>
+        this.remote ? textCandidatesIn(chunks, this.hasIndex, text, limit, sessionId) : (await textSearchIn(chunks, this.hasIndex, text, limit, sessionId)).map(candidateOfHit),
+      candidateTexts: (lists) => candidateTexts(chunks, lists),
       textSearchFavouring: async (required, text, limit, sessionId) =>
         (await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId, this.requiredWordsAt(chunks, version, required, limit, sessionId)) : [],
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),

@@ -1,0 +1,123 @@
+/**
+ * What a search reads of a store on S3 (search.ts, store/storeSearch.ts), against real servers
+ * (s3rver and dynalite on 127.0.0.1) with a counting proxy in front of S3 and no read cache, so that
+ * every ranged read LanceDB makes reaches the proxy: the candidates of the vector and full-text
+ * searches are read without their texts and vectors, which are read for the few a search keeps.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionInput } from '../shared/domain.js';
+import type { Embedder } from '../electron/embedding/embedder.js';
+import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
+import { openEngine, tempDir } from './helpers/engine.js';
+import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
+import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js';
+
+/**
+ * The hashing stand-in, with a window wide enough for a long message to be one chunk: the texts
+ * are then most of what a store holds, as with a real model's longer chunks.
+ */
+const hashing = new HashEmbedder();
+const embedder: Embedder = { model: hashing.model, dim: hashing.dim, maxTokens: 4_000, embed: (texts) => hashing.embed(texts), close: () => hashing.close() };
+let servers: ObjectStoreServers;
+let proxy: LatencyProxy;
+const savedEnv = { ...process.env };
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  servers = await startObjectStoreServers();
+  proxy = await startLatencyProxy(Number(new URL(servers.env.AWS_ENDPOINT_URL_S3!).port), 0);
+  Object.assign(process.env, servers.env, { AWS_ENDPOINT_URL_S3: proxy.endpoint });
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await servers?.close();
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
+  cleanups.forEach((c) => c());
+});
+
+function dir(): string {
+  const t = tempDir('sm-search-reads-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+/** Words of their own for message `n`: every chunk of the store has a different text. */
+function wordsOf(n: number, count: number): string {
+  const words: string[] = [];
+  let x = n * 7919 + 17;
+  for (let i = 0; i < count; i++) {
+    x = (x * 48271) % 2147483647;
+    words.push(x.toString(36).slice(0, 7));
+  }
+  return words.join(' ');
+}
+
+/** Words of a message: about 8 KB of text, one chunk (`embedder`), two too many for one. */
+const TEXT_WORDS = 1_000;
+
+/** A session of `count` long messages, each a chunk of its own, all of which hold the word "storm". */
+function session(index: number, count: number): SessionInput {
+  return {
+    sessionId: `s-${index}`,
+    title: `Log ${index}`,
+    messages: Array.from({ length: count }, (_, i) => ({
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `The storm log ${index * count + i}: ${wordsOf(index * count + i, TEXT_WORDS)}`,
+    })),
+  };
+}
+
+/** The bytes of data files of the chunks table that a job reads from the store (ranged GETs). */
+async function dataBytesRead(job: () => Promise<unknown>): Promise<number> {
+  proxy.trace = [];
+  try {
+    await job();
+    let bytes = 0;
+    for (const line of proxy.trace) {
+      if (!/ GET /.test(line) || !/chunks\.lance\/data\//.test(line)) continue;
+      const range = /bytes=(\d+)-(\d+)/.exec(line);
+      if (range) bytes += Number(range[2]) - Number(range[1]) + 1;
+    }
+    return bytes;
+  } finally {
+    proxy.trace = null;
+  }
+}
+
+describe('a search of a store on S3', () => {
+  it('reads the texts and vectors of the candidates it keeps, not of every candidate of its two searches', async () => {
+    const { sharedUri } = await servers.newStore('search-reads');
+    const sessions = Array.from({ length: 6 }, (_, i) => session(i, 100));
+    const textBytes = sessions.reduce((sum, s) => sum + s.messages.reduce((n, m) => n + m.content.length, 0), 0);
+    const writer = await openEngine(dir(), embedder, { storeUri: sharedUri });
+    try {
+      for (const s of sessions) await writer.save(s);
+      await writer.maintain();
+    } finally {
+      await writer.close();
+    }
+    // No read cache: every read LanceDB makes reaches the store.
+    const searcher = await openEngine(dir(), embedder, { storeUri: sharedUri, readCacheBytes: 0 });
+    try {
+      const chunks = await searcher.store.countChunks();
+      // A chunk per message, more than a search's pools (160 candidates each), every one found by the word searched.
+      expect(chunks).toBe(600);
+      // The first search reads the index files and the tables' metadata; the second only what a search reads.
+      await searcher.search('what was in the storm log', { limit: 3 });
+      let hits = 0;
+      const read = await dataBytesRead(async () => (hits = (await searcher.search('what was in the storm log', { limit: 3 })).length));
+      expect(hits).toBe(3);
+      // Without a vector index the vector search reads every vector once (2 KB each). Of the texts it
+      // reads those of the candidates kept (12 of each search's 160 for 3 results), the turns next to
+      // the results and the messages around them: well under three quarters of the store's texts.
+      // Read with every candidate of both searches, they came to more than all of them (6.8 MB here).
+      const vectorsOnce = chunks * 512 * 4;
+      expect(read).toBeGreaterThan(vectorsOnce);
+      expect(read).toBeLessThan(vectorsOnce + 0.75 * textBytes);
+    } finally {
+      await searcher.close();
+    }
+  }, 300_000);
+});
