@@ -5,7 +5,7 @@
  * bounded, least recently used first; a damaged block is read again; and a forget, here or on
  * another machine, leaves none of the forgotten text in it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
@@ -14,38 +14,15 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ObjectCache, type CachedObjectMeta } from '../electron/engine/store/objectCache.js';
 import { ObjectCacheEndpoint } from '../electron/engine/store/objectCacheEndpoint.js';
 import { READ_AHEAD_BYTES, ReadAheadGate } from '../electron/engine/store/objectCacheReadAhead.js';
-import { hashEngineTestBed, tempDir } from './helpers/engine.js';
+import { hashEngineTestBed, scratchDirs } from './helpers/engine.js';
 import { filesContaining } from './helpers/files.js';
-import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
-import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js';
+import { serversBehindProxy } from './helpers/serversBehindProxy.js';
 
 // The read cache is the subject, not embedding: the engines embed with the hashing stand-in.
 const bed = hashEngineTestBed();
-let servers: ObjectStoreServers;
-let proxy: LatencyProxy;
-const savedEnv = { ...process.env };
-const cleanups: Array<() => void> = [];
-
-beforeAll(async () => {
-  servers = await startObjectStoreServers();
-  proxy = await startLatencyProxy(Number(new URL(servers.env.AWS_ENDPOINT_URL_S3!).port), 0);
-  // The engine reaches S3 through the counting proxy.
-  Object.assign(process.env, servers.env, { AWS_ENDPOINT_URL_S3: proxy.endpoint });
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await servers?.close();
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
-  cleanups.forEach((c) => c());
-});
-
-function dir(): string {
-  const t = tempDir('sm-read-cache-');
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+// The servers, and the engine reaching S3 through the counting proxy.
+const net = serversBehindProxy();
+const dir = scratchDirs('sm-read-cache-');
 
 /** Four sessions saved and maintained by a machine of their own, as another machine left them. */
 async function saveFourSessions(sharedUri: string): Promise<void> {
@@ -72,18 +49,18 @@ function session(sessionId: string, marker: string, count = 12): SessionInput {
 
 /** The S3 reads of data, index and deletion files a job sends to the store. */
 async function immutableReads(job: () => Promise<unknown>): Promise<number> {
-  proxy.trace = [];
+  net.proxy.trace = [];
   try {
     await job();
-    return proxy.trace.filter((line) => / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line)).length;
+    return net.proxy.trace.filter((line) => / (GET|HEAD) /.test(line) && /\.lance\/(data\/|_indices\/|_deletions\/)/.test(line)).length;
   } finally {
-    proxy.trace = null;
+    net.proxy.trace = null;
   }
 }
 
 describe('the read cache of a store on S3', () => {
   it('serves every search after the first from disk: no data or index file is read from the store again, and the hits are the same', async () => {
-    const { sharedUri } = await servers.newStore('read-cache');
+    const { sharedUri } = await net.servers.newStore('read-cache');
     const writer = await bed.open(dir(), { storeUri: sharedUri });
     try {
       for (let i = 0; i < 4; i++) await writer.save(session(`s-${i}`, ['lighthouse', 'orchard', 'glacier', 'harbour'][i]!));
@@ -114,7 +91,7 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('reads ahead the rest of the files a search read: a different question after it reads no data or index file from the store', async () => {
-    const { sharedUri } = await servers.newStore('read-ahead');
+    const { sharedUri } = await net.servers.newStore('read-ahead');
     // A vector index, as a large store has: a search reads only some rows of the data files.
     const writer = await bed.open(dir(), { storeUri: sharedUri, vectorIndexMinRows: 256 });
     const markers = ['lighthouse', 'orchard', 'glacier', 'harbour', 'volcano', 'meadow', 'canyon', 'reef', 'tundra', 'marsh', 'quarry', 'vineyard',
@@ -145,19 +122,19 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('finds the vectors a save reuses through the cache: a later save reads no data or index file of the store for them', async () => {
-    const { sharedUri } = await servers.newStore('reuse-reads');
+    const { sharedUri } = await net.servers.newStore('reuse-reads');
     await saveFourSessions(sharedUri);
     let timings: SaveTimings[] = [];
     const laptop = await bed.open(dir(), { storeUri: sharedUri, onSaveTimings: (t) => timings.push(t) });
     try {
       // Copies of stored conversations: every text is in the store, none is embedded again.
-      proxy.trace = [];
+      net.proxy.trace = [];
       for (const [i, marker] of ['lighthouse', 'orchard', 'glacier', 'harbour'].entries()) expect((await laptop.save(session(`copy-${i}`, marker))).embeddingsComputed).toBe(0);
       await (await laptop.store.readCache())!.readAheadIdle();
       timings = [];
       const report = await laptop.save(session('again-1', 'orchard'));
-      const sent = proxy.trace;
-      proxy.trace = null;
+      const sent = net.proxy.trace;
+      net.proxy.trace = null;
       expect(report.embeddingsComputed).toBe(0);
       const [, start, end] = timings[0]!.spans.find(([phase]) => phase === 'vectorReuse')!;
       // The files this machine wrote since it opened the store (the lookup reads their rows, which no
@@ -185,7 +162,7 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('finds the stored rows a save\'s near-duplicate check compares (vectors by chunk id, copies by text hash) through the cache: a later process reads no data or index file of the store for them', async () => {
-    const { sharedUri } = await servers.newStore('near-reads');
+    const { sharedUri } = await net.servers.newStore('near-reads');
     await saveFourSessions(sharedUri);
     const machine = dir();
     const first = await bed.open(machine, { storeUri: sharedUri });
@@ -221,14 +198,14 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('serves an s3:// store (versions found by listing, passed to the store) the same way', async () => {
-    const { plainUri } = await servers.newStore('read-cache-plain');
+    const { plainUri } = await net.servers.newStore('read-cache-plain');
     const engine = await bed.open(dir(), { storeUri: plainUri, singleWriter: true });
     try {
       await engine.save(session('plain', 'lighthouse'));
-      proxy.trace = [];
+      net.proxy.trace = [];
       expect((await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId).toBe('plain');
-      expect(proxy.trace.some((line) => / LIST /.test(line))).toBe(true);
-      proxy.trace = null;
+      expect(net.proxy.trace.some((line) => / LIST /.test(line))).toBe(true);
+      net.proxy.trace = null;
       let top: string | undefined;
       expect(await immutableReads(async () => (top = (await engine.search('lighthouse storms', { limit: 3 }))[0]?.sessionId))).toBe(0);
       expect(top).toBe('plain');
@@ -240,7 +217,7 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('sees another machine\'s save at the next search (only the immutable files are cached)', async () => {
-    const { sharedUri } = await servers.newStore('read-cache-fresh');
+    const { sharedUri } = await net.servers.newStore('read-cache-fresh');
     const writer = await bed.open(dir(), { storeUri: sharedUri });
     const reader = await bed.open(dir(), { storeUri: sharedUri });
     try {
@@ -255,7 +232,7 @@ describe('the read cache of a store on S3', () => {
   }, 240_000);
 
   it('leaves no forgotten text on the disk of the machine that forgets, nor on another machine at its next open', async () => {
-    const { sharedUri } = await servers.newStore('read-cache-forget');
+    const { sharedUri } = await net.servers.newStore('read-cache-forget');
     const laptopDir = dir();
     const desktopDir = dir();
     const laptop = await bed.open(laptopDir, { storeUri: sharedUri });
@@ -284,15 +261,15 @@ describe('the read cache of a store on S3', () => {
 
 describe('reading ahead', () => {
   it('waits while a save holds it back, then reads the rest of the object in ranges of at most 4 MiB', async () => {
-    const { bucket } = await servers.newStore('read-ahead-gate');
+    const { bucket } = await net.servers.newStore('read-ahead-gate');
     const key = 'memory/chunks.lance/data/0101.lance';
     const body = Buffer.from(Array.from({ length: 9 * 1024 * 1024 }, (_, i) => (i * 7) % 251));
-    const s3 = new S3Client({ region: 'us-east-1', endpoint: proxy.endpoint, forcePathStyle: true });
+    const s3 = new S3Client({ region: 'us-east-1', endpoint: net.proxy.endpoint, forcePathStyle: true });
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
     s3.destroy();
     const gate = new ReadAheadGate();
     const cache = new ObjectCache(dir(), 64 * 1024 * 1024);
-    const endpoint = await ObjectCacheEndpoint.start(cache, { endpoint: proxy.endpoint, region: 'us-east-1' }, gate);
+    const endpoint = await ObjectCacheEndpoint.start(cache, { endpoint: net.proxy.endpoint, region: 'us-east-1' }, gate);
     try {
       const release = gate.hold();
       // A search's read of its first KB: one block from the store, the rest left for later.
@@ -300,19 +277,19 @@ describe('reading ahead', () => {
       expect(Buffer.from(await answer.arrayBuffer())).toEqual(body.subarray(0, 1024));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(endpoint.counts.readAhead).toBe(0);
-      proxy.trace = [];
+      net.proxy.trace = [];
       release();
       await endpoint.readAheadIdle();
-      const ranges = proxy.trace.filter((line) => / GET /.test(line)).map((line) => /bytes=(\d+)-(\d+)/.exec(line)!.slice(1).map(Number) as [number, number]);
-      proxy.trace = null;
+      const ranges = net.proxy.trace.filter((line) => / GET /.test(line)).map((line) => /bytes=(\d+)-(\d+)/.exec(line)!.slice(1).map(Number) as [number, number]);
+      net.proxy.trace = null;
       expect(ranges.length).toBe(endpoint.counts.readAhead);
       expect(ranges.every(([start, end]) => end - start + 1 <= READ_AHEAD_BYTES)).toBe(true);
       // The whole object is on disk now: a read anywhere goes to no store.
-      proxy.trace = [];
+      net.proxy.trace = [];
       const later = await fetch(`${endpoint.url}/${bucket}/${key}`, { headers: { range: 'bytes=8000000-8100000' } });
       expect(Buffer.from(await later.arrayBuffer())).toEqual(body.subarray(8_000_000, 8_100_001));
-      expect(proxy.trace).toEqual([]);
-      proxy.trace = null;
+      expect(net.proxy.trace).toEqual([]);
+      net.proxy.trace = null;
     } finally {
       endpoint.close();
     }

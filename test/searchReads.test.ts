@@ -4,13 +4,12 @@
  * every ranged read LanceDB makes reaches the proxy: the candidates of the vector and full-text
  * searches are read without their texts and vectors, which are read for the few a search keeps.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionInput } from '../shared/domain.js';
 import type { Embedder } from '../electron/embedding/embedder.js';
 import { HashEmbedder } from '../electron/embedding/hashEmbedder.js';
-import { openEngine, tempDir } from './helpers/engine.js';
-import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
-import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js';
+import { openEngine, scratchDirs } from './helpers/engine.js';
+import { serversBehindProxy } from './helpers/serversBehindProxy.js';
 
 /**
  * The hashing stand-in, with a window wide enough for a long message to be one chunk: the texts
@@ -18,30 +17,9 @@ import { startLatencyProxy, type LatencyProxy } from '../scripts/latencyProxy.js
  */
 const hashing = new HashEmbedder();
 const embedder: Embedder = { model: hashing.model, dim: hashing.dim, maxTokens: 4_000, embed: (texts) => hashing.embed(texts), close: () => hashing.close() };
-let servers: ObjectStoreServers;
-let proxy: LatencyProxy;
-const savedEnv = { ...process.env };
-const cleanups: Array<() => void> = [];
-
-beforeAll(async () => {
-  servers = await startObjectStoreServers();
-  proxy = await startLatencyProxy(Number(new URL(servers.env.AWS_ENDPOINT_URL_S3!).port), 0);
-  Object.assign(process.env, servers.env, { AWS_ENDPOINT_URL_S3: proxy.endpoint });
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await servers?.close();
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
-  cleanups.forEach((c) => c());
-});
-
-function dir(): string {
-  const t = tempDir('sm-search-reads-');
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+// The servers, and the engine reaching S3 through the counting proxy.
+const net = serversBehindProxy();
+const dir = scratchDirs('sm-search-reads-');
 
 /** Words of their own for message `n`: every chunk of the store has a different text. */
 function wordsOf(n: number, count: number): string {
@@ -71,24 +49,24 @@ function session(index: number, count: number): SessionInput {
 
 /** The bytes of data files of the chunks table that a job reads from the store (ranged GETs). */
 async function dataBytesRead(job: () => Promise<unknown>): Promise<number> {
-  proxy.trace = [];
+  net.proxy.trace = [];
   try {
     await job();
     let bytes = 0;
-    for (const line of proxy.trace) {
+    for (const line of net.proxy.trace) {
       if (!/ GET /.test(line) || !/chunks\.lance\/data\//.test(line)) continue;
       const range = /bytes=(\d+)-(\d+)/.exec(line);
       if (range) bytes += Number(range[2]) - Number(range[1]) + 1;
     }
     return bytes;
   } finally {
-    proxy.trace = null;
+    net.proxy.trace = null;
   }
 }
 
 describe('a search of a store on S3', () => {
   it('reads the texts and vectors of the candidates it keeps, not of every candidate of its two searches', async () => {
-    const { sharedUri } = await servers.newStore('search-reads');
+    const { sharedUri } = await net.servers.newStore('search-reads');
     const sessions = Array.from({ length: 6 }, (_, i) => session(i, 100));
     const textBytes = sessions.reduce((sum, s) => sum + s.messages.reduce((n, m) => n + m.content.length, 0), 0);
     const writer = await openEngine(dir(), embedder, { storeUri: sharedUri });

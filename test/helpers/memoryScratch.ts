@@ -12,6 +12,7 @@
  */
 import { mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
+import { isProcessRunning } from '../../electron/engine/files/processes.js';
 
 const MEMORY_FS = '/dev/shm';
 /** statfs's f_type of a tmpfs (linux/magic.h). */
@@ -51,17 +52,7 @@ export function scratchInMemory(): (() => void) | undefined {
 function sweepAbandoned(): void {
   for (const name of readdirSync(MEMORY_FS)) {
     const pid = name.startsWith(PREFIX) ? Number(name.slice(PREFIX.length).split('-')[0]) : 0;
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    if (!pid || pid === process.pid || isProcessRunning(pid)) continue;
     rmSync(path.join(MEMORY_FS, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: there is such a process, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

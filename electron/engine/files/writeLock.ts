@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import { EngineError } from '../errors.js';
 
 import { LOCK_FILE } from './layout.js';
+import { isProcessRunning } from './processes.js';
 export { LOCK_FILE };
 const OWNER_FILE = '.write.lock.owner';
 
@@ -30,16 +31,6 @@ interface LockOwner {
   since: string;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function readOwner(ownerFile: string): Promise<LockOwner | null> {
   try {
     return JSON.parse(await fs.readFile(ownerFile, 'utf8')) as LockOwner;
@@ -51,7 +42,7 @@ async function readOwner(ownerFile: string): Promise<LockOwner | null> {
 /** Removes the lock if its holder is a dead process of this machine. True when it did. */
 async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<boolean> {
   const owner = await readOwner(ownerFile);
-  if (!owner || owner.host !== os.hostname() || owner.pid === process.pid || isAlive(owner.pid)) return false;
+  if (!owner || owner.host !== os.hostname() || owner.pid === process.pid || isProcessRunning(owner.pid)) return false;
   // Claim the dead owner's file first: a rename succeeds for one process only, so two processes
   // that both found the lock abandoned cannot both remove it.
   const claimed = `${ownerFile}.${process.pid}.claimed`;

@@ -32,6 +32,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../errors.js';
+import { isProcessRunning } from '../files/processes.js';
 import { testSwitch } from '../files/testSwitches.js';
 import { sqlString } from './storeRows.js';
 import { isTransientStoreError, pause, retryTransient } from './transient.js';
@@ -181,7 +182,7 @@ export class StoreLease {
   private heldByDeadProcessHere(row: LeaseRow): boolean {
     if (!row.token.startsWith(`${this.holder.machineId}/`)) return false;
     const pid = Number(/\(process (\d+)\)$/.exec(row.holder)?.[1]);
-    return Number.isInteger(pid) && pid !== this.holder.pid && !isRunning(pid);
+    return Number.isInteger(pid) && pid !== this.holder.pid && !isProcessRunning(pid);
   }
 
   /** The lease row as it stands now (free: an empty token). */
@@ -326,15 +327,5 @@ export class StoreLease {
   close(): void {
     this.table?.close();
     this.table = null;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
