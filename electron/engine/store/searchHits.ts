@@ -7,20 +7,23 @@ import { listOf, PART_COLUMN, vectorOf, type Row, type VectorHit } from './store
 
 /** What a hit is read with: its place in its session (with `part` where the table has it), its text and its vector. */
 export function hitColumns(hasPart: boolean): string[] {
-  return ['chunk_id', 'session_id', 'seq', ...(hasPart ? [PART_COLUMN] : []), 'text', 'text_hash', 'msg_ids', 'vector'];
+  return [...candidateColumns(hasPart), 'text', 'vector'];
 }
 
 export function hitOf(r: Row, distance: number): VectorHit {
+  return { ...placeOf(r, distance), text: String(r.text), vector: vectorOf(r.vector) };
+}
+
+/** What a hit and a candidate both read of a row: everything but the text and the vector. */
+function placeOf(r: Row, distance: number): Omit<VectorHit, 'text' | 'vector'> {
   return {
     chunkId: String(r.chunk_id),
     sessionId: String(r.session_id),
-    text: String(r.text),
     textHash: String(r.text_hash),
     msgIds: listOf(r.msg_ids),
     distance,
     seq: Number(r.seq),
     part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]),
-    vector: vectorOf(r.vector),
   };
 }
 
@@ -47,21 +50,13 @@ export interface Candidate extends Omit<VectorHit, 'text' | 'vector'> {
 }
 
 export function candidateOf(r: Row, distance: number): Candidate {
-  return {
-    chunkId: String(r.chunk_id),
-    sessionId: String(r.session_id),
-    textHash: String(r.text_hash),
-    msgIds: listOf(r.msg_ids),
-    distance,
-    seq: Number(r.seq),
-    part: r[PART_COLUMN] == null ? -1 : Number(r[PART_COLUMN]),
-    rowId: BigInt(r._rowid as bigint | number),
-  };
+  return { ...placeOf(r, distance), rowId: BigInt(r._rowid as bigint | number) };
 }
 
 /** The candidate of a hit already read in full. */
 export function candidateOfHit(hit: VectorHit): Candidate {
-  return { chunkId: hit.chunkId, sessionId: hit.sessionId, textHash: hit.textHash, msgIds: hit.msgIds, distance: hit.distance, seq: hit.seq, part: hit.part, hit };
+  const { text: _text, vector: _vector, ...place } = hit;
+  return { ...place, hit };
 }
 
 /**
