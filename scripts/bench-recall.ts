@@ -1,5 +1,5 @@
 /**
- * `npm run bench:recall -- [--set beam|locomo] [--roles-only] --data <folder or file> [--only N] [--stores <folder>] [--misses <file>] [--json]`
+ * `npm run bench:recall -- [--set beam|locomo|realtalk] [--roles-only] --data <folder or file> [--only N] [--stores <folder>] [--misses <file>] [--json]`
  *
  * Retrieval on a public benchmark read at run time; nothing of either set is kept in this repository.
  *
@@ -19,6 +19,9 @@
  * `--roles-only` leaves the names out (the chunk text reads `user: ...`), as stores were saved before
  * names were kept. Stores built with it are other stores: keep them apart. BEAM's speakers are a user
  * and an assistant, who have no names.
+ *
+ * `--set realtalk`: REALTALK's ten real chats between people, from the folder of their `Chat_*.json`
+ * (scripts/recallRealtalk.ts), read as LoCoMo's are, each message with its own time.
  *
  * Each conversation goes into its own store through the engine as the app saves it. Every question with
  * evidence is searched as the app and the MCP tool search (the engine's search, limit 10, asked at the
@@ -43,6 +46,7 @@ import type { SessionInput } from '../shared/domain.js';
 import { WorkerEmbedder, type Embedder } from '../electron/embedding/embedder.js';
 import { ensureUseLiteEn } from '../electron/embedding/useLiteEn.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
+import { realtalkConversations } from './recallRealtalk.js';
 
 const { values } = parseArgs({
   options: {
@@ -57,8 +61,8 @@ const { values } = parseArgs({
     models: { type: 'string', default: path.resolve('.cache/models') },
   },
 });
-if (!values.data || (values.set !== 'beam' && values.set !== 'locomo')) {
-  console.error('usage: npm run bench:recall -- [--set beam|locomo] --data <folder of BEAM conversations | locomo10.json> [--only N] [--stores <folder>]');
+if (!values.data || !['beam', 'locomo', 'realtalk'].includes(values.set!)) {
+  console.error('usage: npm run bench:recall -- [--set beam|locomo|realtalk] --data <folder of BEAM conversations | locomo10.json | folder of REALTALK chats> [--only N] [--stores <folder>]');
   process.exit(2);
 }
 const DATA = path.resolve(values.data);
@@ -267,7 +271,9 @@ async function main(): Promise<void> {
   const conversations =
     values.set === 'locomo'
       ? locomoConversations(DATA).map((c) => ({ name: c.name, read: () => c }))
-      : beamConversations(DATA);
+      : values.set === 'realtalk'
+        ? realtalkConversations(DATA, { rolesOnly: values['roles-only']! }).map((c) => ({ name: c.name, read: () => c }))
+        : beamConversations(DATA);
   const chosen = values.only ? conversations.slice(0, Number(values.only)) : conversations;
   const modelsDir = path.resolve(values.models);
   await ensureUseLiteEn(modelsDir);
@@ -355,7 +361,7 @@ async function main(): Promise<void> {
   const types = [...new Set(outcomes.map((o) => o.type))].sort();
   const perType = Object.fromEntries(types.map((t) => [t, summary(outcomes.filter((o) => o.type === t))]));
   log('');
-  log(`${values.set === 'locomo' ? 'LoCoMo' : 'BEAM'} ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
+  log(`${{ beam: 'BEAM', locomo: 'LoCoMo', realtalk: 'REALTALK' }[values.set!]} ${path.basename(DATA)}: ${chosen.length} conversations, ${all.questions} questions with evidence, limit ${LIMIT}`);
   log(`recall@5 ${pct(all.recallAt5)}   recall@10 ${pct(all.recallAt10)}   any-hit@10 ${pct(all.anyHitAt10)}   messages/result ${all.messagesPerResult.toFixed(2)}   search p50 / p95 ${all.searchP50Ms.toFixed(0)} / ${all.searchP95Ms.toFixed(0)} ms (CPU p50 ${all.searchCpuP50Ms.toFixed(0)} ms)   saving ${(saveMs / 1000).toFixed(1)} s`);
   log(`embedded a search ${all.embeddedPerSearch.toFixed(1)} texts (the question's included), waited p95 ${all.embedP95Ms.toFixed(0)} ms`);
   log('');
