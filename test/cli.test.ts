@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it, vi } from 'vitest';
 import { promises as fs, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { realisticConversation } from '../scripts/transcriptGenerator.js';
@@ -44,8 +44,14 @@ function transcript(count: number, sessionId = 'cli-session') {
   };
 }
 
-describe('session-memory CLI', () => {
-  it('saves, re-saves, appends and reports with the documented JSON fields', async () => {
+// Each test runs the CLI in processes of its own, on folders of its own, and most of its time is spent
+// starting them and waiting on them: two tests at a time (describe.concurrent), so that one test's
+// process runs while the other's starts or is read; not more on a two-core machine. Each asserts with
+// its own `expect` (the test context's), as tests running at the same time must.
+vi.setConfig({ maxConcurrency: 2 });
+
+describe.concurrent('session-memory CLI', () => {
+  it('saves, re-saves, appends and reports with the documented JSON fields', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const file = await writeTranscript(dir, 'chat.json', transcript(10));
@@ -87,7 +93,7 @@ describe('session-memory CLI', () => {
     expect(JSON.parse(verify.stdout)).toEqual({ ok: true, sessions: 1, messages: 15, chunks: expect.any(Number), problems: [], retention: expect.objectContaining({ state: 'none' }) });
   });
 
-  it('duplicates lists what two sessions both hold, as text and as the documented JSON, and a dismissed cluster stays away', async () => {
+  it('duplicates lists what two sessions both hold, as text and as the documented JSON, and a dismissed cluster stays away', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const original = transcript(12, 'original');
@@ -126,7 +132,7 @@ describe('session-memory CLI', () => {
     expect(bad.stderr).toMatch(/--threshold must be a similarity from 0.9 to 1, not "0.5"/);
   });
 
-  it('--session supplies the id, --mode overwrite and --sync-deletes work from the command line', async () => {
+  it('--session supplies the id, --mode overwrite and --sync-deletes work from the command line', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const { session_id: _drop, ...noId } = transcript(6);
@@ -140,7 +146,7 @@ describe('session-memory CLI', () => {
     expect(over).toMatchObject({ mode: 'overwrite', new: 2, skipped: 4 });
   });
 
-  it('save says when the store needs a vector index, and optimize builds it', async () => {
+  it('save says when the store needs a vector index, and optimize builds it', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     // A threshold of 280 chunks stands in for the 50k of a real store (the index needs 256 rows to train).
@@ -162,7 +168,7 @@ describe('session-memory CLI', () => {
     expect((await hashCli(['--data', data, 'optimize'], env)).stdout).toMatch(/^store compacted in [\d.]+ s \(\d+ chunks\)\./);
   });
 
-  it('when the default model cannot be downloaded, the error says so and names the offline model and the local-folder option', async () => {
+  it('when the default model cannot be downloaded, the error says so and names the offline model and the local-folder option', async ({ expect }) => {
     const dir = workDir();
     const file = await writeTranscript(dir, 'chat.json', transcript(2));
     // A hub address where nothing listens: the download fails at once, with or without internet.
@@ -172,7 +178,7 @@ describe('session-memory CLI', () => {
     expect(result.stderr).toMatch(/could not be downloaded.*--model use-lite-en.*--model <folder>/);
   });
 
-  it('bad input exits non-zero with one line naming the file and the problem, and writes nothing', async () => {
+  it('bad input exits non-zero with one line naming the file and the problem, and writes nothing', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const good = await writeTranscript(dir, 'good.json', transcript(4));
@@ -207,7 +213,7 @@ describe('session-memory CLI', () => {
     expect(after).toEqual(before);
   });
 
-  it('import: every format in a folder, a dry run that writes nothing, a later export that adds only what is new, failed files reported', async () => {
+  it('import: every format in a folder, a dry run that writes nothing, a later export that adds only what is new, failed files reported', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const fixtures = path.join(REPO, 'test', 'fixtures', 'import');
@@ -239,7 +245,7 @@ describe('session-memory CLI', () => {
     expect(laterReports.some((r) => Number(r.skipped) > 0 && Number(r.new) > 0)).toBe(true);
   });
 
-  it('import --dry-run touches no file of the data folder, even when the near-duplicate files are behind the store', async () => {
+  it('import --dry-run touches no file of the data folder, even when the near-duplicate files are behind the store', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     expect((await hashCli(['--data', data, 'save', await writeTranscript(dir, 'a.json', transcript(12, 'first'))])).status).toBe(0);
@@ -263,7 +269,7 @@ describe('session-memory CLI', () => {
     expect(folderSnapshot(data)).toEqual(cut);
   });
 
-  it('import: a damaged conversation is skipped and named (exit 3), the rest imported; --strict refuses the file (exit 1) and writes nothing', async () => {
+  it('import: a damaged conversation is skipped and named (exit 3), the rest imported; --strict refuses the file (exit 1) and writes nothing', async ({ expect }) => {
     const dir = workDir();
     const fixtures = path.join(REPO, 'test', 'fixtures', 'import');
     const exportFile = JSON.parse(await fs.readFile(path.join(fixtures, 'chatgpt', 'conversations.json'), 'utf8')) as Array<Record<string, unknown>>;
@@ -298,7 +304,7 @@ describe('session-memory CLI', () => {
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
   });
 
-  it('save names the damaged lines it skipped (exit 3) and never deletes a stored message because its line was unreadable', async () => {
+  it('save names the damaged lines it skipped (exit 3) and never deletes a stored message because its line was unreadable', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');
     const source = path.join(REPO, 'test', 'fixtures', 'import', 'claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl');
@@ -332,7 +338,7 @@ describe('session-memory CLI', () => {
     expect(whole).toEqual([expect.objectContaining({ sessionId: main, mode: 'overwrite', warnings: [] })]);
   });
 
-  it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async () => {
+  it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async ({ expect }) => {
     const data = path.join(workDir(), 'data');
     const result = await hashCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);
     expect(result.status).toBe(0);
@@ -346,7 +352,7 @@ describe('session-memory CLI', () => {
     expect(readable.stdout).toMatch(new RegExp(`${main}:agent-a7f3e9c1  Subagent: Find every test .*, from ${main}\\n`));
   });
 
-  it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async () => {
+  it('a save killed half-way (SIGKILL) and run again leaves exactly what one clean run leaves', async ({ expect }) => {
     const dir = workDir();
     // The stand-in embeds in no time, so the save is commits alone: 1,600 messages in batches of 16
     // (about 110 commits) keep it running for a second or more after the fourth, for the kill to land.

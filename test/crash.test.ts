@@ -36,20 +36,18 @@ describe('a save killed at any point, then run again, leaves what one clean run 
   it('first saves (incremental), killed at 7 moments of creating the store', async () => {
     // The store's tables are created when the first save opens it; a kill there must not break it.
     const creation = ['create/meta:1', 'created/meta:1', 'create/chunks:1', 'create/chunks:1:2', 'created/chunks:1', 'create/sessions:1', 'created/sessions:1'];
-    for (const point of creation) await bed.trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point });
+    await bed.each(creation, (point) => bed.trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point }));
   }, TRIALS_TIMEOUT);
 
   it('first saves (incremental), killed at 11 moments of the save', async () => {
     const points = ['commit:1', 'commit:3', 'committed:1', 'committed:4', 'committed:9', 'rename/.archived_sessions.json:1', 'history:1', 'optimize:1:1', 'optimize:1:30', 'committed:15', 'sketch:1'];
-    for (const point of points) await bed.trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point });
+    await bed.each(points, (point) => bed.trial(`save, crash at ${point}`, null, ['save', file], expectedFirst, { point }));
   }, TRIALS_TIMEOUT);
 
   it('first saves (incremental), killed at 8 random moments', async () => {
     const random = seededRandom(SEED);
-    for (let i = 0; i < 8; i++) {
-      const kill = randomKill(random, firstSaveMs);
-      await bed.trial(`save, killed at ${kill.point}`, null, ['save', file], expectedFirst, kill);
-    }
+    const kills = Array.from({ length: 8 }, () => randomKill(random, firstSaveMs));
+    await bed.each(kills, (kill) => bed.trial(`save, killed at ${kill.point}`, null, ['save', file], expectedFirst, kill));
   }, TRIALS_TIMEOUT);
 
   afterAll(() => {

@@ -39,11 +39,9 @@ describe('a rewriting save killed at any point, then run again, leaves what one 
     expect(clean.status, clean.stderr).toBe(0);
     const cleanMs = saveMs(clean.stdout);
     const expected = await bed.snapshot(reference);
-    for (const point of ['commit:1', 'committed:1', 'rename/.archived_sessions.json:1', 'history:1']) {
-      await bed.trial(`overwrite, crash at ${point}`, saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { point });
-    }
     const random = seededRandom(SEED + 1);
-    for (let i = 0; i < 3; i++) await bed.trial('overwrite, killed at random', saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, randomKill(random, cleanMs));
+    const kills = [...['commit:1', 'committed:1', 'rename/.archived_sessions.json:1', 'history:1'].map((point) => ({ point, label: `overwrite, crash at ${point}` })), ...Array.from({ length: 3 }, () => ({ ...randomKill(random, cleanMs), label: 'overwrite, killed at random' }))];
+    await bed.each(kills, ({ label, point }) => bed.trial(label, saved, ['save', overwriteFile, '--mode', 'overwrite'], expected, { point }));
   }, TRIALS_TIMEOUT);
 
   it('sync-deletes saves, killed at 7 moments', async () => {
@@ -57,11 +55,9 @@ describe('a rewriting save killed at any point, then run again, leaves what one 
     const cleanMs = saveMs(clean.stdout);
     const expected = await bed.snapshot(reference);
     expect(expected.messages).toHaveLength(next.messages.length);
-    for (const point of ['commit:1', 'committed:1', 'committed:3', 'rename/.archived_sessions.json:1', 'optimize:1:10']) {
-      await bed.trial(`sync-deletes, crash at ${point}`, saved, ['save', syncFile, '--sync-deletes'], expected, { point });
-    }
     const random = seededRandom(SEED + 2);
-    for (let i = 0; i < 2; i++) await bed.trial('sync-deletes, killed at random', saved, ['save', syncFile, '--sync-deletes'], expected, randomKill(random, cleanMs));
+    const kills = [...['commit:1', 'committed:1', 'committed:3', 'rename/.archived_sessions.json:1', 'optimize:1:10'].map((point) => ({ point, label: `sync-deletes, crash at ${point}` })), ...Array.from({ length: 2 }, () => ({ ...randomKill(random, cleanMs), label: 'sync-deletes, killed at random' }))];
+    await bed.each(kills, ({ label, point }) => bed.trial(label, saved, ['save', syncFile, '--sync-deletes'], expected, { point }));
   }, TRIALS_TIMEOUT);
 
   afterAll(() => {
@@ -113,10 +109,12 @@ describe('forgetting messages and redact, killed at any point, are finished by t
       expect(await bed.snapshot(data, FM), label).toEqual(expected);
     };
     // Before the save, inside it (the record, the history), between save and purge, inside the purge.
-    for (const point of ['forget-messages-journal:1', 'rename/.archived_sessions.json:1', 'history:1', 'forget-messages-saved:1', 'purge:1', 'purge-rewritten:1']) {
-      await bed.purgeTrial(`forget --messages, crash at ${point}`, base, command, point, command, check(point, true));
-    }
-    await bed.purgeTrial('forget --messages, crash at forget-messages-saved:1, then a save of another session', base, command, 'forget-messages-saved:1', ['save', otherFile], check('a save after the kill', false));
+    const points = ['forget-messages-journal:1', 'rename/.archived_sessions.json:1', 'history:1', 'forget-messages-saved:1', 'purge:1', 'purge-rewritten:1'];
+    await bed.each([...points, null], (point) =>
+      point === null
+        ? bed.purgeTrial('forget --messages, crash at forget-messages-saved:1, then a save of another session', base, command, 'forget-messages-saved:1', ['save', otherFile], check('a save after the kill', false))
+        : bed.purgeTrial(`forget --messages, crash at ${point}`, base, command, point, command, check(point, true)),
+    );
   }, TRIALS_TIMEOUT);
 
   it('redact, killed at 6 moments, then run again', async () => {
@@ -130,8 +128,6 @@ describe('forgetting messages and redact, killed at any point, are finished by t
       expect([await bed.snapshot(data, 'leaky-1'), await bed.snapshot(data, 'leaky-2')], label).toEqual(expected);
     };
     // After the first and the second session's save, inside a save, inside the purge.
-    for (const point of ['redact-saved:1', 'redact-saved:2', 'committed:1', 'history:2', 'purge:1', 'purge-rewritten:1']) {
-      await bed.purgeTrial(`redact, crash at ${point}`, leaky, ['redact'], point, ['redact'], check(point));
-    }
+    await bed.each(['redact-saved:1', 'redact-saved:2', 'committed:1', 'history:2', 'purge:1', 'purge-rewritten:1'], (point) => bed.purgeTrial(`redact, crash at ${point}`, leaky, ['redact'], point, ['redact'], check(point)));
   }, TRIALS_TIMEOUT);
 });

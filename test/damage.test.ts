@@ -4,7 +4,7 @@
  * message (never a stack trace), `verify` names the problem, and `verify --repair` recovers what
  * can be recovered without losing what is readable.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type ExpectStatic } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, promises as fs, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,7 +42,7 @@ function storeWithTwoSessions(name: string): string {
   return data;
 }
 
-function expectOneCleanLine(stderr: string): void {
+function expectOneCleanLine(expect: ExpectStatic, stderr: string): void {
   const lines = stderr.trim().split('\n');
   expect(lines, stderr).toHaveLength(1);
   expect(stderr).not.toMatch(/\n\s+at /);
@@ -53,13 +53,18 @@ async function verify(data: string, ...extra: string[]) {
   return { status: result.status, ...(JSON.parse(result.stdout) as { ok: boolean; messages: number; problems: string[] }) };
 }
 
-describe('a damaged archive record', () => {
+// Two tests at a time (describe.concurrent, maxConcurrency 2 for the file): each works on a store of its
+// own (a copy, or a tmpfs of its own) and spends its time in the CLI processes it starts. Each asserts
+// with its own `expect` (the test context's), as tests running at the same time must.
+vi.setConfig({ maxConcurrency: 2 });
+
+describe.concurrent('a damaged archive record', () => {
   for (const [label, damage] of [
     ['deleted', (file: string) => fs.rm(file)],
     ['truncated', async (file: string) => fs.writeFile(file, (await fs.readFile(file, 'utf8')).slice(0, 40))],
     ['garbage', (file: string) => fs.writeFile(file, Buffer.from([0xff, 0x00, 0x13, 0x37]))],
   ] as const) {
-    it(`${label}: verify names it, --repair rebuilds it from the store, and saves still skip what is stored`, async () => {
+    it(`${label}: verify names it, --repair rebuilds it from the store, and saves still skip what is stored`, async ({ expect }) => {
       const data = storeWithTwoSessions(`record-${label}`);
       await damage(path.join(data, '.archived_sessions.json'));
       const found = await verify(data);
@@ -74,8 +79,8 @@ describe('a damaged archive record', () => {
   }
 });
 
-describe('a damaged store', () => {
-  it('a truncated data file: clear errors, verify names the file, --repair rolls back to the newest whole version and a re-save restores the rest', async () => {
+describe.concurrent('a damaged store', () => {
+  it('a truncated data file: clear errors, verify names the file, --repair rolls back to the newest whole version and a re-save restores the rest', async ({ expect }) => {
     const data = storeWithTwoSessions('truncated');
     const dataFiles = path.join(data, 'lancedb', 'chunks.lance', 'data');
     const newest = readdirSync(dataFiles).sort((a, b) => statSync(path.join(dataFiles, b)).mtimeMs - statSync(path.join(dataFiles, a)).mtimeMs)[0]!;
@@ -83,7 +88,7 @@ describe('a damaged store', () => {
 
     const show = await runCli(['--data', data, 'show', 'second', '--json']);
     expect(show.status).not.toBe(0);
-    expectOneCleanLine(show.stderr);
+    expectOneCleanLine(expect, show.stderr);
     expect(show.stderr).toMatch(/damaged or missing.*verify --repair/);
 
     const found = await verify(data);
@@ -105,7 +110,7 @@ describe('a damaged store', () => {
     expect(await verify(data)).toMatchObject({ ok: true, messages: 70 });
   });
 
-  it('a missing data file is named by verify', async () => {
+  it('a missing data file is named by verify', async ({ expect }) => {
     const data = storeWithTwoSessions('missing');
     const dataFiles = path.join(data, 'lancedb', 'chunks.lance', 'data');
     const victim = readdirSync(dataFiles)[0]!;
@@ -113,7 +118,7 @@ describe('a damaged store', () => {
     const found = await verify(data);
     expect(found.problems).toContain(`store: data file ${victim} is missing`);
     const save = await runCli(['--data', data, 'save', second]);
-    if (save.status !== 0) expectOneCleanLine(save.stderr);
+    if (save.status !== 0) expectOneCleanLine(expect, save.stderr);
   });
 });
 
@@ -135,8 +140,8 @@ const canMount = (() => {
   return ok;
 })();
 
-describe.skipIf(!canMount)('the file system says no (tmpfs; skipped where mounting is not allowed, i.e. when not root)', () => {
-  it('a full disk: one clear line, and what was stored before is intact', async () => {
+describe.skipIf(!canMount)('the file system says no (tmpfs; skipped where mounting is not allowed, i.e. when not root)', { concurrent: true }, () => {
+  it('a full disk: one clear line, and what was stored before is intact', async ({ expect }) => {
     const mount = path.join(root, 'small-disk');
     expect(mountTmpfs(mount, '3m')).toBe(true);
     try {
@@ -146,7 +151,7 @@ describe.skipIf(!canMount)('the file system says no (tmpfs; skipped where mounti
       writeFileSync(huge, JSON.stringify(realisticConversation('huge', 1200, 9)));
       const full = await runCli(['--data', data, 'save', huge]);
       expect(full.status).not.toBe(0);
-      expectOneCleanLine(full.stderr);
+      expectOneCleanLine(expect, full.stderr);
       expect(full.stderr).toMatch(/disk is full/);
       const shown = JSON.parse((await runCli(['--data', data, 'show', 'first', '--json'])).stdout) as { messages: unknown[] };
       expect(shown.messages).toHaveLength(30);
@@ -155,7 +160,7 @@ describe.skipIf(!canMount)('the file system says no (tmpfs; skipped where mounti
     }
   });
 
-  it('a read-only data directory: reading works, saving says why it cannot', async () => {
+  it('a read-only data directory: reading works, saving says why it cannot', async ({ expect }) => {
     const mount = path.join(root, 'ro-disk');
     expect(mountTmpfs(mount, '20m')).toBe(true);
     try {
@@ -167,7 +172,7 @@ describe.skipIf(!canMount)('the file system says no (tmpfs; skipped where mounti
       expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ sessionId: 'first', messageCount: 30 })]);
       const save = await runCli(['--data', data, 'save', second]);
       expect(save.status).not.toBe(0);
-      expectOneCleanLine(save.stderr);
+      expectOneCleanLine(expect, save.stderr);
       expect(save.stderr).toMatch(/(read-only|permission denied).*writable|writable/i);
     } finally {
       execFileSync('umount', ['-l', mount]);

@@ -5,7 +5,7 @@
  * hook prints and any exit status but 0, so stdout stays empty (JSON or nothing is what every one of
  * them accepts), the status is 0 whatever the input, and what the hook did goes to its log.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import net from 'node:net';
@@ -68,8 +68,13 @@ async function machine(): Promise<{ data: string; log: string; codexHome: string
   return { data: path.join(root, 'data'), log, codexHome };
 }
 
-describe('session-memory hook, as each assistant runs it', () => {
-  it('saves the transcript that Claude Code, Gemini CLI and Codex name, prints nothing and exits 0', async () => {
+// Two tests at a time (describe.concurrent, maxConcurrency 2 for the file): each has folders of its own
+// and spends its time in the hook processes it starts, or waiting on one (the stuck app's). Each asserts
+// with its own `expect` (the test context's), as tests running at the same time must.
+vi.setConfig({ maxConcurrency: 2 });
+
+describe.concurrent('session-memory hook, as each assistant runs it', () => {
+  it('saves the transcript that Claude Code, Gemini CLI and Codex name, prints nothing and exits 0', async ({ expect }) => {
     const { data, log, codexHome } = await machine();
     const env = { CODEX_HOME: codexHome };
     const codexStopRollout = path.join(codexHome, 'sessions', '2026', '12', '04', (await fs.readdir(path.join(codexHome, 'sessions', '2026', '12', '04'))).find((n) => n.includes(CODEX_STOP_THREAD))!);
@@ -102,7 +107,7 @@ describe('session-memory hook, as each assistant runs it', () => {
     expect(logged[4]).toMatch(/8 messages: 2 new/);
   }, 180_000);
 
-  it('never exits 2 nor prints on stdout, whatever it is given; the log says why, and --verbose says it on stderr too', async () => {
+  it('never exits 2 nor prints on stdout, whatever it is given; the log says why, and --verbose says it on stderr too', async ({ expect }) => {
     const { data, log, codexHome } = await machine();
     const env = { CODEX_HOME: codexHome };
     const cases: Array<[string[], string | null, RegExp]> = [
@@ -131,7 +136,7 @@ describe('session-memory hook, as each assistant runs it', () => {
     expect(existsSync(path.join(data, 'lancedb'))).toBe(false);
   }, 120_000);
 
-  it('a log grown only by bookkeeping lines is not saved again: no store, no model (none to be had), and the next turn is saved', async () => {
+  it('a log grown only by bookkeeping lines is not saved again: no store, no model (none to be had), and the next turn is saved', async ({ expect }) => {
     const { data, log } = await machine();
     const input = JSON.stringify({ session_id: CLAUDE_SESSION, transcript_path: log, cwd: '/work', hook_event_name: 'Stop', stop_hook_active: false });
     const first = await hook(['--data', data, 'hook', '--json'], input, {});
@@ -161,7 +166,7 @@ describe('session-memory hook, as each assistant runs it', () => {
     expect(jsonLines(withModel.stdout)).toEqual([expect.objectContaining({ sessionId: CLAUDE_SESSION, new: 2, skipped: 6 })]);
   }, 180_000);
 
-  it('leaves the save to the next sync or hook when the running app takes it but does not answer in time', async () => {
+  it('leaves the save to the next sync or hook when the running app takes it but does not answer in time', async ({ expect }) => {
     const { data, log } = await machine();
     await fs.mkdir(data, { recursive: true });
     // A server that takes the connection and then hangs (a stuck app).

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers/cli.js';
 import { tempDir } from './helpers/engine.js';
 import { testModelDir } from './helpers/model.js';
-import { node24, NODE24_MISSING } from './helpers/node24.js';
+import { node24Ready, NODE24_MISSING } from './helpers/node24.js';
 
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'import');
 
@@ -38,7 +38,7 @@ describe.skipIf(NODE24_MISSING !== undefined)(`the packaged app's databases (${N
       const worker = pathToFileURL(path.join(REPO, 'dist-electron', 'databaseWorker.mjs')).href;
       await fs.writeFile(probe, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(starts)}, process.versions.electron + '\\n');\nawait import(${JSON.stringify(worker)});\n`);
       const env = { ...process.env, HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', SESSION_MEMORY_MODELS_DIR: await testModelDir(), SESSION_MEMORY_MODEL: 'use-lite-en', SESSION_MEMORY_DATABASE_WORKER: probe };
-      const { stdout } = await promisify(execFile)(node24(), ['--require', electron, path.join(REPO, 'dist-electron', 'cli.cjs'), '--data', path.join(dir, 'data'), 'sync', '--source', 'opencode', '--source', 'cursor', '--json'], { env, maxBuffer: 16 * 1024 * 1024 });
+      const { stdout } = await promisify(execFile)(await node24Ready(), ['--require', electron, path.join(REPO, 'dist-electron', 'cli.cjs'), '--data', path.join(dir, 'data'), 'sync', '--source', 'opencode', '--source', 'cursor', '--json'], { env, maxBuffer: 16 * 1024 * 1024 });
       const reports = stdout.trim().split('\n').map((line) => JSON.parse(line) as { source: string; sessionId?: string; new?: number; error?: string });
       expect(reports.filter((report) => report.error !== undefined)).toEqual([]);
       expect(reports.map((report) => [report.source, report.sessionId, report.new]).sort()).toEqual([

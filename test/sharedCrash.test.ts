@@ -9,7 +9,7 @@
  * (its local folder and name) and runs the CLI's code in the test's process (runCliInProcess): it
  * needs no process of its own, only another one than the dead holder of the lease.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
@@ -17,6 +17,7 @@ import type { MemoryEngine } from '../electron/engine/engine.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
 import { HASH_EMBEDDER, jsonLines, runCli, runCliInProcess } from './helpers/cli.js';
 import { tempDir, withHashStore } from './helpers/engine.js';
+import { lanes } from './helpers/lanes.js';
 import { startObjectStoreServers, type ObjectStoreServers } from './helpers/objectStore.js';
 
 interface Shown {
@@ -33,6 +34,13 @@ const SESSION = 'crash-session';
 const TEST_ENV = { SESSION_MEMORY_TEST_WRITE_BATCH: '8', SESSION_MEMORY_TEST_OPTIMIZE_EVERY: '4', SESSION_MEMORY_TEST_LEASE_TTL_MS: String(10 * 60_000), ...HASH_EMBEDDER };
 const SEED = Number(process.env.CRASH_SEED ?? 20261204);
 const TRIALS_TIMEOUT = 15 * 60_000;
+/**
+ * The file's three tests run at the same time (describe.concurrent), and their 17 trials two at a
+ * time: while one trial's killed process saves, another's re-run, reads and checks run in this
+ * process. Each trial has its own bucket, table and local folders; each test asserts with its own
+ * `expect` (the test context's), as tests running at the same time must.
+ */
+const twoAtATime = lanes(2);
 
 let servers: ObjectStoreServers;
 let root: string;
@@ -77,7 +85,7 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   return file;
 }
 
-describe('a save to a shared store killed at any point, then run again, leaves what one clean run leaves', () => {
+describe.concurrent('a save to a shared store killed at any point, then run again, leaves what one clean run leaves', () => {
   const T: SessionInput = realisticConversation(SESSION, 120, 11);
   let file: string;
   let expected: Shown;
@@ -93,7 +101,7 @@ describe('a save to a shared store killed at any point, then run again, leaves w
     expect(expected.messages).toHaveLength(120);
   }, TRIALS_TIMEOUT);
 
-  async function trial(label: string, point: string): Promise<void> {
+  async function trial(expect: ExpectStatic, label: string, point: string): Promise<void> {
     trials++;
     const { sharedUri } = await servers.newStore(`trial-${trials}`);
     // The same machine (one local folder) runs the save, is killed, and runs it again.
@@ -112,28 +120,26 @@ describe('a save to a shared store killed at any point, then run again, leaves w
   }
 
   // 14 kills in two tests, so that neither holds all the trials under one timeout on a busy machine.
-  it('killed at 11 moments, creating the store included', async () => {
+  it('killed at 11 moments, creating the store included', async ({ expect }) => {
     const points = ['create/meta:1', 'created/meta:1', 'create/chunks:1', 'created/sessions:1', 'commit:1', 'committed:1', 'committed:4', 'rename/.archived_sessions.json:1', 'history:1', 'optimize:1:1', 'sketch:1'];
-    for (const point of points) await trial(`save, crash at ${point}`, point);
+    await twoAtATime.each(points, (point) => trial(expect, `save, crash at ${point}`, point));
   }, TRIALS_TIMEOUT);
 
-  it('killed at 3 random moments', async () => {
+  it('killed at 3 random moments', async ({ expect }) => {
     const random = seededRandom(SEED);
-    for (let i = 0; i < 3; i++) {
-      const point = `save:1:${Math.max(1, Math.round(cleanMs * (0.05 + 0.9 * random())))}`;
-      await trial(`save, killed at ${point}`, point);
-    }
+    const points = [0, 1, 2].map(() => `save:1:${Math.max(1, Math.round(cleanMs * (0.05 + 0.9 * random())))}`);
+    await twoAtATime.each(points, (point) => trial(expect, `save, killed at ${point}`, point));
   }, TRIALS_TIMEOUT);
 });
 
-describe('forget --messages on a shared store, killed between its save and its purge', () => {
-  it('is finished by running it again, and the text is in no object of the bucket', async () => {
+describe.concurrent('forget --messages on a shared store, killed between its save and its purge', () => {
+  it('is finished by running it again, and the text is in no object of the bucket', async ({ expect }) => {
     const FORGOTTEN = 'Marmosets-4419 adore the pomegranate orchard behind my grandmother\'s cottage';
     const base = realisticConversation('forget-crash', 40, 5);
     base.messages.splice(12, 0, { msgId: 'secret-msg', role: 'user', content: FORGOTTEN });
     const fmFile = await writeJson('forget.json', base);
     const command = ['forget', 'forget-crash', '--messages', 'secret-msg'];
-    for (const point of ['forget-messages-saved:1', 'purge:1', 'purge-rewritten:1']) {
+    const forgetTrial = async (point: string): Promise<void> => {
       trials++;
       const { sharedUri, bucket } = await servers.newStore(`forget-${trials}`);
       const env = machineEnv({ SESSION_MEMORY_MACHINE: 'forgetting' });
@@ -148,6 +154,7 @@ describe('forget --messages on a shared store, killed between its save and its p
       const left = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes('marmosets-4419'));
       expect(left.map((o) => o.key), point).toEqual([]);
       expect((await snapshot(sharedUri, 'forget-crash')).messages, point).toHaveLength(40);
-    }
+    };
+    await twoAtATime.each(['forget-messages-saved:1', 'purge:1', 'purge-rewritten:1'], forgetTrial);
   }, TRIALS_TIMEOUT);
 });

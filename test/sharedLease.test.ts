@@ -128,11 +128,12 @@ describe('the lease table', () => {
 });
 
 // The lease table's test sets test switches in this process's environment, which every process a test
-// starts inherits: it runs alone, first. Then three groups at a time, each test on its own bucket,
-// table and local folders (describe.concurrent; it.sequential within): the lease lost during a save
-// (it waits for the next renewal to notice) and the writer stopped past its lease (whose other
-// machine waits 15 s for that lease to run out), beside the two machines that must still be waiting
-// 10 s into another's save. Not the index build beside them (its first machine saves 480 messages in
+// starts inherits: it runs alone, first. Then four tests at a time, each on its own bucket, table and
+// local folders (describe.concurrent): the lease lost during a save (it waits for the next renewal to
+// notice) and the writer stopped past its lease (whose other machine waits 15 s for that lease to run
+// out), beside the two cases of a machine that must still be waiting 10 s into another's save (their
+// writers are stopped for those 10 s, and their waiting machines only read the lease, about once a
+// second). Not the index build beside them (its first machine saves 480 messages in
 // this process, where the S3 and DynamoDB servers run): a writer stopped and continued must be
 // continued within its lease, and on a busy machine that work delayed it past it. Each keeps the
 // waits it had alone, and asserts with its own `expect` (the test context's), as tests running at
@@ -212,7 +213,7 @@ describe.concurrent('another machine while a writer holds the lease', () => {
     { what: 'of the same name, in its own PID namespace (the holder\'s pid is not running there)', name: 'MacBook-Pro', elsewhere: true, offsetMs: 0 },
     { what: 'whose clock is 31 s ahead', name: 'desktop', elsewhere: false, offsetMs: 31_000 },
   ];
-  it.sequential.for(cases)('$what waits for the holder to finish instead of taking the lease', { timeout: 240_000 }, async ({ name, elsewhere, offsetMs }, { expect }) => {
+  it.for(cases)('$what waits for the holder to finish instead of taking the lease', { timeout: 240_000 }, async ({ name, elsewhere, offsetMs }, { expect }) => {
     const { sharedUri } = await servers.newStore(`waits-${name}`);
     const files = dir();
     const long = path.join(files, 'long.json');

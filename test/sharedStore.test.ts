@@ -6,7 +6,7 @@
  * finished elsewhere) they embed with the hashing stand-in; saves, searches, duplicates and the MCP
  * server's search run with the real model.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { existsSync, promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInput } from '../shared/domain.js';
@@ -47,8 +47,177 @@ function openShared(storeUri: string, extra: Partial<Parameters<typeof MemoryEng
   return MemoryEngine.open({ dataDir: dir(), storeUri, embedder, modelsDir: TEST_MODELS_DIR, lockWaitMs: 60_000, ...extra });
 }
 
-describe('a memory on object storage', () => {
-  it('two machines save the same and different sessions at once; a third finds both, nothing lost or doubled', async () => {
+// Two tests at a time (describe.concurrent, maxConcurrency 2 for the file), each on its own bucket,
+// table and local folders: much of a test's time is a process it waits on (a machine's CLI, the MCP
+// server) or a lease it waits out. The forget finished on another machine, which waits 15 s for a dead
+// lease, starts first, beside the tests that run the engine in this process; the two machines saving
+// at once (four processes) come after them. The tests that set a test switch in this process's
+// environment (the catch-up's clock skew), which every engine and process started meanwhile would
+// read, run after all of them, one at a time. Each test asserts with its own `expect` (the test
+// context's), as tests running at the same time must.
+vi.setConfig({ maxConcurrency: 2 });
+
+describe.concurrent('what the store holds besides chunks', () => {
+  it('a forget killed on one machine is finished by the next save on another, and no object keeps the text', async ({ expect }) => {
+    const { sharedUri, bucket } = await servers.newStore('owed');
+    const marker = 'Wombatcarnival';
+    const files = dir();
+    const secret = path.join(files, 'secret.json');
+    writeFileSync(secret, JSON.stringify({ sessionId: 'secret', messages: [
+      { msgId: 's1', role: 'user', content: `The password hint is ${marker}, remember it.` },
+      { msgId: 's2', role: 'assistant', content: `Noted: ${marker}.` },
+    ] }));
+    const other = path.join(files, 'other.json');
+    writeFileSync(other, JSON.stringify(conversation(6, { sessionId: 'other' })));
+    // Both machines keep a 15 s lease instead of 30 s (a test switch): the desktop waits 15 s for the dead
+    // one's. A live writer must still have a renewal confirmed every 10 s (20 s with the usual lease).
+    const lease = { SESSION_MEMORY_TEST_LEASE_TTL_MS: '15000' };
+    const laptop = { ...machine('laptop'), ...lease };
+    expect((await runCli(['--data', sharedUri, 'save', secret], laptop)).status).toBe(0);
+    // Killed once the journal names the work, before anything is removed.
+    const killed = await runCli(['--data', sharedUri, 'forget', 'secret'], { ...laptop, SESSION_MEMORY_TEST_CRASH: 'forget-journal:1' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect((await servers.objects(bucket)).some((o) => o.body.toString('latin1').includes(marker))).toBe(true);
+
+    // Another machine's save is the next writer: it finishes the forget first (after the dead lease runs out).
+    const desktop = { ...machine('desktop'), ...lease };
+    const waitStarted = Date.now();
+    const saved = await runCli(['--data', sharedUri, 'save', other, '--json'], desktop);
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(Date.now() - waitStarted, 'the lease of a process killed on another machine was taken over before it ran out').toBeGreaterThanOrEqual(15_000);
+    const listed = JSON.parse((await runCli(['--data', sharedUri, 'sessions', '--json'], desktop)).stdout) as Array<{ sessionId: string }>;
+    expect(listed.map((s) => s.sessionId)).toEqual(['other']);
+    expect((await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase())).map((o) => o.key)).toEqual([]);
+    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'secret', '--json'], desktop)).stdout) as Array<{ forgotten?: boolean }>;
+    expect(history.map((e) => e.forgotten === true)).toEqual([true]);
+  }, 180_000);
+
+  it('a dismissed cluster and a fork are the store\'s: another machine, its record rebuilt from the store, sees both', async ({ expect }) => {
+    const { sharedUri } = await servers.newStore('decisions');
+    const a = conversation(40, { sessionId: 'A' });
+    const idless = (m: SessionInput['messages']) => m.map(({ role, content }) => ({ role, content }));
+    const branch: SessionInput = { sessionId: 'B', title: 'Branch', messages: [...idless(a.messages.slice(0, 30)), ...idless(conversation(6, { start: 500 }).messages)] };
+    const excerpt: SessionInput = { sessionId: 'C', title: 'Excerpt', messages: [...idless(conversation(4, { start: 900 }).messages), ...idless(a.messages.slice(10, 20))] };
+    const laptop = await openShared(sharedUri);
+    let target: string;
+    try {
+      await laptop.save(a);
+      expect((await laptop.save(branch)).sharedMessages).toBe(30);
+      await laptop.save(excerpt);
+      const listing = await laptop.duplicates();
+      expect(listing.total).toBeGreaterThan(0);
+      target = listing.clusters[0]!.id;
+      await laptop.dismissDuplicates(target);
+    } finally {
+      await laptop.close();
+    }
+    const desktop = await openShared(sharedUri);
+    try {
+      expect((await desktop.listSessions()).find((s) => s.sessionId === 'B')?.forkOf).toEqual({ sessionId: 'A', sharedMessages: 30 });
+      const seen = await desktop.duplicates({ includeDismissed: true });
+      expect(seen.clusters.find((c) => c.id === target)?.dismissed).toBe(true);
+      expect((await desktop.duplicates()).clusters.map((c) => c.id)).not.toContain(target);
+    } finally {
+      await desktop.close();
+    }
+  }, 180_000);
+});
+
+describe.concurrent('a memory on object storage', () => {
+  it('a plain s3:// store on a server that ignores conditional writes is refused for writing, with one line naming s3+ddb://', async ({ expect }) => {
+    const { plainUri, bucket } = await servers.newStore('plain');
+    const file = path.join(dir(), 'one.json');
+    writeFileSync(file, JSON.stringify(realisticConversation('one', 6, 3)));
+    const refused = await runCli(['--data', plainUri, 'save', file], machine('laptop'));
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(new RegExp(`s3://${bucket}/memory: the server accepted a second put-if-absent.*s3\\+ddb://${bucket}/memory\\?ddbTableName=.*--single-writer`));
+    // Nothing of the session was written; the probe left no object behind.
+    expect((await servers.objects(bucket)).filter((o) => o.body.includes('one'))).toEqual([]);
+    expect((await servers.objects(bucket)).filter((o) => o.key.includes('_probe'))).toEqual([]);
+    // A person who says only this machine writes may use it.
+    const single = await runCli(['--data', plainUri, '--single-writer', 'save', file, '--json'], machine('laptop'));
+    expect(single.status, single.stderr).toBe(0);
+    expect(jsonLines(single.stdout)[0]).toMatchObject({ sessionId: 'one', new: 6 });
+  }, 120_000);
+
+  it('a save, a re-save and an append behave as on a local folder; search finds the answer', async ({ expect }) => {
+    const { sharedUri } = await servers.newStore('engine');
+    const engine = await openShared(sharedUri);
+    try {
+      expect((await engine.save(conversation(10))).new).toBe(10);
+      const again = await engine.save(conversation(10));
+      expect(again).toMatchObject({ skippedSession: true, embeddingsComputed: 0 });
+      const appended = await engine.save(conversation(14));
+      expect(appended).toMatchObject({ new: 4, skipped: 10 });
+      const hits = await engine.search('Question 12 weekly check', { limit: 3 });
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.some((h) => h.msgIds.includes('msg-12'))).toBe(true);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('forgetting a session leaves no byte of its text in any object of the bucket', async ({ expect }) => {
+    const { sharedUri, bucket } = await servers.newStore('forget');
+    const marker = 'Quokkamarmalade';
+    const secret = { sessionId: 'to-forget', title: `About ${marker}`, messages: [
+      { msgId: 'f1', role: 'user' as const, content: `My neighbour's cat is called ${marker} and it likes sardines.` },
+      { msgId: 'f2', role: 'assistant' as const, content: `${marker} sounds like a cat with taste; sardines are a classic.` },
+    ] };
+    const engine = await openShared(sharedUri);
+    try {
+      await engine.save(conversation(8, { sessionId: 'kept' }));
+      await engine.save(secret);
+      const holding = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase()));
+      expect(holding.length).toBeGreaterThan(0); // the check can see the text while it is stored
+      await engine.forget(['to-forget']);
+      const objects = await servers.objects(bucket);
+      const left = objects.filter((o) => {
+        const body = o.body.toString('latin1').toLowerCase();
+        return body.includes(marker.toLowerCase()) || body.includes('quokkamarmalad') || body.includes('to-forget') && !o.key.includes('history');
+      });
+      expect(left.map((o) => o.key)).toEqual([]);
+      // The history keeps only that it was forgotten.
+      expect((await engine.history('to-forget')).map((e) => e.forgotten)).toEqual([true]);
+      expect((await engine.showSession('kept')).messages).toHaveLength(8);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
+  it('a machine killed mid-save leaves what a re-run finishes; its lease is taken over at once on the same machine', async ({ expect }) => {
+    const { sharedUri } = await servers.newStore('killed');
+    // A 10-minute lease (a test switch; 30 s otherwise), far beyond the minute a save waits for one: a
+    // re-run that succeeds has taken the killed process's lease over, not waited it out, however long
+    // the busy machine makes the re-run itself.
+    const laptop = { ...machine('laptop'), SESSION_MEMORY_TEST_LEASE_TTL_MS: String(10 * 60_000) };
+    const file = path.join(dir(), 'long.json');
+    writeFileSync(file, JSON.stringify(realisticConversation('long', 160, 11)));
+    const env = { ...laptop, SESSION_MEMORY_TEST_WRITE_BATCH: '4' };
+    const child = startCli(['--data', sharedUri, 'save', file, '--json'], env);
+    const done = collect(child);
+    // Kill it once the store holds some of its chunks.
+    const engine = await openShared(sharedUri, { embedder: new HashEmbedder() });
+    try {
+      await expect.poll(async () => (await engine.listSessions()).find((s) => s.sessionId === 'long')?.chunkCount ?? 0, { timeout: 90_000, interval: 200 }).toBeGreaterThan(0);
+      child.kill('SIGKILL');
+      await done;
+      const rerun = await runCli(['--data', sharedUri, 'save', file, '--json'], laptop);
+      // Had it not taken the dead process's lease over at once, it would have given up after a minute (locked).
+      expect(rerun.status, rerun.stderr).toBe(0);
+      const shown = await engine.showSession('long');
+      expect(shown.messages).toHaveLength(160);
+      expect(new Set(shown.messages.map((m) => m.msgId)).size).toBe(160);
+      expect((await engine.verify()).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  }, 180_000);
+
+  it('two machines save the same and different sessions at once; a third finds both, nothing lost or doubled', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('two-machines');
     const laptop = machine('laptop');
     const desktop = machine('desktop');
@@ -93,169 +262,10 @@ describe('a memory on object storage', () => {
     const local = readdirSync(path.join(home, 'stores'), { recursive: true }).map(String);
     expect(local.filter((name) => name.includes('lancedb') || name.includes('history'))).toEqual([]);
   }, 240_000);
-
-  it('a plain s3:// store on a server that ignores conditional writes is refused for writing, with one line naming s3+ddb://', async () => {
-    const { plainUri, bucket } = await servers.newStore('plain');
-    const file = path.join(dir(), 'one.json');
-    writeFileSync(file, JSON.stringify(realisticConversation('one', 6, 3)));
-    const refused = await runCli(['--data', plainUri, 'save', file], machine('laptop'));
-    expect(refused.status).toBe(1);
-    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(new RegExp(`s3://${bucket}/memory: the server accepted a second put-if-absent.*s3\\+ddb://${bucket}/memory\\?ddbTableName=.*--single-writer`));
-    // Nothing of the session was written; the probe left no object behind.
-    expect((await servers.objects(bucket)).filter((o) => o.body.includes('one'))).toEqual([]);
-    expect((await servers.objects(bucket)).filter((o) => o.key.includes('_probe'))).toEqual([]);
-    // A person who says only this machine writes may use it.
-    const single = await runCli(['--data', plainUri, '--single-writer', 'save', file, '--json'], machine('laptop'));
-    expect(single.status, single.stderr).toBe(0);
-    expect(jsonLines(single.stdout)[0]).toMatchObject({ sessionId: 'one', new: 6 });
-  }, 120_000);
-
-  it('a save, a re-save and an append behave as on a local folder; search finds the answer', async () => {
-    const { sharedUri } = await servers.newStore('engine');
-    const engine = await openShared(sharedUri);
-    try {
-      expect((await engine.save(conversation(10))).new).toBe(10);
-      const again = await engine.save(conversation(10));
-      expect(again).toMatchObject({ skippedSession: true, embeddingsComputed: 0 });
-      const appended = await engine.save(conversation(14));
-      expect(appended).toMatchObject({ new: 4, skipped: 10 });
-      const hits = await engine.search('Question 12 weekly check', { limit: 3 });
-      expect(hits.length).toBeGreaterThan(0);
-      expect(hits.some((h) => h.msgIds.includes('msg-12'))).toBe(true);
-      expect((await engine.verify()).ok).toBe(true);
-    } finally {
-      await engine.close();
-    }
-  }, 120_000);
-
-  it('forgetting a session leaves no byte of its text in any object of the bucket', async () => {
-    const { sharedUri, bucket } = await servers.newStore('forget');
-    const marker = 'Quokkamarmalade';
-    const secret = { sessionId: 'to-forget', title: `About ${marker}`, messages: [
-      { msgId: 'f1', role: 'user' as const, content: `My neighbour's cat is called ${marker} and it likes sardines.` },
-      { msgId: 'f2', role: 'assistant' as const, content: `${marker} sounds like a cat with taste; sardines are a classic.` },
-    ] };
-    const engine = await openShared(sharedUri);
-    try {
-      await engine.save(conversation(8, { sessionId: 'kept' }));
-      await engine.save(secret);
-      const holding = (await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase()));
-      expect(holding.length).toBeGreaterThan(0); // the check can see the text while it is stored
-      await engine.forget(['to-forget']);
-      const objects = await servers.objects(bucket);
-      const left = objects.filter((o) => {
-        const body = o.body.toString('latin1').toLowerCase();
-        return body.includes(marker.toLowerCase()) || body.includes('quokkamarmalad') || body.includes('to-forget') && !o.key.includes('history');
-      });
-      expect(left.map((o) => o.key)).toEqual([]);
-      // The history keeps only that it was forgotten.
-      expect((await engine.history('to-forget')).map((e) => e.forgotten)).toEqual([true]);
-      expect((await engine.showSession('kept')).messages).toHaveLength(8);
-      expect((await engine.verify()).ok).toBe(true);
-    } finally {
-      await engine.close();
-    }
-  }, 120_000);
-
-  it('a machine killed mid-save leaves what a re-run finishes; its lease is taken over at once on the same machine', async () => {
-    const { sharedUri } = await servers.newStore('killed');
-    // A 10-minute lease (a test switch; 30 s otherwise), far beyond the minute a save waits for one: a
-    // re-run that succeeds has taken the killed process's lease over, not waited it out, however long
-    // the busy machine makes the re-run itself.
-    const laptop = { ...machine('laptop'), SESSION_MEMORY_TEST_LEASE_TTL_MS: String(10 * 60_000) };
-    const file = path.join(dir(), 'long.json');
-    writeFileSync(file, JSON.stringify(realisticConversation('long', 160, 11)));
-    const env = { ...laptop, SESSION_MEMORY_TEST_WRITE_BATCH: '4' };
-    const child = startCli(['--data', sharedUri, 'save', file, '--json'], env);
-    const done = collect(child);
-    // Kill it once the store holds some of its chunks.
-    const engine = await openShared(sharedUri, { embedder: new HashEmbedder() });
-    try {
-      await expect.poll(async () => (await engine.listSessions()).find((s) => s.sessionId === 'long')?.chunkCount ?? 0, { timeout: 90_000, interval: 200 }).toBeGreaterThan(0);
-      child.kill('SIGKILL');
-      await done;
-      const rerun = await runCli(['--data', sharedUri, 'save', file, '--json'], laptop);
-      // Had it not taken the dead process's lease over at once, it would have given up after a minute (locked).
-      expect(rerun.status, rerun.stderr).toBe(0);
-      const shown = await engine.showSession('long');
-      expect(shown.messages).toHaveLength(160);
-      expect(new Set(shown.messages.map((m) => m.msgId)).size).toBe(160);
-      expect((await engine.verify()).ok).toBe(true);
-    } finally {
-      await engine.close();
-    }
-  }, 180_000);
 });
 
-describe('what the store holds besides chunks', () => {
-  it('a forget killed on one machine is finished by the next save on another, and no object keeps the text', async () => {
-    const { sharedUri, bucket } = await servers.newStore('owed');
-    const marker = 'Wombatcarnival';
-    const files = dir();
-    const secret = path.join(files, 'secret.json');
-    writeFileSync(secret, JSON.stringify({ sessionId: 'secret', messages: [
-      { msgId: 's1', role: 'user', content: `The password hint is ${marker}, remember it.` },
-      { msgId: 's2', role: 'assistant', content: `Noted: ${marker}.` },
-    ] }));
-    const other = path.join(files, 'other.json');
-    writeFileSync(other, JSON.stringify(conversation(6, { sessionId: 'other' })));
-    // Both machines keep a 15 s lease instead of 30 s (a test switch): the desktop waits 15 s for the dead
-    // one's. A live writer must still have a renewal confirmed every 10 s (20 s with the usual lease).
-    const lease = { SESSION_MEMORY_TEST_LEASE_TTL_MS: '15000' };
-    const laptop = { ...machine('laptop'), ...lease };
-    expect((await runCli(['--data', sharedUri, 'save', secret], laptop)).status).toBe(0);
-    // Killed once the journal names the work, before anything is removed.
-    const killed = await runCli(['--data', sharedUri, 'forget', 'secret'], { ...laptop, SESSION_MEMORY_TEST_CRASH: 'forget-journal:1' });
-    expect(killed.signal).toBe('SIGKILL');
-    expect((await servers.objects(bucket)).some((o) => o.body.toString('latin1').includes(marker))).toBe(true);
-
-    // Another machine's save is the next writer: it finishes the forget first (after the dead lease runs out).
-    const desktop = { ...machine('desktop'), ...lease };
-    const waitStarted = Date.now();
-    const saved = await runCli(['--data', sharedUri, 'save', other, '--json'], desktop);
-    expect(saved.status, saved.stderr).toBe(0);
-    expect(Date.now() - waitStarted, 'the lease of a process killed on another machine was taken over before it ran out').toBeGreaterThanOrEqual(15_000);
-    const listed = JSON.parse((await runCli(['--data', sharedUri, 'sessions', '--json'], desktop)).stdout) as Array<{ sessionId: string }>;
-    expect(listed.map((s) => s.sessionId)).toEqual(['other']);
-    expect((await servers.objects(bucket)).filter((o) => o.body.toString('latin1').toLowerCase().includes(marker.toLowerCase())).map((o) => o.key)).toEqual([]);
-    const history = JSON.parse((await runCli(['--data', sharedUri, 'history', 'secret', '--json'], desktop)).stdout) as Array<{ forgotten?: boolean }>;
-    expect(history.map((e) => e.forgotten === true)).toEqual([true]);
-  }, 180_000);
-
-  it('a dismissed cluster and a fork are the store\'s: another machine, its record rebuilt from the store, sees both', async () => {
-    const { sharedUri } = await servers.newStore('decisions');
-    const a = conversation(40, { sessionId: 'A' });
-    const idless = (m: SessionInput['messages']) => m.map(({ role, content }) => ({ role, content }));
-    const branch: SessionInput = { sessionId: 'B', title: 'Branch', messages: [...idless(a.messages.slice(0, 30)), ...idless(conversation(6, { start: 500 }).messages)] };
-    const excerpt: SessionInput = { sessionId: 'C', title: 'Excerpt', messages: [...idless(conversation(4, { start: 900 }).messages), ...idless(a.messages.slice(10, 20))] };
-    const laptop = await openShared(sharedUri);
-    let target: string;
-    try {
-      await laptop.save(a);
-      expect((await laptop.save(branch)).sharedMessages).toBe(30);
-      await laptop.save(excerpt);
-      const listing = await laptop.duplicates();
-      expect(listing.total).toBeGreaterThan(0);
-      target = listing.clusters[0]!.id;
-      await laptop.dismissDuplicates(target);
-    } finally {
-      await laptop.close();
-    }
-    const desktop = await openShared(sharedUri);
-    try {
-      expect((await desktop.listSessions()).find((s) => s.sessionId === 'B')?.forkOf).toEqual({ sessionId: 'A', sharedMessages: 30 });
-      const seen = await desktop.duplicates({ includeDismissed: true });
-      expect(seen.clusters.find((c) => c.id === target)?.dismissed).toBe(true);
-      expect((await desktop.duplicates()).clusters.map((c) => c.id)).not.toContain(target);
-    } finally {
-      await desktop.close();
-    }
-  }, 180_000);
-});
-
-describe('an assistant on a shared store', () => {
-  it('the MCP server on a bucket URI finds what another machine saved, and its saves are seen there', async () => {
+describe.concurrent('an assistant on a shared store', () => {
+  it('the MCP server on a bucket URI finds what another machine saved, and its saves are seen there', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('mcp');
     const laptop = await openShared(sharedUri);
     await laptop.save({ ...conversation(8, { sessionId: 'garden' }), title: 'Garden plans' });
@@ -281,7 +291,7 @@ describe('an assistant on a shared store', () => {
 });
 
 describe('another machine\'s saves', () => {
-  it('are caught up by reading what they wrote, and the record then equals one rebuilt from every chunk', async () => {
+  it('are caught up by reading what they wrote, and the record then equals one rebuilt from every chunk', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('catch-up');
     const logged: string[] = [];
     const logger = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m) };
@@ -329,7 +339,7 @@ describe('another machine\'s saves', () => {
 });
 
 describe('the local folder of a shared store', () => {
-  it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async () => {
+  it('is this machine\'s only: deleting it loses nothing, the next run rebuilds its caches from the store', async ({ expect }) => {
     const { sharedUri } = await servers.newStore('caches');
     const local = dir();
     const first = await openShared(sharedUri, { dataDir: local });

@@ -20,9 +20,23 @@ export interface CliResult {
  */
 export const HASH_EMBEDDER = { SESSION_MEMORY_TEST_EMBEDDER: 'hash' } as const;
 
+/** The variables the run of runCliInProcess under way has set, with their values outside it. */
+const lent = new Map<string, string | undefined>();
+
+/**
+ * The environment of a CLI process: this process's, as it stands outside any run of runCliInProcess
+ * (whose variables are this process's only while it runs: a process a concurrent test starts then
+ * must not inherit them), and `extra`.
+ */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...extra };
+  const env = { ...process.env };
+  for (const [name, value] of lent) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return { ...env, SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...extra };
 }
+
 
 /** Starts `session-memory` as a user would, in its own process. */
 export function startCli(args: string[], env: Record<string, string> = {}): ChildProcess {
@@ -60,6 +74,7 @@ async function runInThisProcess(args: string[], env: Record<string, string>): Pr
   const { main } = await import('../../electron/cli/main.js');
   const added: Record<string, string> = { SESSION_MEMORY_MODELS_DIR: TEST_MODELS_DIR, SESSION_MEMORY_MODEL: 'use-lite-en', ...env };
   const saved = Object.fromEntries(Object.keys(added).map((name) => [name, process.env[name]]));
+  for (const [name, value] of Object.entries(saved)) lent.set(name, value);
   Object.assign(process.env, added);
   let stdout = '';
   let stderr = '';
@@ -71,6 +86,7 @@ async function runInThisProcess(args: string[], env: Record<string, string>): Pr
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+    lent.clear();
   }
 }
 

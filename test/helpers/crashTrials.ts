@@ -12,6 +12,7 @@ import { cpSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { HASH_EMBEDDER, runCli, runCliInProcess } from './cli.js';
 import { tempDir, withHashStore } from './engine.js';
+import { lanes } from './lanes.js';
 
 export interface Shown {
   messages: Array<{ msgId: string; contentHash: string; chunkId: string }>;
@@ -38,6 +39,12 @@ export interface CrashBed {
   trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point: string }): Promise<void>;
   /** Copies `from`, runs `args` killed at `point`, then `then` (the same command, or another writer), and checks files and store. */
   purgeTrial(label: string, from: string, args: string[], point: string, then: string[], check: (data: string, rerun: { stdout: string }) => Promise<void>): Promise<void>;
+  /**
+   * Runs `job` (a trial) for each item, two at a time: while one trial's killed process runs, another's
+   * re-run and checks run in this process. Each trial has a data folder of its own. Fails with the first
+   * failed trial once those under way have ended.
+   */
+  each<T>(items: readonly T[], job: (item: T) => Promise<void>): Promise<void>;
 }
 
 /** A scratch folder for the file's trials and their totals, printed after the file. */
@@ -45,6 +52,7 @@ export function crashBed(prefix: string): CrashBed {
   let root = '';
   let cleanup: () => void = () => {};
   const totals = { kills: 0, lost: 0, duplicated: 0, trials: 0, purgeKills: 0 };
+  const twoAtATime = lanes(2);
   beforeAll(() => {
     ({ dir: root, cleanup } = tempDir(prefix));
   });
@@ -104,7 +112,7 @@ export function crashBed(prefix: string): CrashBed {
     await fs.rm(data, { recursive: true, force: true });
   }
 
-  return { root: () => root, totals, writeJson, snapshot, trial, purgeTrial };
+  return { root: () => root, totals, writeJson, snapshot, trial, purgeTrial, each: twoAtATime.each };
 }
 
 /**

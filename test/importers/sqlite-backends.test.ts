@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
 import { backendOrder, sqliteBackend } from '../../electron/importers/readers/sqlite.js';
 import { REPO } from '../helpers/cli.js';
-import { node24, NODE24_MISSING } from '../helpers/node24.js';
+import { node24Ready, NODE24_MISSING } from '../helpers/node24.js';
 import { fixture, readAll, tempDir } from './helpers.js';
 
 describe('the SQLite backend', () => {
@@ -36,7 +36,7 @@ describe.skipIf(NODE24_MISSING !== undefined)(`every tool's database read with n
     const cursor2025 = path.join(folder, 'global.vscdb');
     cpSync(fixture('cursor', 'global-2025', 'state.vscdb'), cursor2025);
     const paths = [path.join(folder, 'upgraded'), path.join(folder, 'cold'), path.join(folder, 'zstd', 'openclaw-agent.sqlite'), opencode, cursor2024, cursor2025];
-    const { stdout } = await promisify(execFile)(node24(), ['--import', 'tsx', path.join(REPO, 'test', 'helpers', 'read-databases.mts'), ...paths], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(await node24Ready(), ['--import', 'tsx', path.join(REPO, 'test', 'helpers', 'read-databases.mts'), ...paths], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
     const child = JSON.parse(stdout) as { driver: string; files: unknown[]; detected: unknown[] };
     expect(child.driver).toBe('node:sqlite');
     const results = await readAll(paths);
