@@ -4,7 +4,7 @@
  * journal is switched on from 0 bytes (`recordJournalFromBytes`), as a record of 1,000 sessions has it.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ARCHIVE_JOURNAL_FILE, ARCHIVE_RECORD_FILE, readArchiveRecord, type ArchiveRecord } from '../electron/engine/record/archiveRecord.js';
 import { conversation, hashEngineTestBed } from './helpers/engine.js';
@@ -118,6 +118,18 @@ describe('the archive record journal', () => {
     const verify = await engine.verify();
     expect(verify.ok).toBe(false);
     expect(verify.problems.join('\n')).toContain('describes store version');
+    await engine.close();
+  });
+
+  it('a journal removed while a save runs does not fail the save: the record is written whole', async () => {
+    const dir = bed.dataDir();
+    const engine = await savedThree(dir);
+    const journalFile = path.join(dir, ARCHIVE_JOURNAL_FILE);
+    // Removed between the save's read of the record (whose stamp it checks) and its write.
+    const report = await engine.save(conversation(18, { sessionId: 'session-a' }), { onProgress: (p) => p.phase === 'embedding' && rmSync(journalFile, { force: true }) });
+    expect(report.new).toBe(4);
+    expect((await readBack(dir)).sessions['session-a']).toMatchObject({ message_count: 18 });
+    expect((await engine.verify()).ok).toBe(true);
     await engine.close();
   });
 

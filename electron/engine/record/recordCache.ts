@@ -68,7 +68,14 @@ export class RecordCache {
     const change = known ? this.changeSince(known, record) : null;
     if (!known || !change) return this.write(record);
     this.cached = null;
-    const at = await appendArchiveRecord(this.dataDir, known.at, change);
+    let at: RecordOnDisk;
+    try {
+      at = await appendArchiveRecord(this.dataDir, known.at, change);
+    } catch (error) {
+      // The journal removed since it was read, or refusing the line: the record is written whole, which drops it.
+      this.logger.warn(`could not append to the archive record's journal (${(error as Error).message}); writing the record whole`);
+      return this.write(record);
+    }
     for (const sessionId of Object.keys(change.set ?? {})) known.entries.set(sessionId, copyEntry(record.sessions[sessionId]!));
     this.cached = { stamp: await recordStamp(this.dataDir), record, disk: { at, entries: known.entries } };
   }
