@@ -39,6 +39,7 @@ export function openEngine(options: GlobalOptions, io: Io, modelsDir = process.e
     // Test runs only: small commits, so that a save can be interrupted between many of them.
     ...(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH') ? { writeBatchChunks: Number(testSwitch('SESSION_MEMORY_TEST_WRITE_BATCH')) } : {}),
     ...(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY') ? { optimizeEvery: Number(testSwitch('SESSION_MEMORY_TEST_OPTIMIZE_EVERY')) } : {}),
+    ...(testSwitch('SESSION_MEMORY_TEST_RECORD_JOURNAL_FROM') ? { recordJournalFromBytes: Number(testSwitch('SESSION_MEMORY_TEST_RECORD_JOURNAL_FROM')) } : {}),
     ...(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS') ? { vectorIndexMinRows: Number(testSwitch('SESSION_MEMORY_TEST_VECTOR_INDEX_MIN_ROWS')) } : {}),
     logger: engineLogger(io),
     onDownloadProgress: io.isTTY ? downloadReporter(io) : undefined,

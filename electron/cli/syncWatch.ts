@@ -39,6 +39,12 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
     dirs: [...new Set(watched)],
     debounceMs: settings.debounceMs,
     accept: (file) => ownersOf(file).length > 0,
+    // A folder no followed pick reaches (OpenClaw's `agents/<id>/agent/`, whose database makes and
+    // removes its log files at each read) is not watched.
+    outside: (file) => {
+      const owners = ownersOf(file);
+      return owners.length > 0 && owners.every((s) => !s.picks.some((p) => followed(p.pick) && pickMayHold(p.pick, path.relative(s.path, file))));
+    },
     // aider's log is a hidden file; other hidden files and folders are not followed.
     hiddenAllowed: (file) => file.endsWith('.aider.chat.history.md'),
     onChange: async (file) => {
@@ -100,4 +106,37 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
   const closing = server?.close();
   await follower.close();
   await closing;
+}
+
+/**
+ * Whether `relative` (a path below the source's folder) can be, or lead to, a file or folder the
+ * pick's globs match: each of its parts matches the glob's part at the same depth. A part the
+ * simple reading below does not understand (braces, classes, escapes), or a `**`, matches anything,
+ * so that a doubt keeps a path followed.
+ */
+export function pickMayHold(pick: { kind: string; globs: string[] }, relative: string): boolean {
+  if (relative === '') return true;
+  const parts = relative.split(/[\\/]/);
+  return pick.globs.some((glob) => {
+    const globParts = glob.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const globPart = globParts[i];
+      // Deeper than the glob: inside a folder it picks (read whole), or not a pick at all.
+      if (globPart === undefined) return pick.kind === 'folder';
+      if (globPart === '**' || !/^[\w.*?@+-]*$/.test(globPart)) return true;
+      if (!partPattern(globPart).test(parts[i]!)) return false;
+    }
+    return true;
+  });
+}
+
+const partPatterns = new Map<string, RegExp>();
+
+function partPattern(globPart: string): RegExp {
+  const known = partPatterns.get(globPart);
+  if (known) return known;
+  const source = globPart.replace(/[.+@]/g, (c) => `\\${c}`).replace(/\*/g, '[^/\\\\]*').replace(/\?/g, '[^/\\\\]');
+  const pattern = new RegExp(`^${source}$`);
+  partPatterns.set(globPart, pattern);
+  return pattern;
 }

@@ -40,6 +40,8 @@ export interface MemoryEngineOptions {
   writeBatchChunks?: number;
   /** Compact the store after this many commits (more in a large store, see optimizeInterval). Default 16. */
   optimizeEvery?: number;
+  /** Archive records of at least this many bytes take a save's changes in their journal (recordCache.ts). Default 64 KiB. */
+  recordJournalFromBytes?: number;
   /**
    * Bytes at most of the store's immutable objects (data and index files) the searches keep on this
    * machine's disk, in `<dataDir>/object-cache` (store/objectCache.ts), for a store on S3. Default:

@@ -96,7 +96,7 @@ export class MemoryEngine {
       store,
       options,
       logger,
-      records: new RecordCache(dataDir, store, logger, () => state.all('fork')),
+      records: new RecordCache(dataDir, store, logger, () => state.all('fork'), options.recordJournalFromBytes),
       history: new SaveHistory({ dataDir, store, forgottenAmong: (ids) => forgotten.among(ids) }),
       state,
       forgotten,

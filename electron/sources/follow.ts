@@ -17,6 +17,12 @@ export interface FollowOptions {
   initial?: boolean;
   /** Hidden files and folders are skipped, except those this accepts (aider's `.aider.chat.history.md`). */
   hiddenAllowed?: (file: string) => boolean;
+  /**
+   * Paths below a followed folder that can hold nothing worth handing on (a folder no pick reaches):
+   * not watched at all, so that their churn (a database's log files, created and removed at each
+   * open) costs no event.
+   */
+  outside?: (file: string) => boolean;
 }
 
 export interface FileFollower {
@@ -54,7 +60,7 @@ export function followFiles(options: FollowOptions): FileFollower {
   const watcher = chokidar.watch([...roots], {
     ignoreInitial: options.initial === false,
     awaitWriteFinish: false,
-    ignored: (p) => path.basename(p).startsWith('.') && !roots.has(p) && !(options.hiddenAllowed?.(p) ?? false),
+    ignored: (p) => !roots.has(p) && ((path.basename(p).startsWith('.') && !(options.hiddenAllowed?.(p) ?? false)) || (options.outside?.(p) ?? false)),
   });
   watcher.on('add', schedule).on('change', schedule);
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));

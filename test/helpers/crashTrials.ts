@@ -35,8 +35,8 @@ export interface CrashBed {
   writeJson(name: string, value: unknown): Promise<string>;
   /** What `show <session> --json` prints of the session, read in this process (the CLI's show is tested in cli.test.ts). */
   snapshot(data: string, sessionId?: string): Promise<Shown>;
-  /** Runs a save that is killed at `crash.point` (a crash point, with an optional delay), then runs it again and compares. */
-  trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point: string }): Promise<void>;
+  /** Runs a save that is killed at `crash.point` (a crash point, with an optional delay), then runs it again and compares; `crash.env` is added to both runs. */
+  trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point: string; env?: Record<string, string> }): Promise<void>;
   /** Copies `from`, runs `args` killed at `point`, then `then` (the same command, or another writer), and checks files and store. */
   purgeTrial(label: string, from: string, args: string[], point: string, then: string[], check: (data: string, rerun: { stdout: string }) => Promise<void>): Promise<void>;
   /**
@@ -75,15 +75,15 @@ export function crashBed(prefix: string): CrashBed {
     };
   }
 
-  async function trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point: string }): Promise<void> {
+  async function trial(label: string, base: string | null, args: string[], expected: Shown, crash: { point: string; env?: Record<string, string> }): Promise<void> {
     totals.trials++;
     const data = path.join(root, `trial-${totals.trials}`);
     if (base) cpSync(base, data, { recursive: true });
-    const first = await runCli(['--data', data, ...args, '--json'], { ...TEST_ENV, SESSION_MEMORY_TEST_CRASH: crash.point });
+    const first = await runCli(['--data', data, ...args, '--json'], { ...TEST_ENV, ...crash.env, SESSION_MEMORY_TEST_CRASH: crash.point });
     expect(first.signal, `${label}: the crash point was not reached (${first.stderr})`).toBe('SIGKILL');
     totals.kills++;
 
-    const again = await runCliInProcess(['--data', data, ...args, '--json'], TEST_ENV);
+    const again = await runCliInProcess(['--data', data, ...args, '--json'], { ...TEST_ENV, ...crash.env });
     expect(again.status, `${label}: re-run failed: ${again.stderr}`).toBe(0);
     const actual = await snapshot(data);
     const ids = actual.messages.map((m) => m.msgId);

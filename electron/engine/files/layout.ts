@@ -33,6 +33,8 @@ export const STORE_TABLES = [META_TABLE, SESSIONS_TABLE, CHUNKS_TABLE, HISTORY_T
 
 /** Local: the archive record, a cache of the store's sessions (record/archiveRecord.ts). */
 export const ARCHIVE_RECORD_FILE = '.archived_sessions.json';
+/** Local: the archive record's changes since it was last written whole (record/archiveRecord.ts). */
+export const ARCHIVE_JOURNAL_FILE = '.archived_sessions.journal';
 /** Local: the write lock between processes of this machine (files/writeLock.ts). */
 export const LOCK_FILE = '.write.lock';
 /** Local: this machine's random id, which a shared store's lease names its holder by (files/machineId.ts). */

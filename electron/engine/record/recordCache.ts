@@ -8,7 +8,7 @@ import path from 'node:path';
 import { FORK_MIN_SHARED, type ArchiveEntry } from '../../../shared/domain.js';
 import { isRemoteStore } from '../store/connect.js';
 import { assertWriteLock } from '../files/writeLock.js';
-import { ARCHIVE_RECORD_FILE, readArchiveRecord, writeArchiveRecord, type ArchiveRecord } from './archiveRecord.js';
+import { appendArchiveRecord, ARCHIVE_JOURNAL_FILE, ARCHIVE_RECORD_FILE, fileIdentity, readArchiveRecord, writeArchiveRecord, type ArchiveRecord, type RecordChange, type RecordOnDisk } from './archiveRecord.js';
 import type { Logger } from '../files/logger.js';
 import { sortById } from '../save/diff.js';
 import { messageSetFingerprint } from '../save/hashing.js';
@@ -16,9 +16,29 @@ import { inChunkOrder, type ChunkHead, type ChunkStore } from '../store/store.js
 import { sqlIn } from '../store/storeRows.js';
 import { testSwitch } from '../files/testSwitches.js';
 
+/**
+ * Records of at least this many bytes take a save's changes in the journal (archiveRecord.ts); smaller
+ * ones are written whole, which costs about as little.
+ */
+export const RECORD_JOURNAL_FROM_BYTES = 64 * 1024;
+
+/** The journal is folded into the record once it holds this share of the record's size, or JOURNAL_FOLD_BYTES if more. */
+const JOURNAL_SHARE = 0.5;
+const JOURNAL_FOLD_BYTES = 64 * 1024;
+
+/** What this process knows to be on disk: the file it read or wrote, with copies of its entries. */
+interface KnownOnDisk {
+  at: RecordOnDisk;
+  /** The entries as written, copied: the save pipeline changes the record's entries in place. */
+  entries: Map<string, ArchiveEntry>;
+}
+
 export class RecordCache {
-  /** `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. */
-  private cached: { stamp: string; record: ArchiveRecord; unwritten?: boolean } | null = null;
+  /**
+   * `unwritten`: rebuilt by a reader without the lock; the next locked load writes it. `disk`: what
+   * the files hold, when the record is exactly what they hold (read, or written by this process).
+   */
+  private cached: { stamp: string; record: ArchiveRecord; unwritten?: boolean; disk?: KnownOnDisk } | null = null;
 
   constructor(
     private readonly dataDir: string,
@@ -26,13 +46,61 @@ export class RecordCache {
     private readonly logger: Logger,
     /** Forks, kept in the store's state (forks.ts): a record rebuilt from the store keeps them. */
     private readonly forks: () => Promise<Map<string, NonNullable<ArchiveEntry['fork_of']>>> = async () => new Map(),
+    private readonly journalFromBytes = RECORD_JOURNAL_FROM_BYTES,
   ) {}
 
+  /** Writes the record whole (and drops the journal): after a rebuild, a forget, a repair. */
   async write(record: ArchiveRecord): Promise<void> {
     assertWriteLock(this.dataDir);
     this.cached = null;
-    await writeArchiveRecord(this.dataDir, record);
-    this.cached = { stamp: await recordStamp(this.dataDir), record };
+    const at = await writeArchiveRecord(this.dataDir, record);
+    this.cached = { stamp: await recordStamp(this.dataDir), record, disk: { at, entries: copyEntries(record) } };
+  }
+
+  /**
+   * Writes the record a save changed: only the entries that changed since it was read, appended to
+   * the journal, when the record is large; whole when it is small, when the journal has grown to its
+   * share, and when an entry went or a title changed (so that the journal keeps no trace of them).
+   */
+  async writeSaved(record: ArchiveRecord): Promise<void> {
+    assertWriteLock(this.dataDir);
+    const known = this.cached?.record === record && !this.cached.unwritten ? this.cached.disk : undefined;
+    const change = known ? this.changeSince(known, record) : null;
+    if (!known || !change) return this.write(record);
+    this.cached = null;
+    let at: RecordOnDisk;
+    try {
+      at = await appendArchiveRecord(this.dataDir, known.at, change);
+    } catch (error) {
+      // The journal removed since it was read, or refusing the line: the record is written whole, which drops it.
+      this.logger.warn(`could not append to the archive record's journal (${(error as Error).message}); writing the record whole`);
+      return this.write(record);
+    }
+    for (const sessionId of Object.keys(change.set ?? {})) known.entries.set(sessionId, copyEntry(record.sessions[sessionId]!));
+    this.cached = { stamp: await recordStamp(this.dataDir), record, disk: { at, entries: known.entries } };
+  }
+
+  /** The journal line that brings what is on disk to `record`; null when the record is to be written whole. */
+  private changeSince(known: KnownOnDisk, record: ArchiveRecord): RecordChange | null {
+    const { at } = known;
+    if (at.bytes < this.journalFromBytes || at.torn) return null;
+    if ((at.journalEnd ?? 0) > Math.max(at.bytes * JOURNAL_SHARE, JOURNAL_FOLD_BYTES)) return null;
+    const set: Record<string, ArchiveEntry> = {};
+    let kept = 0;
+    for (const [sessionId, entry] of Object.entries(record.sessions)) {
+      const before = known.entries.get(sessionId);
+      if (before) kept++;
+      if (before && sameEntry(before, entry)) continue;
+      if (before && before.title !== entry.title) return null;
+      set[sessionId] = entry;
+    }
+    if (kept < known.entries.size) return null;
+    return {
+      storeVersion: record.storeVersion,
+      writesSinceOptimize: record.writesSinceOptimize,
+      ...(record.newestChunkAt !== undefined ? { newestChunkAt: record.newestChunkAt } : {}),
+      set,
+    };
   }
 
   /**
@@ -54,7 +122,7 @@ export class RecordCache {
     this.cached = null;
     const read = await readArchiveRecord(this.dataDir);
     if (read.record && read.record.storeVersion === version) {
-      this.cached = { stamp, record: read.record };
+      this.cached = { stamp, record: read.record, disk: { at: read.disk, entries: copyEntries(read.record) } };
       return read.record;
     }
     // A shared store changed by other machines: read what they wrote since, not every chunk.
@@ -182,14 +250,39 @@ function groupBySession(heads: readonly ChunkHead[]): Map<string, ChunkHead[]> {
   return bySession;
 }
 
-/** Identifies one version of the record file: it is replaced by rename, so a new write changes the inode or mtime. */
+/**
+ * Identifies one version of the record and its journal: the record is replaced by rename, so a new
+ * write changes its inode or modification time; an append changes the journal's size.
+ */
 async function recordStamp(dataDir: string): Promise<string> {
-  try {
-    const stat = await fs.stat(path.join(dataDir, ARCHIVE_RECORD_FILE), { bigint: true });
-    return `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
-  } catch {
-    return 'missing';
-  }
+  const identity = async (name: string) => {
+    try {
+      return fileIdentity(await fs.stat(path.join(dataDir, name), { bigint: true }));
+    } catch {
+      return 'missing';
+    }
+  };
+  return `${await identity(ARCHIVE_RECORD_FILE)}|${await identity(ARCHIVE_JOURNAL_FILE)}`;
+}
+
+function copyEntry(entry: ArchiveEntry): ArchiveEntry {
+  return { ...entry, msg_range: [...entry.msg_range] as ArchiveEntry['msg_range'], ...(entry.fork_of ? { fork_of: { ...entry.fork_of } } : {}) };
+}
+
+function copyEntries(record: ArchiveRecord): Map<string, ArchiveEntry> {
+  return new Map(Object.entries(record.sessions).map(([sessionId, entry]) => [sessionId, copyEntry(entry)]));
+}
+
+/** The entry's plain members, every one but `msg_range` and `fork_of` (compared apart): the type check below keeps the list whole. */
+const PLAIN_MEMBERS = ['session_id', 'title', 'source', 'parent_session_id', 'archived_at', 'last_saved_at', 'message_count', 'chunk_count', 'fingerprint', 'input_fingerprint', 'input_total', 'head_key'] as const;
+const everyMember: Exclude<keyof ArchiveEntry, (typeof PLAIN_MEMBERS)[number] | 'msg_range' | 'fork_of'> extends never ? true : never = true;
+void everyMember;
+
+/** Whether two entries are equal, member by member (a thousand of them at each save: no serialising). */
+function sameEntry(a: ArchiveEntry, b: ArchiveEntry): boolean {
+  for (const member of PLAIN_MEMBERS) if (a[member] !== b[member]) return false;
+  if (a.msg_range.length !== b.msg_range.length || a.msg_range[0] !== b.msg_range[0] || a.msg_range[1] !== b.msg_range[1]) return false;
+  return a.fork_of?.session_id === b.fork_of?.session_id && a.fork_of?.shared_messages === b.fork_of?.shared_messages;
 }
 
 /** The record's entry for a session holding these chunks. */

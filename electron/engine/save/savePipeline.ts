@@ -322,7 +322,7 @@ async function finish(ctx: EngineContext, clock: SaveClock, report: SaveReport, 
     }
     await clock.time('recordWrite', async () => {
       record.storeVersion = await ctx.store.version();
-      await ctx.records.write(record);
+      await ctx.records.writeSaved(record);
     });
   }
   const event: SaveEvent = {
