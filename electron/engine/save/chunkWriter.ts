@@ -1,6 +1,7 @@
 /** The last step of a save: planned chunks become embedded rows in the store. */
 import type { SaveProgress, SaveReport } from '../../../shared/domain.js';
 import type { PlannedChunk } from './chunker.js';
+import { keysByTextHash } from './chunkKey.js';
 import { WRITE_BATCH_CHUNKS, type EngineContext, type SaveCallOptions } from '../context.js';
 import { EngineError } from '../errors.js';
 import { crashPoint } from '../files/crashPoints.js';
@@ -86,8 +87,7 @@ export class ChunkWriter {
       this.count(plan.map((c) => this.toRecord(c, vectors.get(c.textHash) ?? NO_VECTOR, owned)), []);
       return;
     }
-    const unique = new Map<string, string>();
-    for (const c of plan) if (!unique.has(c.textHash)) unique.set(c.textHash, c.text);
+    const unique = keysByTextHash(plan);
     // Texts another session (or an earlier save) already embedded keep their vectors.
     const vectors = unique.size > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash([...unique.keys()])) : new Map<string, Float32Array>();
     const hashes = [...unique.keys()].filter((h) => !vectors.has(h));
@@ -182,7 +182,7 @@ export class ChunkWriter {
     const vectors = hashes.length > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash(hashes)) : new Map<string, Float32Array>();
     const missing = hashes.filter((h) => !vectors.has(h));
     if (missing.length === 0) return vectors;
-    const texts = new Map(plan.map((c) => [c.textHash, c.text]));
+    const texts = keysByTextHash(plan);
     const embedder = await this.clock.time('embedding', () => this.ctx.embedder());
     this.progress('embedding', 0, missing.length);
     let done = 0;
