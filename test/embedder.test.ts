@@ -3,12 +3,16 @@
  * clear error and releases the write lock, the store keeps what it had, and the next save starts a
  * new worker and goes through.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { conversation, openEngine, tempDir } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 
 const FAULTY_WORKER = new URL('./helpers/faultyEmbedWorker.mjs', import.meta.url);
+const CLOSE_WHILE_EMBEDDING = fileURLToPath(new URL('./helpers/closeWhileEmbedding.mts', import.meta.url));
 
 afterEach(() => {
   delete process.env.SM_FAULT;
@@ -65,5 +69,19 @@ describe('the embedding worker fails in the middle of a save', () => {
     await embedder.close();
     expect(await pending).toMatch(/closed/);
     expect(Date.now() - closing).toBeLessThan(6_000);
+  });
+
+  it('closing while the model embeds ends the request, not the process', async () => {
+    // The model runs in a synchronous native call: a worker thread terminated inside it aborted the
+    // whole process as the call returned ("terminate called after throwing an instance of
+    // 'Napi::Error'"). A request of 3,000 texts keeps the model busy for seconds; closing at three
+    // moments of it lands inside a model call at least once.
+    for (const delay of [150, 400, 800]) {
+      const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', CLOSE_WHILE_EMBEDDING, TEST_MODELS_DIR, String(delay)], { timeout: 120_000 }).catch(
+        (error: { code?: number; signal?: string; stdout?: string; stderr?: string }) => ({ failed: `exit ${error.code ?? error.signal}`, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+      );
+      expect('failed' in run ? `${run.failed}: ${run.stderr}` : run.stderr, `closed after ${delay} ms`).not.toMatch(/terminate called|exit/);
+      expect(run.stdout).toMatch(/request: the embedder was closed/);
+    }
   });
 });

@@ -77,6 +77,8 @@ async function readWindow(spec: ModelSpec, modelId: string): Promise<number> {
 }
 
 parentPort!.on('message', async (request: WorkerRequest) => {
+  // Handled only when this thread runs JavaScript, so never inside a model call: the thread ends there.
+  if (request.type === 'stop') process.exit(0);
   try {
     if (request.type === 'init') {
       const started = performance.now();

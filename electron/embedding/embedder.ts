@@ -49,12 +49,18 @@ export const CLOSE_DEADLINE_MS = 5_000;
  * If the worker crashes (an exception, out of memory, killed) or a batch gets no answer within the
  * timeout, the requests waiting on it fail with a clear error (so a save fails and releases the
  * write lock instead of waiting forever), and the next request starts a new worker.
+ *
+ * A worker is stopped by a message, never by `terminate()` while it may be embedding: the model
+ * runs in a synchronous native call, and a thread terminated inside it fails as the call returns,
+ * which aborts the whole process (onnxruntime-node's binding throws a C++ exception no one catches).
  */
 export class WorkerEmbedder implements Embedder {
   private nextId = 1;
   private readonly pending = new Map<number, { worker: Worker; resolve: (value: WorkerResponse) => void; reject: (error: Error) => void; timer?: NodeJS.Timeout }>();
   private closed = false;
   private worker: Worker | null = null;
+  /** Workers whose thread has ended. */
+  private readonly exited = new WeakSet<Worker>();
   private starting: Promise<Worker> | null = null;
   /** Workers started so far (1 unless one had to be replaced). */
   private starts = 0;
@@ -115,10 +121,27 @@ export class WorkerEmbedder implements Embedder {
     const worker = this.worker ?? (await this.starting?.catch(() => null)) ?? null;
     this.worker = null;
     if (!worker) return;
-    // A worker stuck in native code may not stop at once: shutdown does not wait for it past the deadline.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([worker.terminate(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_DEADLINE_MS).unref()))]);
-    clearTimeout(timer);
+    await this.stop(worker);
+  }
+
+  /**
+   * Asks the worker to end its thread, which it does once its current model call returns; resolves
+   * when it has, or at the deadline. A worker still inside one call then (a stuck model) is left to
+   * end with it, unreferenced, so that it keeps no process alive.
+   */
+  private stop(worker: Worker): Promise<void> {
+    if (this.exited.has(worker)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        worker.unref();
+        resolve();
+      }, CLOSE_DEADLINE_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: 'stop', id: 0 } satisfies WorkerRequest);
+    });
   }
 
   /** The running worker, or a new one with the model loaded. */
@@ -134,16 +157,19 @@ export class WorkerEmbedder implements Embedder {
     this.starts++;
     worker.on('message', (message: WorkerResponse) => this.receive(message));
     worker.on('error', (error) => this.lose(worker, new EngineError('internal', `the embedding worker failed: ${error.message}`)));
-    worker.on('exit', (code) => this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`)));
+    worker.on('exit', (code) => {
+      this.exited.add(worker);
+      this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`));
+    });
     const groupTokens = this.options.groupTokens;
     const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }) }).catch(async (error: unknown) => {
-      await worker.terminate();
+      await this.stop(worker);
       throw error;
     });
     if (ready.type !== 'ready') throw new Error('unexpected answer from the embedding worker');
     this.readyInfo = { dim: ready.dim, maxTokens: ready.maxTokens, loadMs: ready.loadMs };
     if (this.closed) {
-      await worker.terminate();
+      await this.stop(worker);
       throw new EngineError('cancelled', 'the embedder was closed');
     }
     this.worker = worker;
@@ -172,7 +198,7 @@ export class WorkerEmbedder implements Embedder {
               // Stuck: everything waiting on this worker fails, and it is replaced at the next request.
               const error = new EngineError('internal', `the embedding worker gave no answer in ${Math.round(timeoutMs / 1000)} s; it was stopped and will be restarted`);
               this.lose(worker, error);
-              void worker.terminate();
+              void this.stop(worker);
             }, timeoutMs);
       this.pending.set(id, { worker, resolve, reject, ...(timer ? { timer } : {}) });
       worker.postMessage({ ...message, id });

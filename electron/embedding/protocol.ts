@@ -3,7 +3,9 @@ import type { ModelSpec } from './models.js';
 /** Messages between the embedder and its worker thread. */
 export type WorkerRequest =
   | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number }
-  | { type: 'embed'; id: number; texts: string[] };
+  | { type: 'embed'; id: number; texts: string[] }
+  /** Exit between two model calls (see WorkerEmbedder's stop). */
+  | { type: 'stop'; id: number };
 
 export type WorkerResponse =
   | { type: 'ready'; id: number; dim: number; maxTokens: number; loadMs: number }
