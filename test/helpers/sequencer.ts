@@ -11,32 +11,36 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Longest first: by the time each took in the last clean clone's run on two cores (at cfdccfb, 610 s
- * for the suite), files of 13 s or more; test/sharedLease.test.ts (84 s then) by its estimated time
- * with two of its waiting tests at a time: about 60 s.
+ * Longest first: by the time each took in a clean clone's run on two cores (at c1589a0, 560 s for
+ * the suite, at load 10 from other work), files of 10 s or more.
  */
 export const SLOW_FILES = [
   'test/sharedCrash.test.ts',
+  'test/fuzz/importers.test.ts',
+  'test/sharedLease.test.ts',
   'test/cli.test.ts',
   'test/sharedStore.test.ts',
-  'test/sharedLease.test.ts',
-  'test/crash.test.ts',
-  'test/fuzz/importers.test.ts',
-  'test/crashRewrite.test.ts',
-  'test/forgetEverywhere.test.ts',
-  'test/damage.test.ts',
   'test/readCache.test.ts',
+  'test/crashRewrite.test.ts',
   'test/fuzz/engine.test.ts',
-  'test/hooks.test.ts',
-  'test/e2e/webmode.test.ts',
-  'test/embedder.test.ts',
+  'test/crash.test.ts',
+  'test/forgetEverywhere.test.ts',
+  'test/nearDuplicates.test.ts',
+  'test/damage.test.ts',
   'test/engine.test.ts',
-  'test/order.test.ts',
-  'test/copyStore.test.ts',
+  'test/embedder.test.ts',
+  'test/e2e/webmode.test.ts',
+  'test/searchReads.test.ts',
   'test/hostSharedStore.test.ts',
-  'test/concurrency.test.ts',
-  'test/sourcesAll.test.ts',
+  'test/copyStore.test.ts',
+  'test/fuzz/ipc.test.ts',
   'test/forget.test.ts',
+  'test/vectorSketch.test.ts',
+  'test/forgetSources.test.ts',
+  'test/hooks.test.ts',
+  'test/leaseKeep.test.ts',
+  'test/sync.test.ts',
+  'test/objectStoreServers.test.ts',
 ];
 
 /** `files` with those of `slow` first, in its order; the others after them, in their own order. */
