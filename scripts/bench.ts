@@ -381,6 +381,7 @@ async function main(): Promise<void> {
     const appendRuns: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const appendCpuRuns: number[] = [];
     const appendWork: Array<{ checkMs: number; overlappedMs: number; found: number }> = [];
+    const largeAppendEmbeddings: number[] = [];
     const largeAppendTimings: SaveTimings[] = [];
     const largeEditTimings: SaveTimings[] = [];
     const variants = SKIP.has('no-check') ? { even: ['on'] as const, odd: ['on'] as const } : { even: ['on', 'off'] as const, odd: ['off', 'on'] as const };
@@ -397,6 +398,7 @@ async function main(): Promise<void> {
         if (variant === 'on') {
           appendCpuRuns.push(cpuMs);
           largeAppendTimings.push(timingsOfLast());
+          largeAppendEmbeddings.push(report.embeddingsComputed);
           // The one-message edit there too (after the append, as in the empty store).
           await copy.save(edited);
           largeEditTimings.push(timingsOfLast());
@@ -415,7 +417,7 @@ async function main(): Promise<void> {
       `adds ${(((appendLargeStoreMs - appendLargeStoreNoCheckMs) / appendLargeStoreNoCheckMs) * 100).toFixed(2)}% (medians; target <= 10%); its work ${appendLargeCheckMs.toFixed(1)} ms, of which ${appendLargeOverlappedMs.toFixed(1)} ms while chunks were being embedded; ` +
       `${appendWork[0]?.found ?? 0} of the append's chunks found held by other sessions`);
     const appendLargeStoreCpuMs = median(appendCpuRuns);
-    log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty)`);
+    log(`large store (${totalChunks} chunks): re-save ${resaveLargeStoreMs.toFixed(1)} ms (${(resaveLargeStoreMs / resaveMs).toFixed(2)}x empty), append ${appendLargeStoreMs.toFixed(0)} ms (${(appendLargeStoreMs / appendMs).toFixed(2)}x empty; ${largeAppendEmbeddings.join(', ')} embeddings, against ${append.embeddingsComputed})`);
     log(`                  append CPU time: ${appendCpuMs.toFixed(0)} ms into the empty store, ${appendCpuRuns.map((x) => x.toFixed(0)).join(', ')} ms into the large one (median ${(appendLargeStoreCpuMs / appendCpuMs).toFixed(2)}x empty)`);
 
     // Where each save's time went (the median save of those repeated).
