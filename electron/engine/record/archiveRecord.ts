@@ -70,13 +70,12 @@ const recordSchema = z.object({
   sessions: z.record(z.string(), entrySchema),
 });
 
-/** One save's changes to the record: its new header fields, the entries it set and those it removed. */
+/** One save's changes to the record: its new header fields and the entries it set (a save that removes one writes the record whole). */
 export interface RecordChange {
   storeVersion: number;
   writesSinceOptimize: number;
   newestChunkAt?: number;
   set?: Record<string, ArchiveEntry>;
-  drop?: string[];
 }
 
 const changeSchema = z.object({
@@ -84,7 +83,6 @@ const changeSchema = z.object({
   writesSinceOptimize: z.number().int().nonnegative(),
   newestChunkAt: z.number().optional(),
   set: z.record(z.string(), entrySchema).optional(),
-  drop: z.array(z.string()).optional(),
 });
 
 const journalHeadSchema = z.object({ journal: z.literal(1), record: z.string() });
@@ -190,7 +188,6 @@ export function applyChange(record: ArchiveRecord, change: RecordChange): void {
   if (change.newestChunkAt === undefined) delete record.newestChunkAt;
   else record.newestChunkAt = change.newestChunkAt;
   for (const [sessionId, entry] of Object.entries(change.set ?? {})) record.sessions[sessionId] = entry;
-  for (const sessionId of change.drop ?? []) delete record.sessions[sessionId];
 }
 
 /** Writes the record whole and removes the journal, whose lines it now holds. */
