@@ -1,5 +1,5 @@
 /**
- * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --group-tokens 0,1024] [-- --request 32] [-- --json]`
+ * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --group-tokens 0,1024] [-- --request 32] [-- --spinning] [-- --json]`
  *
  * The embedding model alone, on the texts a save embeds: the chunks of the benchmark's generated
  * conversation (the one of `npm run bench:peer`), in the order and batches the save hands them to the
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     request: { type: 'string', default: '32' },
     models: { type: 'string', default: path.resolve('.cache/models') },
     json: { type: 'boolean', default: false },
+    // The model's threads spin between calls, as ONNX Runtime's default (ours sleep: embeddingThreads.ts).
+    spinning: { type: 'boolean', default: false },
   },
 });
 const log = (line: string) => (values.json ? console.error(line) : console.log(line));
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
   const variants: Variant[] = [];
   try {
     for (const groupTokens of groupValues) {
-      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, groupTokens });
+      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, groupTokens, spinning: values.spinning });
       await embedder.embed(texts.slice(0, 32)); // warm
       variants.push({ groupTokens, embedder, runs: [], vectors: [] });
     }

@@ -9,8 +9,9 @@
  * the model as a plain transformers.js caller does, a request in one call; ours runs a request in
  * groups of like token lengths (embedding/lengthGroups.ts).
  *
- * A 2,000-message conversation: first save, unchanged re-save (median of --resaves), a 10% append
- * (new text), a one-message edit in the middle. Each step runs on both sides back to back, the side
+ * A 2,000-message conversation: first save, unchanged re-save, a 10% append (new text), a
+ * one-message edit in the middle (the re-save and the edit each the median of --resaves, 5: one more
+ * message edited each time). Each step runs on both sides back to back, the side
  * that goes first alternating from step to step. Ratio: ours / peer, by wall time and by CPU time
  * (this process and its threads: each side's embedding worker runs in it).
  *
@@ -36,6 +37,7 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     messages: { type: 'string', default: '2000' },
+    // The unchanged re-save and the one-message edit: each repeated this many times, the median kept.
     resaves: { type: 'string', default: '5' },
     models: { type: 'string', default: path.resolve('.cache/models') },
     // The peer's splitter: characters per chunk and overlap. 500 characters is about the model's
@@ -46,7 +48,7 @@ const { values } = parseArgs({
   },
 });
 const MESSAGES = Number(values.messages);
-const RESAVES = Math.max(1, Number(values.resaves));
+const REPEATS = Math.max(1, Number(values.resaves));
 const log = (line: string) => (values.json ? console.error(line) : console.log(line));
 
 const STEPS = ['firstSave', 'resave', 'append', 'edit'] as const;
@@ -126,8 +128,9 @@ async function stopLoad(child: ChildProcess): Promise<void> {
 
 async function runCondition(tmp: string, name: string, modelsDir: string, session: SessionInput): Promise<Record<Step, StepFigures> & { oursChunks: number; peerRows: number; peerWarmRows: number }> {
   // The peer calls the model as LangChain's embeddings classes do: its own batches, each in one call
-  // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths.
-  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0 });
+  // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths, with ONNX
+  // Runtime's default threads, which spin between calls (ours sleep: embeddingThreads.ts).
+  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0, spinning: true });
   const sides = { ours: await ours(path.join(tmp, name, 'ours'), modelsDir), peer: await peer(path.join(tmp, name, 'peer'), peerEmbedder) };
   try {
     // Warm-up: another conversation saved on each side (model loaded and run, stores open).
@@ -137,14 +140,20 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
     const peerWarmRows = await sides.peer.count();
 
     const appended: SessionInput = { ...session, messages: [...session.messages, ...freshMessages(session.sessionId, Math.round(MESSAGES / 10), 7, [], session.messages.length)] };
-    const edited: SessionInput = { ...appended, messages: appended.messages.map((m, i) => (i === Math.floor(MESSAGES / 2) ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
-    const inputs: Record<Step, SessionInput> = { firstSave: session, resave: session, append: appended, edit: edited };
+    // Each edit changes one more message, 37 messages on from the last: a one-message edit each time.
+    const edits: SessionInput[] = [];
+    for (let r = 0, last = appended; r < REPEATS; r++) {
+      const at = Math.floor(MESSAGES / 2) + 37 * r;
+      last = { ...last, messages: last.messages.map((m, i) => (i === at ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
+      edits.push(last);
+    }
+    const inputs: Record<Step, (r: number) => SessionInput> = { firstSave: () => session, resave: () => session, append: () => appended, edit: (r) => edits[r]! };
     const figures = {} as Record<Step, StepFigures>;
     for (const [k, step] of STEPS.entries()) {
       const order = (k % 2 === 0 ? ['ours', 'peer'] : ['peer', 'ours']) as Array<'ours' | 'peer'>;
       const runs: Record<'ours' | 'peer', Measure[]> = { ours: [], peer: [] };
-      for (let r = 0; r < (step === 'resave' ? RESAVES : 1); r++) {
-        for (const who of r % 2 === 0 ? order : [...order].reverse()) runs[who].push(await measure(sides[who], inputs[step]));
+      for (let r = 0; r < (step === 'resave' || step === 'edit' ? REPEATS : 1); r++) {
+        for (const who of r % 2 === 0 ? order : [...order].reverse()) runs[who].push(await measure(sides[who], inputs[step](r)));
       }
       const pick = (xs: Measure[]): Measure => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
       const o = pick(runs.ours);

@@ -38,6 +38,11 @@ export interface WorkerEmbedderOptions {
    * lengths (default GROUP_TOKENS, lengthGroups.ts); 0 embeds each request in one call.
    */
   groupTokens?: number;
+  /**
+   * Let the model's threads spin while they wait for work, as ONNX Runtime does by default (a plain
+   * transformers.js caller; the peer of `npm run bench:peer`). Off by default: embeddingThreads.ts.
+   */
+  spinning?: boolean;
 }
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
@@ -161,8 +166,8 @@ export class WorkerEmbedder implements Embedder {
       this.exited.add(worker);
       this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`));
     });
-    const groupTokens = this.options.groupTokens;
-    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }) }).catch(async (error: unknown) => {
+    const { groupTokens, spinning } = this.options;
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }) }).catch(async (error: unknown) => {
       await this.stop(worker);
       throw error;
     });
