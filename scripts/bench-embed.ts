@@ -1,5 +1,5 @@
 /**
- * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --group-tokens 0,1024] [-- --request 32] [-- --spinning] [-- --workers N] [-- --json]`
+ * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --group-tokens 0,1024] [-- --request 32] [-- --spinning] [-- --json]`
  *
  * The embedding model alone, on the texts a save embeds: the chunks of the benchmark's generated
  * conversation (the one of `npm run bench:peer`), in the order and batches the save hands them to the
@@ -34,8 +34,6 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     // The model's threads spin between calls, as ONNX Runtime's default (ours sleep: embeddingThreads.ts).
     spinning: { type: 'boolean', default: false },
-    // Workers embedding side by side (default: as the engine runs them, one per core, at most 4).
-    workers: { type: 'string' },
   },
 });
 const log = (line: string) => (values.json ? console.error(line) : console.log(line));
@@ -89,7 +87,7 @@ async function main(): Promise<void> {
   const variants: Variant[] = [];
   try {
     for (const groupTokens of groupValues) {
-      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, groupTokens, spinning: values.spinning, ...(values.workers ? { workers: Number(values.workers) } : {}) });
+      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, groupTokens, spinning: values.spinning });
       await embedder.embed(texts.slice(0, 32)); // warm
       variants.push({ groupTokens, embedder, runs: [], vectors: [] });
     }

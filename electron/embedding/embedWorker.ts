@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import type { ModelSpec } from './models.js';
-import { modelSessionOptions, type ModelThreads } from './embeddingThreads.js';
+import { modelSessionOptions } from './embeddingThreads.js';
 import { KNOWN_WINDOWS } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
 
@@ -19,11 +19,11 @@ function post(message: WorkerResponse, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-async function load(spec: ModelSpec, groupTokens: number | undefined, threads: ModelThreads): Promise<{ fn: EmbedFn; maxTokens: number }> {
+async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean): Promise<{ fn: EmbedFn; maxTokens: number }> {
   if (spec.kind === 'builtin') {
     const { ensureUseLiteEn, loadUseLiteEn } = await import('./useLiteEn.js');
     await ensureUseLiteEn(spec.modelsDir);
-    return { fn: await loadUseLiteEn(spec.modelsDir, { threads, ...(groupTokens === undefined ? {} : { groupTokens }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
+    return { fn: await loadUseLiteEn(spec.modelsDir, { spinning, ...(groupTokens === undefined ? {} : { groupTokens }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
   }
   const transformers = await import('@huggingface/transformers');
   const { env, pipeline } = transformers;
@@ -46,7 +46,7 @@ async function load(spec: ModelSpec, groupTokens: number | undefined, threads: M
   try {
     extractor = await pipeline('feature-extraction', modelId, {
       dtype: spec.kind === 'hub' ? 'q8' : 'fp32',
-      session_options: modelSessionOptions(threads),
+      session_options: modelSessionOptions(spinning),
       progress_callback: (info: { status?: string; file?: string; loaded?: number; total?: number }) => {
         if (info.status === 'progress' || info.status === 'download' || info.status === 'done') {
           post({ type: 'progress', file: info.file ?? '', loaded: info.loaded ?? 0, total: info.total ?? 0, status: info.status });
@@ -84,7 +84,7 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     if (request.type === 'init') {
       const started = performance.now();
-      const loaded = await load(request.spec, request.groupTokens, { spinning: request.spinning ?? false, ...(request.threads ? { threads: request.threads } : {}) });
+      const loaded = await load(request.spec, request.groupTokens, request.spinning ?? false);
       embed = loaded.fn;
       const [probe] = await embed(['dimension probe']);
       post({ type: 'ready', id: request.id, dim: probe!.length, maxTokens: loaded.maxTokens, loadMs: performance.now() - started });

@@ -1,12 +1,8 @@
 /**
- * The embedder used by the engine: worker threads running transformers.js.
- * Batches are queued to the workers as fast as they are asked for, so the caller can write the
- * previous batch to the store while the next one is being embedded. A save keeps several batches in
- * flight: a second worker starts when a batch finds every worker busy, and each worker runs the
- * model on one thread (embeddingThreads.ts: this model gains little from a second thread in one call,
- * and much from a second call running beside it).
+ * The embedder used by the engine: a worker thread running transformers.js.
+ * Batches are queued to the worker as fast as they are asked for, so the caller can write the
+ * previous batch to the store while the next one is being embedded.
  */
-import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { EngineError } from '../../shared/errors.js';
@@ -47,26 +43,7 @@ export interface WorkerEmbedderOptions {
    * transformers.js caller; the peer of `npm run bench:peer`). Off by default: embeddingThreads.ts.
    */
   spinning?: boolean;
-  /**
-   * The most workers embedding side by side (default: the machine's cores, at most MAX_WORKERS).
-   * One worker runs the model on ONNX Runtime's default threads (one per core); with more, each
-   * worker runs it on one thread.
-   */
-  workers?: number;
-  /** How long a worker beside the first may stay without work (default IDLE_WORKER_MS). */
-  idleWorkerMs?: number;
 }
-
-/** The most workers by default: each holds the model in memory. */
-export const MAX_WORKERS = 4;
-/**
- * A request of at least this many texts that finds every worker busy starts another worker: a
- * save's batches (32 texts), not a search's question or an edit's one text, which a worker that is
- * already running answers at once.
- */
-export const GROW_TEXTS = 8;
-/** How long a worker beside the first stays without work before it stops. */
-export const IDLE_WORKER_MS = 30_000;
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
 export const BATCH_TIMEOUT_MS = 5 * 60_000;
@@ -86,27 +63,19 @@ export class WorkerEmbedder implements Embedder {
   private nextId = 1;
   private readonly pending = new Map<number, { worker: Worker; resolve: (value: WorkerResponse) => void; reject: (error: Error) => void; timer?: NodeJS.Timeout }>();
   private closed = false;
-  /** Workers with the model loaded, in the order they started. */
-  private readonly live: Worker[] = [];
+  private worker: Worker | null = null;
   /** Workers whose thread has ended. */
   private readonly exited = new WeakSet<Worker>();
-  /** A worker being started (one at a time). */
   private starting: Promise<Worker> | null = null;
-  /** Workers started so far. */
+  /** Workers started so far (1 unless one had to be replaced). */
   private starts = 0;
-  /** A worker started to run beside the others could not load the model: no more are tried. */
-  private growthFailed = false;
-  private readonly maxWorkers: number;
-  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
 
   private readyInfo = { dim: 0, maxTokens: 0, loadMs: 0 };
 
   private constructor(
     private readonly spec: ModelSpec,
     private readonly options: WorkerEmbedderOptions,
-  ) {
-    this.maxWorkers = Math.max(1, Math.floor(options.workers ?? Math.min(MAX_WORKERS, os.availableParallelism())));
-  }
+  ) {}
 
   get model(): string {
     return this.spec.name;
@@ -125,14 +94,9 @@ export class WorkerEmbedder implements Embedder {
     return this.readyInfo.loadMs;
   }
 
-  /** How many workers were started: more than one after a crash or a stuck batch, or when a save kept more than one busy. */
+  /** How many workers were started: more than one after a crash or a stuck batch. */
   get workerStarts(): number {
     return this.starts;
-  }
-
-  /** Workers running now, with the model loaded. */
-  get workersRunning(): number {
-    return this.live.length;
   }
 
   static async start(modelName: string, options: WorkerEmbedderOptions): Promise<WorkerEmbedder> {
@@ -148,7 +112,7 @@ export class WorkerEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const answer = await this.request({ type: 'embed', id: 0, texts }, this.options.batchTimeoutMs ?? BATCH_TIMEOUT_MS, texts.length);
+    const answer = await this.request({ type: 'embed', id: 0, texts }, this.options.batchTimeoutMs ?? BATCH_TIMEOUT_MS);
     if (answer.type !== 'vectors') throw new Error('unexpected answer from the embedding worker');
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i++) out.push(answer.data.subarray(i * answer.dim, (i + 1) * answer.dim));
@@ -159,12 +123,10 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed) return;
     this.closed = true;
     this.failAll(new EngineError('cancelled', 'the embedder was closed'));
-    const starting = await this.starting?.catch(() => null);
-    const workers = [...new Set([...this.live, ...(starting ? [starting] : [])])];
-    this.live.length = 0;
-    for (const timer of this.idleTimers.values()) clearTimeout(timer);
-    this.idleTimers.clear();
-    await Promise.all(workers.map((worker) => this.stop(worker)));
+    const worker = this.worker ?? (await this.starting?.catch(() => null)) ?? null;
+    this.worker = null;
+    if (!worker) return;
+    await this.stop(worker);
   }
 
   /**
@@ -187,42 +149,12 @@ export class WorkerEmbedder implements Embedder {
     });
   }
 
-  /** The running worker with the fewest requests waiting, or a new one with the model loaded. */
+  /** The running worker, or a new one with the model loaded. */
   private liveWorker(): Promise<Worker> {
     if (this.closed) return Promise.reject(new EngineError('cancelled', 'the embedder was closed'));
-    const least = this.leastBusy();
-    if (least) return Promise.resolve(least);
+    if (this.worker) return Promise.resolve(this.worker);
     this.starting ??= this.startWorker().finally(() => (this.starting = null));
     return this.starting;
-  }
-
-  private leastBusy(): Worker | null {
-    let best: Worker | null = null;
-    let bestLoad = Infinity;
-    for (const worker of this.live) {
-      const load = this.waitingOn(worker);
-      if (load < bestLoad) [best, bestLoad] = [worker, load];
-    }
-    return best;
-  }
-
-  private waitingOn(worker: Worker): number {
-    let n = 0;
-    for (const waiter of this.pending.values()) if (waiter.worker === worker) n++;
-    return n;
-  }
-
-  /**
-   * Starts another worker in the background when a request of `texts` texts finds every running
-   * worker busy; the request itself goes to a running one. A worker that cannot start leaves the
-   * others to do the work.
-   */
-  private growFor(texts: number): void {
-    if (texts < GROW_TEXTS || this.closed || this.starting || this.growthFailed) return;
-    if (this.live.length === 0 || this.live.length >= this.maxWorkers) return;
-    if (this.live.some((worker) => this.waitingOn(worker) === 0)) return;
-    this.starting = this.startWorker().finally(() => (this.starting = null));
-    this.starting.catch(() => (this.growthFailed = true));
   }
 
   private async startWorker(): Promise<Worker> {
@@ -235,8 +167,7 @@ export class WorkerEmbedder implements Embedder {
       this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`));
     });
     const { groupTokens, spinning } = this.options;
-    const threads = this.maxWorkers > 1 ? { threads: 1 } : {};
-    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }), ...threads }).catch(async (error: unknown) => {
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }) }).catch(async (error: unknown) => {
       await this.stop(worker);
       throw error;
     });
@@ -246,28 +177,24 @@ export class WorkerEmbedder implements Embedder {
       await this.stop(worker);
       throw new EngineError('cancelled', 'the embedder was closed');
     }
-    this.live.push(worker);
+    this.worker = worker;
     return worker;
   }
 
   /** A worker crashed or stopped: what waited on it fails, and the next request starts another. */
   private lose(worker: Worker, error: Error): void {
-    const at = this.live.indexOf(worker);
-    if (at >= 0) this.live.splice(at, 1);
+    if (this.worker === worker) this.worker = null;
     this.failAll(error, worker);
   }
 
-  private async request(message: WorkerRequest, timeoutMs?: number, texts = 0): Promise<WorkerResponse> {
+  private async request(message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {
     const worker = await this.liveWorker();
-    this.growFor(texts);
     if (this.closed) throw new EngineError('cancelled', 'the embedder was closed');
     return this.post(worker, message, timeoutMs);
   }
 
   private post(worker: Worker, message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {
     const id = this.nextId++;
-    clearTimeout(this.idleTimers.get(worker));
-    this.idleTimers.delete(worker);
     return new Promise((resolve, reject) => {
       const timer =
         timeoutMs === undefined
@@ -297,22 +224,6 @@ export class WorkerEmbedder implements Embedder {
     } else {
       waiter.resolve(message);
     }
-    this.retireWhenIdle(waiter.worker);
-  }
-
-  /** A worker beside the first that has had nothing to do for IDLE_WORKER_MS stops (each holds the model in memory). */
-  private retireWhenIdle(worker: Worker): void {
-    if (this.live[0] === worker || !this.live.includes(worker) || this.waitingOn(worker) > 0) return;
-    clearTimeout(this.idleTimers.get(worker));
-    const timer = setTimeout(() => {
-      this.idleTimers.delete(worker);
-      const at = this.live.indexOf(worker);
-      if (at <= 0 || this.waitingOn(worker) > 0) return;
-      this.live.splice(at, 1);
-      void this.stop(worker);
-    }, this.options.idleWorkerMs ?? IDLE_WORKER_MS);
-    timer.unref();
-    this.idleTimers.set(worker, timer);
   }
 
   /** Fails what waits on `worker` (on every worker when none is named). */

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
-import { modelSessionOptions, type ModelThreads } from './embeddingThreads.js';
+import { modelSessionOptions } from './embeddingThreads.js';
 import { GROUP_TOKENS, lengthGroups } from './lengthGroups.js';
 import { buildModel } from './useLiteEnGraph.js';
 import { PACKAGE, readPackage, TfjsGraph, USE_LITE_EN, type TfjsPackage } from './useLiteEnPackage.js';
@@ -102,8 +102,11 @@ export interface UseLiteEnOptions {
    * transformers.js caller does (the peer of `npm run bench:peer`).
    */
   groupTokens?: number;
-  /** How the model's threads run (embeddingThreads.ts): by default as many as cores, sleeping while they wait. */
-  threads?: ModelThreads;
+  /**
+   * Let ONNX Runtime's threads spin while they wait for work (its default). Off unless asked for:
+   * see modelSessionOptions (embeddingThreads.ts).
+   */
+  spinning?: boolean;
 }
 
 /**
@@ -115,7 +118,7 @@ export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions
   const { env, pipeline, Tensor } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.localModelPath = path.resolve(modelsDir);
-  const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32', session_options: modelSessionOptions(options.threads ?? { spinning: false }) });
+  const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32', session_options: modelSessionOptions(options.spinning ?? false) });
 
   const vectorsOf = (output: { data: unknown; dims: number[] }, count: number): Float32Array[] => {
     const { data, dims } = output;
