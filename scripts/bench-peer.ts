@@ -1,5 +1,5 @@
 /**
- * `npm run bench:peer [-- --json] [-- --messages N] [-- --resaves N] [-- --no-load]`
+ * `npm run bench:peer [-- --json] [-- --messages N] [-- --resaves N] [-- --first-saves N] [-- --no-load]`
  *
  * Session Memory side by side with a peer system on the same data, in one run on the same cores.
  * Ours is the warm host of web mode and the desktop app (electron/host/memoryHost.ts: its engine,
@@ -11,7 +11,8 @@
  *
  * A 2,000-message conversation: first save, unchanged re-save, a 10% append (new text), a
  * one-message edit in the middle (the re-save and the edit each the median of --resaves, 5: one more
- * message edited each time). Each step runs on both sides back to back, the side
+ * message edited each time; the first save the median of --first-saves, 3: conversations of other
+ * seeds first, then the one the other steps work on). Each step runs on both sides back to back, the side
  * that goes first alternating from step to step. Ratio: ours / peer, by wall time and by CPU time
  * (this process and its threads: each side's embedding worker runs in it).
  *
@@ -44,11 +45,14 @@ const { values } = parseArgs({
     // window of 128 tokens (LangChain's default of 1,000 would be cut off by the model).
     'peer-chunk-size': { type: 'string', default: '500' },
     'peer-chunk-overlap': { type: 'string', default: '50' },
+    // First saves: this many conversations of 2,000 messages (other seeds), the median kept.
+    'first-saves': { type: 'string', default: '3' },
     'no-load': { type: 'boolean', default: false },
   },
 });
 const MESSAGES = Number(values.messages);
 const REPEATS = Math.max(1, Number(values.resaves));
+const FIRSTS = Math.max(1, Number(values['first-saves']));
 const log = (line: string) => (values.json ? console.error(line) : console.log(line));
 
 const STEPS = ['firstSave', 'resave', 'append', 'edit'] as const;
@@ -147,12 +151,17 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
       last = { ...last, messages: last.messages.map((m, i) => (i === at ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
       edits.push(last);
     }
-    const inputs: Record<Step, (r: number) => SessionInput> = { firstSave: () => session, resave: () => session, append: () => appended, edit: (r) => edits[r]! };
+    // First saves of conversations of other seeds, then the one the later steps work on.
+    const firsts = [...Array.from({ length: FIRSTS - 1 }, (_, r) => realisticConversation(`bench-first-${r + 2}`, MESSAGES, 8 + r)), session];
+    const inputs: Record<Step, (r: number) => SessionInput> = { firstSave: (r) => firsts[r]!, resave: () => session, append: () => appended, edit: (r) => edits[r]! };
+    let peerRowsBefore = peerWarmRows;
     const figures = {} as Record<Step, StepFigures>;
     for (const [k, step] of STEPS.entries()) {
       const order = (k % 2 === 0 ? ['ours', 'peer'] : ['peer', 'ours']) as Array<'ours' | 'peer'>;
       const runs: Record<'ours' | 'peer', Measure[]> = { ours: [], peer: [] };
-      for (let r = 0; r < (step === 'resave' || step === 'edit' ? REPEATS : 1); r++) {
+      const repeats = step === 'firstSave' ? FIRSTS : step === 'resave' || step === 'edit' ? REPEATS : 1;
+      for (let r = 0; r < repeats; r++) {
+        if (step === 'firstSave' && r === FIRSTS - 1) peerRowsBefore = await sides.peer.count();
         for (const who of r % 2 === 0 ? order : [...order].reverse()) runs[who].push(await measure(sides[who], inputs[step](r)));
       }
       const pick = (xs: Measure[]): Measure => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
@@ -162,7 +171,7 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
       log(`  ${step.padEnd(10)} ours ${o.ms.toFixed(1).padStart(8)} ms (cpu ${o.cpuMs.toFixed(0).padStart(6)}, ${String(o.embeddings).padStart(4)} emb)   peer ${p.ms.toFixed(1).padStart(8)} ms (cpu ${p.cpuMs.toFixed(0).padStart(6)}, ${String(p.embeddings).padStart(4)} emb)   ratio ${figures[step].ratio.toFixed(3)} (cpu ${figures[step].cpuRatio.toFixed(3)})${runs.ours.length > 1 ? `, medians of ${runs.ours.length}` : ''}`);
     }
     const oursChunks = await sides.ours.count();
-    const peerRows = (await sides.peer.count()) - peerWarmRows;
+    const peerRows = (await sides.peer.count()) - peerRowsBefore;
     log(`  after the edit: ours ${oursChunks} chunks; peer ${peerRows} rows for the session`);
     return { ...figures, oursChunks, peerRows, peerWarmRows };
   } finally {
