@@ -332,6 +332,17 @@ describe('connect, per tool', () => {
     expect(launcherFor({ data: 's3+ddb://bucket/p?ddbTableName=T', singleWriter: true }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', 's3+ddb://bucket/p?ddbTableName=T', '--single-writer']);
     expect(launcherFor({}, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
   });
+
+  it('writes the model a command names, or SESSION_MEMORY_MODEL, while the store does not exist yet (the first hook creates it with that model)', () => {
+    const base = { command: '/usr/bin/node', args: ['/repo/bin/session-memory.mjs'], env: {} };
+    const noStore = (options: Parameters<typeof launcherFor>[0], env: NodeJS.ProcessEnv = {}) => launcherFor(options, env, base, false).args.slice(1);
+    expect(noStore({ data: '/srv/mem', model: 'use-lite-en' })).toEqual(['--data', '/srv/mem', '--model', 'use-lite-en']);
+    expect(noStore({}, { SESSION_MEMORY_MODEL: 'use-lite-en' })).toEqual(['--model', 'use-lite-en']);
+    // A model folder as an absolute path: the assistant runs the hook in a folder of its own.
+    expect(noStore({ model: './models/mine' })).toEqual(['--model', path.resolve('models/mine')]);
+    // Once the store exists its own model is used: naming another would make every hook refuse it.
+    expect(launcherFor({ model: 'use-lite-en' }, { SESSION_MEMORY_MODEL: 'x' }, base, true).args).toEqual(['/repo/bin/session-memory.mjs']);
+  });
 });
 
 describe('Settings › Connect an assistant (host)', () => {
@@ -443,7 +454,8 @@ describe('session-memory connect (CLI)', () => {
     expect(result.changed).toBe(true);
     expect(result.files.map((f) => f.file)).toEqual([path.join(home, '.claude.json'), path.join(home, '.claude/settings.json')]);
     const server = (await json(home, '.claude.json')).mcpServers['session-memory'];
-    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), 'mcp'], env: {} });
+    // The store does not exist yet: the model this shell names (SESSION_MEMORY_MODEL) goes with it.
+    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), '--model', 'use-lite-en', 'mcp'], env: {} });
     // The hook's command line runs through a shell as Claude Code runs it.
     const line = (await json(home, '.claude/settings.json')).hooks.Stop[0].hooks[0].command as string;
     const help = spawnSync('sh', ['-c', `${line} --help`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
