@@ -227,6 +227,20 @@ describe('connect, per tool', () => {
     expect((await connectAssistant('codex', options(home))).changed).toBe(false);
   });
 
+  it('Codex: a config.toml with no server table yet keeps its comments and layout; --remove gives the file back as it was', async () => {
+    const home = scratch();
+    await fs.mkdir(path.join(home, '.codex'));
+    // As a person writes it before any `codex mcp add`: a provider, comments, no [mcp_servers].
+    const text = '# my settings\nmodel = "gpt-5"\nmodel_provider = "local"\n\n# the local one\n[model_providers.local]\nname = "Local"  # no key\nbase_url = "http://127.0.0.1:8080/v1"\n';
+    await fs.writeFile(path.join(home, '.codex/config.toml'), text);
+    await connectAssistant('codex', options(home));
+    const written = await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8');
+    expect(written.startsWith(text)).toBe(true);
+    expect({ ...(TOML.parse(written) as Parsed).mcp_servers['session-memory'] }).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    await connectAssistant('codex', options(home, { remove: true }));
+    expect(await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8')).toBe(text);
+  });
+
   it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {
     const home = scratch();
     const claudeDir = path.join(home, 'claude-config');
