@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import JSON5 from 'json5';
 import * as TOML from 'smol-toml';
@@ -239,6 +240,52 @@ describe('connect, per tool', () => {
     expect({ ...(TOML.parse(written) as Parsed).mcp_servers['session-memory'] }).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
     await connectAssistant('codex', options(home, { remove: true }));
     expect(await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8')).toBe(text);
+  });
+
+  it('Codex: its hook is trusted through Codex itself (an untrusted hook never runs), ours only, once', async () => {
+    const home = await seed('codex');
+    // A stand-in for `codex app-server`: the protocol lines Codex 0.171.0 answered, over hooks.json
+    // and a trust file (Codex keeps trust in config.toml as [hooks.state."<key>"] trusted_hash).
+    const bin = path.join(home, 'bin');
+    await fs.mkdir(bin);
+    await fs.writeFile(path.join(bin, 'codex'), `#!${process.execPath}
+const fs = require('node:fs'), path = require('node:path'), crypto = require('node:crypto');
+const dir = process.env.CODEX_HOME, hooksFile = path.join(dir, 'hooks.json'), trustFile = path.join(dir, 'trust.json');
+const log = (m) => fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(m) + '\\n');
+const trust = () => (fs.existsSync(trustFile) ? JSON.parse(fs.readFileSync(trustFile, 'utf8')) : {});
+const list = () => JSON.parse(fs.readFileSync(hooksFile, 'utf8')).hooks.Stop.flatMap((group, i) => group.hooks.map((h, j) => {
+  const key = hooksFile + ':stop:' + i + ':' + j, currentHash = 'sha256:' + crypto.createHash('sha256').update(h.command).digest('hex');
+  const t = trust()[key];
+  return { key, eventName: 'stop', handlerType: 'command', command: h.command, source: 'user', isManaged: false, enabled: true, currentHash, trustStatus: !t ? 'untrusted' : t.trusted_hash === currentHash ? 'trusted' : 'modified' };
+}));
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let n;
+  while ((n = buffer.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buffer.slice(0, n)); buffer = buffer.slice(n + 1); log(m);
+    const answer = (result) => process.stdout.write(JSON.stringify({ id: m.id, result }) + '\\n');
+    if (m.method === 'initialize') answer({ userAgent: 'codex', codexHome: dir });
+    else if (m.method === 'hooks/list') answer({ data: [{ cwd: m.params.cwds[0], hooks: list(), warnings: [], errors: [] }] });
+    else if (m.method === 'config/batchWrite') { fs.writeFileSync(trustFile, JSON.stringify({ ...trust(), ...m.params.edits[0].value })); answer({ status: 'ok' }); }
+  }
+});
+`, { mode: 0o755 });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_HOME: path.join(home, '.codex') };
+    const result = await connectAssistant('codex', { ...options(home), env });
+    expect(result.notes).toContain('Codex trusts the hook now (written by Codex itself, through `codex app-server`)');
+    const requests = async () => (await fs.readFile(path.join(home, '.codex/requests.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Parsed);
+    const writes = (await requests()).filter((m) => m.method === 'config/batchWrite');
+    // Our hook's key and hash alone: the person's own Stop hook stays as they left it.
+    const ourHash = `sha256:${createHash('sha256').update(HOOK_LINE).digest('hex')}`;
+    expect(writes.map((m) => m.params.edits)).toEqual([[{ keyPath: 'hooks.state', mergeStrategy: 'upsert', value: { [`${path.join(home, '.codex/hooks.json')}:stop:1:0`]: { trusted_hash: ourHash } } }]]);
+    // Trusted already: nothing written, nothing changed.
+    const again = await connectAssistant('codex', { ...options(home), env });
+    expect(again.changed).toBe(false);
+    expect((await requests()).filter((m) => m.method === 'config/batchWrite')).toHaveLength(1);
+    // Without Codex on PATH the person is told how to trust it.
+    const elsewhere = await connectAssistant('codex', options(await seed('codex')));
+    expect(elsewhere.notes.at(-1)).toMatch(/^Codex runs a new hook only once you trust it: open \/hooks in Codex \(Codex \(`codex`\) was not found on PATH\)$/);
   });
 
   it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {
