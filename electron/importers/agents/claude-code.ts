@@ -1,7 +1,7 @@
 /**
  * Claude Code transcripts (`~/.claude/projects/<project>/<sessionId>.jsonl`). Lines of type `user`
  * and `assistant` are the conversation; `summary`, `system`, `file-history-snapshot` and other
- * bookkeeping lines are not (a `summary` gives the title). msgId: the line's `uuid`.
+ * bookkeeping lines are not (a `custom-title`, `ai-title` or `summary` gives the title). msgId: the line's `uuid`.
  *
  * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
  * in the file, so we take the path from the last message up to the root, as for the other
@@ -22,6 +22,7 @@ import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, type JsonObject } from '../shape.js';
 import { isoFromDateString } from '../time.js';
+import { titleFromMessages } from '../titles.js';
 
 const MESSAGE_TYPES = new Set(['user', 'assistant']);
 const BOOKKEEPING_TYPES = new Set(['summary', 'file-history-snapshot', 'system']);
@@ -53,7 +54,7 @@ export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbac
     const title = `Subagent: ${task === undefined || task === '' ? agentId : task.length > 80 ? `${task.slice(0, 79)}…` : task}`;
     return { sessionId: `${parent}:agent-${agentId}`, title, source: 'claude-code', ...(namedSession !== undefined ? { parentSessionId: namedSession } : {}), messages };
   }
-  const title = latestSummary(records);
+  const title = latestTitle(records) ?? titleFromMessages(messages);
   return { sessionId: namedSession ?? fallbackSessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
 }
 
@@ -191,6 +192,16 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
   });
 }
 
-function latestSummary(records: readonly JsonlRecord[]): string | undefined {
-  return records.findLast(({ value }) => value.type === 'summary' && optionalText(value.summary) !== undefined)?.value.summary as string | undefined;
+/**
+ * The session's title as Claude Code keeps it: the name the person gave (`/rename`: a `custom-title`
+ * line), else the one it generated (`ai-title`), else an earlier version's `summary`; the last line
+ * of each kind wins. A run with `-p` writes none of them (checked with 2.1.332): the first thing the
+ * person said is the title then, as for Codex and Gemini CLI.
+ */
+function latestTitle(records: readonly JsonlRecord[]): string | undefined {
+  for (const [type, field] of [['custom-title', 'customTitle'], ['ai-title', 'aiTitle'], ['summary', 'summary']] as const) {
+    const title = records.findLast(({ value }) => value.type === type && optionalText(value[field]) !== undefined)?.value[field];
+    if (typeof title === 'string') return title.trim();
+  }
+  return undefined;
 }
