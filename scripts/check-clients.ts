@@ -217,6 +217,10 @@ async function checkClient(client: Client, bin: string, work: string, server: st
   const hits = search.status === 0 ? (JSON.parse(search.stdout) as Array<{ text?: string }>) : [];
   const found = hits.some((hit) => JSON.stringify(hit).includes(last));
   console.log(`   search "${last}": ${found ? 'found' : 'NOT FOUND'}`);
+  const listed = await run(process.execPath, [CLI, '--data', data, 'sessions', '--json'], { cwd: project, env });
+  for (const session of listed.status === 0 ? (JSON.parse(listed.stdout) as Array<{ sessionId: string; title: string; saves: number }>) : []) {
+    console.log(`   session ${session.sessionId}: "${session.title}", ${session.saves} saves`);
+  }
   return ok && found;
 }
 
