@@ -56,6 +56,16 @@ describe('Claude Code transcript', () => {
     expect((await sessionsOf(file))[0]!.title).toBe('birds: herons');
   });
 
+  it('keeps a slash command as the person typed it, and leaves out what it printed (an interactive session ends with /exit)', async () => {
+    const [session] = await sessionsOf(fixture('claude-code', '8a1e4c27-3b5d-4f60-9c2a-7d8e1f0b6a93.jsonl'));
+    expect(triples(session)).toEqual([
+      ['u-0001', 'user', 'Where do herons nest?'],
+      ['a-0001', 'assistant', 'In colonies, high in trees near water.'],
+      ['c-0001', 'user', '/model opus'],
+      ['c-0002', 'user', '/exit'],
+    ]);
+  });
+
   it('keeps earlier ids when the session continues', async () => {
     const file = path.join(tempDir(), `${SESSION}.jsonl`);
     copyFileSync(TRANSCRIPT, file);

@@ -14,8 +14,9 @@
  * session `<main session>:agent-<id>` with `parentSessionId` set to the main session.
  *
  * Left out of a main session: sub-agent lines (`isSidechain`, a conversation of their own), meta lines
- * (`isMeta`: caveats the client injects) and compaction summaries (`isCompactSummary`: the
- * model's retelling of messages that are still in the file).
+ * (`isMeta`: caveats the client injects), compaction summaries (`isCompactSummary`: the
+ * model's retelling of messages that are still in the file) and what a slash command printed; the
+ * command itself is kept as the person typed it.
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
@@ -161,8 +162,28 @@ function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: M
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
-  const parts = contentParts(message.content, toolNames);
+  const local = role === 'user' ? localCommand(message.content) : null;
+  if (local === '') return [];
+  const parts = local !== null ? [{ kind: 'text' as const, text: local }] : contentParts(message.content, toolNames);
   return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+}
+
+const COMMAND_TAGS = /<(command-name|command-message|command-args)>([\s\S]*?)<\/\1>/g;
+const LOCAL_OUTPUT = /^\s*(<(local-command-stdout|local-command-stderr)>[\s\S]*?<\/\2>\s*)+$/;
+
+/**
+ * A slash command the person ran in Claude Code (`/model opus`, `/exit`) is a user line of markup,
+ * `<command-name>/model</command-name><command-message>…</command-message><command-args>opus</command-args>`,
+ * and what it printed another (`<local-command-stdout>Catch you later!</local-command-stdout>`):
+ * the command as typed, '' for its output (left out: Claude Code's words on the screen, neither the
+ * person's nor the model's), null for any other line.
+ */
+function localCommand(content: unknown): string | null {
+  if (typeof content !== 'string') return null;
+  if (LOCAL_OUTPUT.test(content)) return '';
+  const tags = new Map([...content.matchAll(COMMAND_TAGS)].map((match) => [match[1]!, match[2]!.trim()]));
+  if (!tags.has('command-name') || content.replace(COMMAND_TAGS, '').trim() !== '') return null;
+  return [tags.get('command-name'), tags.get('command-args')].filter(Boolean).join(' ');
 }
 
 function contentParts(content: unknown, toolNames: Map<string, string>): MessagePart[] {
