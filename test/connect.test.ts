@@ -394,15 +394,18 @@ process.stdin.on('data', (chunk) => {
     expect(launcherFor({}, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
   });
 
-  it('writes the model a command names, or SESSION_MEMORY_MODEL, while the store does not exist yet (the first hook creates it with that model)', () => {
+  it('writes the model a command names, or SESSION_MEMORY_MODEL, unless the store holds another (the first hook creates the store with it)', () => {
     const base = { command: '/usr/bin/node', args: ['/repo/bin/session-memory.mjs'], env: {} };
-    const noStore = (options: Parameters<typeof launcherFor>[0], env: NodeJS.ProcessEnv = {}) => launcherFor(options, env, base, false).args.slice(1);
+    const noStore = (options: Parameters<typeof launcherFor>[0], env: NodeJS.ProcessEnv = {}) => launcherFor(options, env, base, null).args.slice(1);
     expect(noStore({ data: '/srv/mem', model: 'use-lite-en' })).toEqual(['--data', '/srv/mem', '--model', 'use-lite-en']);
     expect(noStore({}, { SESSION_MEMORY_MODEL: 'use-lite-en' })).toEqual(['--model', 'use-lite-en']);
     // A model folder as an absolute path: the assistant runs the hook in a folder of its own.
     expect(noStore({ model: './models/mine' })).toEqual(['--model', path.resolve('models/mine')]);
-    // Once the store exists its own model is used: naming another would make every hook refuse it.
-    expect(launcherFor({ model: 'use-lite-en' }, { SESSION_MEMORY_MODEL: 'x' }, base, true).args).toEqual(['/repo/bin/session-memory.mjs']);
+    // A store of that model: the same entries as before it existed, so connecting again changes nothing.
+    expect(launcherFor({ model: 'use-lite-en' }, {}, base, 'use-lite-en').args.slice(1)).toEqual(['--model', 'use-lite-en']);
+    // A store of another model uses its own: naming this one would make every hook refuse the store.
+    expect(launcherFor({}, { SESSION_MEMORY_MODEL: 'use-lite-en' }, base, 'Xenova/paraphrase-multilingual-MiniLM-L12-v2').args).toEqual(['/repo/bin/session-memory.mjs']);
+    expect(launcherFor({ model: 'use-lite-en' }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
   });
 });
 
