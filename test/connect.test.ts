@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import JSON5 from 'json5';
 import * as TOML from 'smol-toml';
@@ -227,6 +228,66 @@ describe('connect, per tool', () => {
     expect((await connectAssistant('codex', options(home))).changed).toBe(false);
   });
 
+  it('Codex: a config.toml with no server table yet keeps its comments and layout; --remove gives the file back as it was', async () => {
+    const home = scratch();
+    await fs.mkdir(path.join(home, '.codex'));
+    // As a person writes it before any `codex mcp add`: a provider, comments, no [mcp_servers].
+    const text = '# my settings\nmodel = "gpt-5"\nmodel_provider = "local"\n\n# the local one\n[model_providers.local]\nname = "Local"  # no key\nbase_url = "http://127.0.0.1:8080/v1"\n';
+    await fs.writeFile(path.join(home, '.codex/config.toml'), text);
+    await connectAssistant('codex', options(home));
+    const written = await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8');
+    expect(written.startsWith(text)).toBe(true);
+    expect({ ...(TOML.parse(written) as Parsed).mcp_servers['session-memory'] }).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    await connectAssistant('codex', options(home, { remove: true }));
+    expect(await fs.readFile(path.join(home, '.codex/config.toml'), 'utf8')).toBe(text);
+  });
+
+  it('Codex: its hook is trusted through Codex itself (an untrusted hook never runs), ours only, once', async () => {
+    const home = await seed('codex');
+    // A stand-in for `codex app-server`: the protocol lines Codex 0.171.0 answered, over hooks.json
+    // and a trust file (Codex keeps trust in config.toml as [hooks.state."<key>"] trusted_hash).
+    const bin = path.join(home, 'bin');
+    await fs.mkdir(bin);
+    await fs.writeFile(path.join(bin, 'codex'), `#!${process.execPath}
+const fs = require('node:fs'), path = require('node:path'), crypto = require('node:crypto');
+const dir = process.env.CODEX_HOME, hooksFile = path.join(dir, 'hooks.json'), trustFile = path.join(dir, 'trust.json');
+const log = (m) => fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(m) + '\\n');
+const trust = () => (fs.existsSync(trustFile) ? JSON.parse(fs.readFileSync(trustFile, 'utf8')) : {});
+const list = () => JSON.parse(fs.readFileSync(hooksFile, 'utf8')).hooks.Stop.flatMap((group, i) => group.hooks.map((h, j) => {
+  const key = hooksFile + ':stop:' + i + ':' + j, currentHash = 'sha256:' + crypto.createHash('sha256').update(h.command).digest('hex');
+  const t = trust()[key];
+  return { key, eventName: 'stop', handlerType: 'command', command: h.command, source: 'user', isManaged: false, enabled: true, currentHash, trustStatus: !t ? 'untrusted' : t.trusted_hash === currentHash ? 'trusted' : 'modified' };
+}));
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let n;
+  while ((n = buffer.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buffer.slice(0, n)); buffer = buffer.slice(n + 1); log(m);
+    const answer = (result) => process.stdout.write(JSON.stringify({ id: m.id, result }) + '\\n');
+    if (m.method === 'initialize') answer({ userAgent: 'codex', codexHome: dir });
+    else if (m.method === 'hooks/list') answer({ data: [{ cwd: m.params.cwds[0], hooks: list(), warnings: [], errors: [] }] });
+    else if (m.method === 'config/batchWrite') { fs.writeFileSync(trustFile, JSON.stringify({ ...trust(), ...m.params.edits[0].value })); answer({ status: 'ok' }); }
+  }
+});
+`, { mode: 0o755 });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_HOME: path.join(home, '.codex') };
+    const result = await connectAssistant('codex', { ...options(home), env });
+    expect(result.notes).toContain('Codex trusts the hook now (written by Codex itself, through `codex app-server`)');
+    const requests = async () => (await fs.readFile(path.join(home, '.codex/requests.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Parsed);
+    const writes = (await requests()).filter((m) => m.method === 'config/batchWrite');
+    // Our hook's key and hash alone: the person's own Stop hook stays as they left it.
+    const ourHash = `sha256:${createHash('sha256').update(HOOK_LINE).digest('hex')}`;
+    expect(writes.map((m) => m.params.edits)).toEqual([[{ keyPath: 'hooks.state', mergeStrategy: 'upsert', value: { [`${path.join(home, '.codex/hooks.json')}:stop:1:0`]: { trusted_hash: ourHash } } }]]);
+    // Trusted already: nothing written, nothing changed.
+    const again = await connectAssistant('codex', { ...options(home), env });
+    expect(again.changed).toBe(false);
+    expect((await requests()).filter((m) => m.method === 'config/batchWrite')).toHaveLength(1);
+    // Without Codex on PATH the person is told how to trust it.
+    const elsewhere = await connectAssistant('codex', options(await seed('codex')));
+    expect(elsewhere.notes.at(-1)).toMatch(/^Codex runs a new hook only once you trust it: open \/hooks in Codex \(Codex \(`codex`\) was not found on PATH\)$/);
+  });
+
   it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {
     const home = scratch();
     const claudeDir = path.join(home, 'claude-config');
@@ -331,6 +392,20 @@ describe('connect, per tool', () => {
     expect(launcherFor({}, { SESSION_MEMORY_HOME: '/srv/mem' }, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', '/srv/mem']);
     expect(launcherFor({ data: 's3+ddb://bucket/p?ddbTableName=T', singleWriter: true }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs', '--data', 's3+ddb://bucket/p?ddbTableName=T', '--single-writer']);
     expect(launcherFor({}, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
+  });
+
+  it('writes the model a command names, or SESSION_MEMORY_MODEL, unless the store holds another (the first hook creates the store with it)', () => {
+    const base = { command: '/usr/bin/node', args: ['/repo/bin/session-memory.mjs'], env: {} };
+    const noStore = (options: Parameters<typeof launcherFor>[0], env: NodeJS.ProcessEnv = {}) => launcherFor(options, env, base, null).args.slice(1);
+    expect(noStore({ data: '/srv/mem', model: 'use-lite-en' })).toEqual(['--data', '/srv/mem', '--model', 'use-lite-en']);
+    expect(noStore({}, { SESSION_MEMORY_MODEL: 'use-lite-en' })).toEqual(['--model', 'use-lite-en']);
+    // A model folder as an absolute path: the assistant runs the hook in a folder of its own.
+    expect(noStore({ model: './models/mine' })).toEqual(['--model', path.resolve('models/mine')]);
+    // A store of that model: the same entries as before it existed, so connecting again changes nothing.
+    expect(launcherFor({ model: 'use-lite-en' }, {}, base, 'use-lite-en').args.slice(1)).toEqual(['--model', 'use-lite-en']);
+    // A store of another model uses its own: naming this one would make every hook refuse the store.
+    expect(launcherFor({}, { SESSION_MEMORY_MODEL: 'use-lite-en' }, base, 'Xenova/paraphrase-multilingual-MiniLM-L12-v2').args).toEqual(['/repo/bin/session-memory.mjs']);
+    expect(launcherFor({ model: 'use-lite-en' }, {}, base).args).toEqual(['/repo/bin/session-memory.mjs']);
   });
 });
 
@@ -443,7 +518,8 @@ describe('session-memory connect (CLI)', () => {
     expect(result.changed).toBe(true);
     expect(result.files.map((f) => f.file)).toEqual([path.join(home, '.claude.json'), path.join(home, '.claude/settings.json')]);
     const server = (await json(home, '.claude.json')).mcpServers['session-memory'];
-    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), 'mcp'], env: {} });
+    // The store does not exist yet: the model this shell names (SESSION_MEMORY_MODEL) goes with it.
+    expect(server).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, '--data', path.join(home, 'memory'), '--model', 'use-lite-en', 'mcp'], env: {} });
     // The hook's command line runs through a shell as Claude Code runs it.
     const line = (await json(home, '.claude/settings.json')).hooks.Stop[0].hooks[0].command as string;
     const help = spawnSync('sh', ['-c', `${line} --help`], { encoding: 'utf8', env: { PATH: process.env.PATH } });

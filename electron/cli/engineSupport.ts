@@ -21,9 +21,14 @@ export function engineLogger(io: Io): Logger {
 
 /** True when the memory `--data` names has been created (a folder that holds a store, or a store URI with one). */
 export async function storeExists(options: GlobalOptions): Promise<boolean> {
+  return (await storeModel(options)) !== null;
+}
+
+/** The embedding model of the store `--data` names, or null when it has not been created. */
+export async function storeModel(options: GlobalOptions): Promise<string | null> {
   const location = locationOf(options);
-  if (!location.shared && !existsSync(location.dataDir)) return false;
-  return (await ChunkStore.readModel(location.storeUri)) !== null;
+  if (!location.shared && !existsSync(location.dataDir)) return null;
+  return (await ChunkStore.readModel(location.storeUri))?.model ?? null;
 }
 
 export function openEngine(options: GlobalOptions, io: Io, modelsDir = process.env.SESSION_MEMORY_MODELS_DIR): Promise<MemoryEngine> {

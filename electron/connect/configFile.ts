@@ -250,7 +250,23 @@ function tableCutWorked(file: string, after: string, doc: JsonObject, keys: read
   const expected = structuredClone(doc);
   removeAt(rest, keys);
   removeAt(expected, keys);
+  // A table above ours that holds nothing else comes and goes with ours (`[mcp_servers.x]` makes
+  // `mcp_servers`; cutting it out leaves none): not a change to the rest of the file.
+  for (let depth = keys.length - 1; depth > 0; depth--) {
+    const parent = keys.slice(0, depth);
+    const [was, is] = [valueAt(expected, parent), valueAt(rest, parent)];
+    if ((was === undefined && sameData(is, {})) || (is === undefined && sameData(was, {}))) {
+      removeAt(rest, parent);
+      removeAt(expected, parent);
+    }
+  }
   return sameData(written, value) && sameData(rest, expected);
+}
+
+function valueAt(doc: JsonObject, keys: readonly string[]): unknown {
+  let node: unknown = doc;
+  for (const key of keys) node = isObject(node) ? node[key] : undefined;
+  return node;
 }
 
 /** Equal as data: TOML tables come with no prototype, which a strict comparison would call different. */

@@ -50,8 +50,9 @@ export async function connectAssistant(id: AssistantId, options: ConnectOptions)
     ...(backups.has(plan.file) ? { backup: backups.get(plan.file)! } : {}),
     entries: plan.entries.filter((e) => planChanges(plan) || e.before !== null || e.after !== null),
   }));
-  const notes = [...plans.flatMap((p) => p.notes ?? []), ...(remove ? [] : [`${assistant.name} ${assistant.perTurn}`])];
-  return { tool: id, name: assistant.name, action: remove ? 'remove' : 'connect', dryRun: Boolean(options.dryRun), changed: plans.some(planChanges), files, notes };
+  const after = !remove && !options.dryRun && assistant.afterConnect ? await assistant.afterConnect({ env: options.env, platform: options.platform, home: options.home, launcher: options.launcher }) : { changed: false, notes: [] };
+  const notes = [...plans.flatMap((p) => p.notes ?? []), ...(remove ? [] : [`${assistant.name} ${assistant.perTurn}`]), ...after.notes];
+  return { tool: id, name: assistant.name, action: remove ? 'remove' : 'connect', dryRun: Boolean(options.dryRun), changed: plans.some(planChanges) || after.changed, files, notes };
 }
 
 export interface AssistantPresence {

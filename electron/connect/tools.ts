@@ -6,7 +6,7 @@
  *   hooks live in `~/.claude/settings.json` (`CLAUDE_CONFIG_DIR` moves both). A hook's `timeout`
  *   is in seconds; a SessionEnd hook without one gets 1.5 s.
  * - Codex CLI: `[mcp_servers.<name>]` in `~/.codex/config.toml`, hooks in `~/.codex/hooks.json`
- *   (`CODEX_HOME` moves both). Codex runs a new hook only once the person trusted it in `/hooks`.
+ *   (`CODEX_HOME` moves both). Codex runs a new hook only once it is trusted: codexTrust.ts.
  * - Gemini CLI: `mcpServers` and `hooks` in `~/.gemini/settings.json`; a hook's `timeout` is in ms.
  * - Cursor: `~/.cursor/mcp.json` and `~/.cursor/hooks.json` (`{version: 1, hooks: {stop: [...]}}`).
  * - Claude Desktop: `claude_desktop_config.json` in the app's folder; MCP only.
@@ -18,6 +18,7 @@ import type { AssistantId, McpLaunch } from '../../shared/ipc.js';
 import { configHome, joinFor, type PlaceContext } from '../sources/catalogue.js';
 import { planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
 import { cliCommand, mcpEntry, powershellCommandLine, shellCommandLine } from './launch.js';
+import { trustCodexHook } from './codexTrust.js';
 import { openclawHandler, openclawHookDoc, OPENCLAW_HOOK_NAME } from './openclawHook.js';
 
 export { ASSISTANT_IDS, type AssistantId } from '../../shared/ipc.js';
@@ -41,6 +42,8 @@ export interface Assistant {
   plan: (context: ConnectContext, remove: boolean) => Promise<FilePlan[]>;
   /** What the person should know about the per-turn save (null: the hook saves every turn). */
   perTurn: string;
+  /** Run after a connect wrote its files (not on a dry run or a remove): what the person should know of it. */
+  afterConnect?: (context: ConnectContext) => Promise<{ changed: boolean; notes: string[] }>;
 }
 
 const join = (context: PlaceContext, ...parts: string[]) => joinFor(context.platform, ...parts);
@@ -113,7 +116,7 @@ export const ASSISTANTS: readonly Assistant[] = [
     id: 'codex',
     name: 'Codex CLI',
     folder: codexFolder,
-    perTurn: 'saves after every turn (Stop hook); Codex runs a new hook once you trust it: open /hooks in Codex',
+    perTurn: 'saves after every turn (Stop hook)',
     plan: async (context, remove) => {
       const { mcp, hook } = launches(context);
       const folder = codexFolder(context);
@@ -122,6 +125,13 @@ export const ASSISTANTS: readonly Assistant[] = [
         await planTomlTable(join(context, folder, 'config.toml'), ['mcp_servers', SERVER_NAME], remove ? undefined : mcpEntry(mcp)),
         await planJsonFile(hooksFile, 'json', (doc) => setHookGroups(hooksFile, doc, ['Stop'], commandGroup(hook, HOOK_TIMEOUT_S), remove)),
       ];
+    },
+    // Codex skips a hook nobody trusted, without a word: trusted here, through Codex itself.
+    afterConnect: async (context) => {
+      const trust = await trustCodexHook({ hookCommand: launches(context).hook, codexHome: codexFolder(context), cwd: context.home, env: context.env });
+      if (trust.status === 'trusted') return { changed: true, notes: ['Codex trusts the hook now (written by Codex itself, through `codex app-server`)'] };
+      if (trust.status === 'already-trusted') return { changed: false, notes: [] };
+      return { changed: false, notes: [`Codex runs a new hook only once you trust it: open /hooks in Codex (${trust.reason})`] };
     },
   },
   {

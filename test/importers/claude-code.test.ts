@@ -38,6 +38,34 @@ describe('Claude Code transcript', () => {
     ]);
   });
 
+  it('titles a session by the name Claude Code keeps for it, else by the first thing the person said (a -p run writes no title)', async () => {
+    const printed = fixture('claude-code', '5d2f8a41-7c3e-4b9a-8e1d-2f6a9c0b3e71.jsonl');
+    const [session] = await sessionsOf(printed);
+    expect(session!.title).toBe('How do herons fish?');
+    expect(triples(session)).toEqual([
+      ['u-0001', 'user', 'How do herons fish?'],
+      ['a-0001', 'assistant', 'They stand still in shallow water and strike.'],
+    ]);
+    // The title Claude Code generates, then the name the person gives with /rename (the later of each kind).
+    const file = path.join(tempDir(), '5d2f8a41-7c3e-4b9a-8e1d-2f6a9c0b3e71.jsonl');
+    copyFileSync(printed, file);
+    const sessionId = session!.sessionId;
+    appendFileSync(file, `${JSON.stringify({ type: 'ai-title', aiTitle: 'Heron fishing technique', sessionId })}\n`);
+    expect((await sessionsOf(file))[0]!.title).toBe('Heron fishing technique');
+    appendFileSync(file, `${JSON.stringify({ type: 'custom-title', customTitle: 'birds: herons', sessionId })}\n${JSON.stringify({ type: 'ai-title', aiTitle: 'Herons and fish', sessionId })}\n`);
+    expect((await sessionsOf(file))[0]!.title).toBe('birds: herons');
+  });
+
+  it('keeps a slash command as the person typed it, and leaves out what it printed (an interactive session ends with /exit)', async () => {
+    const [session] = await sessionsOf(fixture('claude-code', '8a1e4c27-3b5d-4f60-9c2a-7d8e1f0b6a93.jsonl'));
+    expect(triples(session)).toEqual([
+      ['u-0001', 'user', 'Where do herons nest?'],
+      ['a-0001', 'assistant', 'In colonies, high in trees near water.'],
+      ['c-0001', 'user', '/model opus'],
+      ['c-0002', 'user', '/exit'],
+    ]);
+  });
+
   it('keeps earlier ids when the session continues', async () => {
     const file = path.join(tempDir(), `${SESSION}.jsonl`);
     copyFileSync(TRANSCRIPT, file);

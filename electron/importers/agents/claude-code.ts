@@ -1,7 +1,7 @@
 /**
  * Claude Code transcripts (`~/.claude/projects/<project>/<sessionId>.jsonl`). Lines of type `user`
  * and `assistant` are the conversation; `summary`, `system`, `file-history-snapshot` and other
- * bookkeeping lines are not (a `summary` gives the title). msgId: the line's `uuid`.
+ * bookkeeping lines are not (a `custom-title`, `ai-title` or `summary` gives the title). msgId: the line's `uuid`.
  *
  * Lines link to their parent by `parentUuid`. Rewinding a conversation leaves the abandoned lines
  * in the file, so we take the path from the last message up to the root, as for the other
@@ -14,14 +14,16 @@
  * session `<main session>:agent-<id>` with `parentSessionId` set to the main session.
  *
  * Left out of a main session: sub-agent lines (`isSidechain`, a conversation of their own), meta lines
- * (`isMeta`: caveats the client injects) and compaction summaries (`isCompactSummary`: the
- * model's retelling of messages that are still in the file).
+ * (`isMeta`: caveats the client injects), compaction summaries (`isCompactSummary`: the
+ * model's retelling of messages that are still in the file) and what a slash command printed; the
+ * command itself is kept as the person typed it.
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, type JsonObject } from '../shape.js';
 import { isoFromDateString } from '../time.js';
+import { titleFromMessages } from '../titles.js';
 
 const MESSAGE_TYPES = new Set(['user', 'assistant']);
 const BOOKKEEPING_TYPES = new Set(['summary', 'file-history-snapshot', 'system']);
@@ -53,7 +55,7 @@ export function mapClaudeCodeTranscript(records: readonly JsonlRecord[], fallbac
     const title = `Subagent: ${task === undefined || task === '' ? agentId : task.length > 80 ? `${task.slice(0, 79)}…` : task}`;
     return { sessionId: `${parent}:agent-${agentId}`, title, source: 'claude-code', ...(namedSession !== undefined ? { parentSessionId: namedSession } : {}), messages };
   }
-  const title = latestSummary(records);
+  const title = latestTitle(records) ?? titleFromMessages(messages);
   return { sessionId: namedSession ?? fallbackSessionId, ...(title !== undefined ? { title } : {}), source: 'claude-code', messages };
 }
 
@@ -160,8 +162,28 @@ function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: M
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
-  const parts = contentParts(message.content, toolNames);
+  const local = role === 'user' ? localCommand(message.content) : null;
+  if (local === '') return [];
+  const parts = local !== null ? [{ kind: 'text' as const, text: local }] : contentParts(message.content, toolNames);
   return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
+}
+
+const COMMAND_TAGS = /<(command-name|command-message|command-args)>([\s\S]*?)<\/\1>/g;
+const LOCAL_OUTPUT = /^\s*(<(local-command-stdout|local-command-stderr)>[\s\S]*?<\/\2>\s*)+$/;
+
+/**
+ * A slash command the person ran in Claude Code (`/model opus`, `/exit`) is a user line of markup,
+ * `<command-name>/model</command-name><command-message>…</command-message><command-args>opus</command-args>`,
+ * and what it printed another (`<local-command-stdout>Catch you later!</local-command-stdout>`):
+ * the command as typed, '' for its output (left out: Claude Code's words on the screen, neither the
+ * person's nor the model's), null for any other line.
+ */
+function localCommand(content: unknown): string | null {
+  if (typeof content !== 'string') return null;
+  if (LOCAL_OUTPUT.test(content)) return '';
+  const tags = new Map([...content.matchAll(COMMAND_TAGS)].map((match) => [match[1]!, match[2]!.trim()]));
+  if (!tags.has('command-name') || content.replace(COMMAND_TAGS, '').trim() !== '') return null;
+  return [tags.get('command-name'), tags.get('command-args')].filter(Boolean).join(' ');
 }
 
 function contentParts(content: unknown, toolNames: Map<string, string>): MessagePart[] {
@@ -191,6 +213,16 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
   });
 }
 
-function latestSummary(records: readonly JsonlRecord[]): string | undefined {
-  return records.findLast(({ value }) => value.type === 'summary' && optionalText(value.summary) !== undefined)?.value.summary as string | undefined;
+/**
+ * The session's title as Claude Code keeps it: the name the person gave (`/rename`: a `custom-title`
+ * line), else the one it generated (`ai-title`), else an earlier version's `summary`; the last line
+ * of each kind wins. A run with `-p` writes none of them (checked with 2.1.332): the first thing the
+ * person said is the title then, as for Codex and Gemini CLI.
+ */
+function latestTitle(records: readonly JsonlRecord[]): string | undefined {
+  for (const [type, field] of [['custom-title', 'customTitle'], ['ai-title', 'aiTitle'], ['summary', 'summary']] as const) {
+    const title = records.findLast(({ value }) => value.type === type && optionalText(value[field]) !== undefined)?.value[field];
+    if (typeof title === 'string') return title.trim();
+  }
+  return undefined;
 }

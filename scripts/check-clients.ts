@@ -1,0 +1,250 @@
+/**
+ * Checks, with the real assistants, that `connect` makes every turn saved, silently: installs
+ * Claude Code, Codex CLI and Gemini CLI from npm (each in a folder of its own, never in the
+ * repository), answers their model calls with the mock model server (scripts/mockModelServer.ts),
+ * and for each one: a fake home and a new data folder, `session-memory --model use-lite-en connect
+ * <tool>` (nothing else: no variable of ours reaches the hook, it finds the store and the model
+ * from what `connect` wrote), then three turns (a new session, then the same one resumed twice).
+ * After each turn it reads the store (`show --json`) and prints whether the turn's question and
+ * answer are there, with the right roles, what the client printed beyond its answer, and the lines
+ * the hook wrote to its log. At the end, a search for each client's last turn.
+ *
+ *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli] [--clients <dir>] [--keep]
+ *
+ * Run by hand (it needs the npm registry), not by the test suite. Exit status 1 when a turn was not
+ * saved or a client printed something about the hook.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { mockReply, startMockModelServer } from './mockModelServer.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(REPO, 'bin', 'session-memory.mjs');
+
+type ClientId = 'claude-code' | 'codex' | 'gemini-cli';
+
+interface Client {
+  id: ClientId;
+  /** The npm package and the version checked. */
+  npm: string;
+  bin: string;
+  /** The client's own variables: its home, its model server, its key. */
+  env: (home: string, server: string) => Record<string, string>;
+  /** What a person has set up before connecting (an API key's provider, say). */
+  prepare?: (home: string, server: string) => void;
+  /** The command line of turn `n` (0: a new session; then the same session resumed). */
+  turn: (n: number, prompt: string, home: string) => string[];
+}
+
+function claudeSessionId(home: string): string {
+  const projects = path.join(home, '.claude', 'projects');
+  for (const project of readdirSync(projects)) {
+    const log = readdirSync(path.join(projects, project)).find((name) => name.endsWith('.jsonl'));
+    if (log) return log.replace(/\.jsonl$/, '');
+  }
+  throw new Error(`no Claude Code log under ${projects}`);
+}
+
+const CLIENTS: Client[] = [
+  {
+    id: 'claude-code',
+    npm: '@anthropic-ai/claude-code@2.1.332',
+    bin: 'claude',
+    env: (home, server) => ({
+      CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+      ANTHROPIC_BASE_URL: server,
+      ANTHROPIC_API_KEY: 'sk-mock',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+    }),
+    // Turn 2 continues the folder's last session; turn 3 resumes it by its id.
+    turn: (n, prompt, home) => (n === 0 ? ['-p', prompt] : n === 1 ? ['-p', '--continue', prompt] : ['-p', '--resume', claudeSessionId(home), prompt]),
+  },
+  {
+    id: 'codex',
+    npm: '@openai/codex@0.171.0',
+    bin: 'codex',
+    env: (home) => ({ CODEX_HOME: path.join(home, '.codex'), MOCK_API_KEY: 'mock' }),
+    prepare: (home, server) => {
+      mkdirSync(path.join(home, '.codex'), { recursive: true });
+      writeFileSync(
+        path.join(home, '.codex', 'config.toml'),
+        `# a local model\nmodel = "gpt-mock"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "Mock"\nbase_url = "${server}/v1"\nenv_key = "MOCK_API_KEY"\nwire_api = "responses"\n`,
+      );
+    },
+    // No --dangerously-bypass-hook-trust: `connect` trusted the hook, as a person's Codex would need.
+    turn: (n, prompt) => (n === 0 ? ['exec', '--skip-git-repo-check', prompt] : ['exec', '--skip-git-repo-check', 'resume', '--last', prompt]),
+  },
+  {
+    id: 'gemini-cli',
+    npm: '@google/gemini-cli@0.61.0',
+    bin: 'gemini',
+    env: (home, server) => ({ GEMINI_CLI_HOME: home, GOOGLE_GEMINI_BASE_URL: server, GEMINI_API_KEY: 'mock', GEMINI_CLI_TRUST_WORKSPACE: 'true' }),
+    prepare: (home) => {
+      mkdirSync(path.join(home, '.gemini'), { recursive: true });
+      writeFileSync(path.join(home, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
+    },
+    turn: (n, prompt) => (n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt]),
+  },
+];
+
+/** Lines the clients print on their own whatever the hooks do (a terminal without colours, a sandbox helper missing). */
+const CLIENT_CHATTER = [
+  /^Warning: 256-color support not detected/,
+  /^Ripgrep is not available/,
+  /^WARNING: proceeding, even though we could not create PATH aliases/,
+  /^Reading additional input from stdin/,
+  /^warning: Codex could not find bubblewrap/,
+  /^warning: Model metadata for `gpt-mock` not found/,
+];
+/** A line about a hook that says it went wrong (Codex prints `hook: Stop` and `hook: Stop Completed` for every hook). */
+const HOOK_TROUBLE = /session-memory:|hook.*(fail|error|cancel|block|timed? ?out|denied|untrusted)|(fail|error|cancel).*hook/i;
+
+interface StoredMessage {
+  role: string;
+  content: string;
+}
+
+interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A process run to its end, without blocking this one (the mock model server answers from it). */
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+async function install(client: Client, clientsDir: string): Promise<string> {
+  const prefix = path.join(clientsDir, client.id);
+  const bin = path.join(prefix, 'node_modules', '.bin', client.bin);
+  const wanted = client.npm.slice(client.npm.lastIndexOf('@') + 1);
+  const installed = path.join(prefix, 'node_modules', ...client.npm.slice(0, client.npm.lastIndexOf('@')).split('/'), 'package.json');
+  if (!existsSync(installed) || (JSON.parse(readFileSync(installed, 'utf8')) as { version: string }).version !== wanted) {
+    console.log(`${client.id}: npm i --prefix ${prefix} ${client.npm}`);
+    const npm = await run('npm', ['i', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', client.npm], { cwd: os.tmpdir(), env: process.env, timeoutMs: 600_000 });
+    if (npm.status !== 0) throw new Error(`${client.id}: npm install failed:\n${npm.stderr}`);
+  }
+  return bin;
+}
+
+async function storedMessages(data: string, env: NodeJS.ProcessEnv): Promise<StoredMessage[]> {
+  const sessions = await run(process.execPath, [CLI, '--data', data, 'sessions', '--json'], { cwd: data, env });
+  const list = sessions.status === 0 && sessions.stdout.trim() ? (JSON.parse(sessions.stdout) as Array<{ sessionId: string }>) : [];
+  const messages: StoredMessage[] = [];
+  for (const session of list) {
+    const shown = await run(process.execPath, [CLI, '--data', data, 'show', '--json', session.sessionId], { cwd: data, env });
+    if (shown.status === 0) messages.push(...(JSON.parse(shown.stdout) as { messages: StoredMessage[] }).messages);
+  }
+  return messages;
+}
+
+function hookLog(data: string): string[] {
+  const file = path.join(data, 'logs', 'hooks.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg) : [];
+}
+
+async function checkClient(client: Client, bin: string, work: string, server: string, requestLog: string[]): Promise<boolean> {
+  const root = path.join(work, client.id);
+  const home = path.join(root, 'home');
+  const data = path.join(root, 'data');
+  const project = path.join(root, 'project');
+  for (const dir of [home, data, project]) mkdirSync(dir, { recursive: true });
+  // Only what a person's shell would have: no variable of ours, so the hook relies on what `connect` wrote.
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ''}`,
+    HOME: home,
+    USERPROFILE: home,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    ...client.env(home, server),
+  };
+  client.prepare?.(home, server);
+  const version = (await run(bin, ['--version'], { cwd: project, env })).stdout.trim();
+  console.log(`\n== ${client.id} (${version})`);
+  const connect = await run(process.execPath, [CLI, '--data', data, '--model', 'use-lite-en', 'connect', client.id], { cwd: project, env });
+  console.log(connect.stdout.trimEnd().replace(/^/gm, '   '));
+  if (connect.status !== 0) {
+    console.log(`   connect failed (${connect.status}): ${connect.stderr.trim()}`);
+    return false;
+  }
+  let ok = true;
+  const expected: StoredMessage[] = [];
+  const tag = client.id.replace(/[^a-z]/g, '').slice(0, 6);
+  for (let n = 0; n < 3; n++) {
+    const marker = `turn-${tag}${n + 1}`;
+    const prompt = `Question ${n + 1} (${marker}): what do herons eat in winter?`;
+    const logBefore = hookLog(data).length;
+    const requestsBefore = requestLog.length;
+    const args = client.turn(n, prompt, home);
+    const turn = await run(bin, args, { cwd: project, env });
+    const answer = mockReply(marker);
+    expected.push({ role: 'user', content: prompt }, { role: 'assistant', content: answer });
+    const messages = (await storedMessages(data, env)).map((m) => ({ role: m.role, content: m.content }));
+    const saved = JSON.stringify(messages) === JSON.stringify(expected);
+    const printed = `${turn.stdout}\n${turn.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
+    const trouble = printed.filter((line) => HOOK_TROUBLE.test(line) && !CLIENT_CHATTER.some((c) => c.test(line)));
+    const answered = turn.status === 0 && printed.includes(answer);
+    const label = n === 0 ? 'new session' : 'resumed';
+    console.log(`   turn ${n + 1} (${label}): ${saved ? 'saved' : 'NOT SAVED'}; client exit ${turn.status}${answered ? '' : ', no answer'}${trouble.length ? `; printed about the hook: ${JSON.stringify(trouble)}` : '; nothing about the hook printed'} (${requestLog.length - requestsBefore} model calls)`);
+    for (const line of hookLog(data).slice(logBefore)) console.log(`      hooks.log: ${line}`);
+    if (!saved) console.log(`      store holds: ${JSON.stringify(messages)}`);
+    if (!answered) console.log(`      ${client.bin} ${args.join(' ')}\n      stdout: ${turn.stdout.trim()}\n      stderr: ${turn.stderr.trim().slice(0, 2000)}`);
+    ok &&= saved && answered && trouble.length === 0;
+  }
+  const last = `turn-${tag}3`;
+  const search = await run(process.execPath, [CLI, '--data', data, 'search', '--json', '--limit', '3', last], { cwd: project, env });
+  const hits = search.status === 0 ? (JSON.parse(search.stdout) as Array<{ text?: string }>) : [];
+  const found = hits.some((hit) => JSON.stringify(hit).includes(last));
+  console.log(`   search "${last}": ${found ? 'found' : 'NOT FOUND'}`);
+  const listed = await run(process.execPath, [CLI, '--data', data, 'sessions', '--json'], { cwd: project, env });
+  for (const session of listed.status === 0 ? (JSON.parse(listed.stdout) as Array<{ sessionId: string; title: string; saves: number }>) : []) {
+    console.log(`   session ${session.sessionId}: "${session.title}", ${session.saves} saves`);
+  }
+  return ok && found;
+}
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    clients: { type: 'string', default: path.join(os.tmpdir(), 'session-memory-clients') },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const only = values.only ? values.only.split(',') : null;
+const chosen = CLIENTS.filter((c) => !only || only.includes(c.id));
+const work = mkdtempSync(path.join(os.tmpdir(), 'session-memory-check-clients-'));
+const server = await startMockModelServer({ log: path.join(work, 'model-requests.jsonl') });
+let allOk = true;
+try {
+  for (const client of chosen) {
+    const bin = await install(client, values.clients!);
+    allOk = (await checkClient(client, bin, work, server.url, server.requests)) && allOk;
+  }
+} finally {
+  await server.close();
+  if (values.keep) console.log(`\nkept: ${work} (model requests in model-requests.jsonl)`);
+  else rmSync(work, { recursive: true, force: true });
+}
+console.log(allOk ? '\nevery turn saved, nothing printed about the hook' : '\nSOME TURNS NOT SAVED, or a client printed about the hook');
+process.exitCode = allOk ? 0 : 1;
