@@ -46,9 +46,13 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
   }
   // A line the mapper cannot use is left out and the rest mapped again (few lines are ever damaged).
   let kept = records;
+  const firstDropped = skipped.length;
   for (;;) {
     try {
       const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source)));
+      // When leaving lines out left nothing to read, the first line left out says why.
+      const reason = skipped[firstDropped];
+      if (session.messages.length === 0 && reason !== undefined) throw new ImportError(source.label, 'wrong-shape', `no readable messages (${reason.error})`);
       return withRewound(sessionsResult(source.label, format, [session], skipped), session.sessionId, rewoundByTool(format, kept));
     } catch (error) {
       const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
