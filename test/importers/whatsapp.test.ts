@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
@@ -46,6 +46,22 @@ describe('WhatsApp chat exports', () => {
       // "Chat - Tomás": Tomás is the other person, so Lena exported it.
       ['whatsapp:WhatsApp Chat - Family', 'user'],
       ['whatsapp:WhatsApp Chat - Tomás', 'user'],
+    ]);
+  });
+
+  it("takes an iPhone's _chat.txt, named by nothing, as exported by whoever is not under its first notice", async () => {
+    // The other person wrote first; the first notice, under the chat's name, says who the chat is with.
+    const file = path.join(tempDir(), '_chat.txt');
+    writeFileSync(file, [
+      '[21/11/25, 9:33:35] Dana: \u200eMessages and calls are end-to-end encrypted. Only people in this chat can read, listen to, or share them.',
+      '[21/11/25, 9:33:50] Dana: Did you get my photos?',
+      '[21/11/25, 9:34:02] Carlos: They were all deleted',
+      '',
+    ].join('\r\n'));
+    const [session] = await sessionsOf(file);
+    expect(lines(session!.messages)).toEqual([
+      ['assistant', 'Dana', 'Did you get my photos?', '2025-11-21T09:33:50.000Z'],
+      ['user', 'Carlos', 'They were all deleted', '2025-11-21T09:34:02.000Z'],
     ]);
   });
 
