@@ -117,7 +117,8 @@ function apiMessage(message: JsonObject, toolNames: Map<string, string>, options
   if (role === 'tool-result') {
     const callId = optionalText(message.tool_call_id);
     const name = optionalText(message.name) ?? (callId !== undefined ? toolNames.get(callId) : undefined) ?? 'tool';
-    parts.push({ kind: 'tool-result', name, text: textOfResultContent(message.content) });
+    const text = textOfResultContent(message.content) || partsText(contentParts(message.content, toolNames));
+    parts.push({ kind: 'tool-result', name, text });
   } else {
     const reasoning = optionalText(message.reasoning_content) ?? optionalText(message.reasoning);
     if (reasoning !== undefined) parts.push({ kind: 'thinking', text: reasoning });
@@ -154,7 +155,10 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
     switch (block.type) {
       case 'thinking':
       case 'reasoning':
-        parts.push({ kind: 'thinking', text: optionalText(block.thinking) ?? optionalText(block.text) ?? '' });
+        parts.push({ kind: 'thinking', text: optionalText(block.thinking) ?? optionalText(block.text) ?? optionalText(block.value) ?? '' });
+        break;
+      case 'tool_call':
+        parts.push(valueToolCall(block.value));
         break;
       case 'tool_use':
       case 'function_call': {
@@ -179,11 +183,29 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
         parts.push({ kind: 'text', text: optionalText(block.refusal) ?? '' });
         break;
       default:
-        // `text`, `input_text`, `output_text`, and Gemini's `{text}` parts.
+        // `text`, `input_text`, `output_text`, and Gemini's `{text}` parts; LLaMA-Factory's `{type, value}`.
         if (typeof block.text === 'string') parts.push({ kind: 'text', text: block.text });
+        else if (block.type === 'text' && typeof block.value === 'string') parts.push({ kind: 'text', text: block.value });
     }
   }
   return parts;
+}
+
+/** LLaMA-Factory's `{"type": "tool_call", "value": "{\"name\": …, \"arguments\": …}"}`. */
+function valueToolCall(value: unknown): MessagePart {
+  let call: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      call = JSON.parse(value);
+    } catch {
+      return { kind: 'tool-call', name: 'tool', args: value };
+    }
+  }
+  return isObject(call) ? { kind: 'tool-call', name: optionalText(call.name) ?? 'tool', args: call.arguments ?? {} } : { kind: 'tool-call', name: 'tool', args: value ?? {} };
+}
+
+function partsText(parts: readonly MessagePart[]): string {
+  return parts.map((part) => (part.kind === 'text' ? part.text : '')).filter((text) => text !== '').join('\n');
 }
 
 function shareGptMessage(turn: JsonObject, options: MappingOptions): MessageInput[] {
