@@ -16,6 +16,13 @@
  * Left out of a main session: sub-agent lines (`isSidechain`, a conversation of their own), meta lines
  * (`isMeta`: caveats the client injects) and compaction summaries (`isCompactSummary`: the
  * model's retelling of messages that are still in the file).
+ *
+ * A slash command is written as a user line of tags, `<command-name>/model</command-name>
+ * <command-message>model</command-message> <command-args>opus</command-args>`, and what the client
+ * printed for it as `<local-command-stdout>…</local-command-stdout>`. The client's own commands
+ * (`/model`, `/clear`, `/compact` …) are tool calls and their output the tool's result, both kept only
+ * with `--include tools`; any other command sends the model a prompt, so it is the person's words as
+ * typed (`/review the parser`).
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
@@ -153,6 +160,35 @@ function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRe
   return undefined;
 }
 
+/** Commands Claude Code carries out itself, which send the model nothing (its `/help` lists them). */
+const CLIENT_COMMANDS = new Set([
+  'add-dir', 'agents', 'bashes', 'bug', 'clear', 'compact', 'config', 'context', 'cost', 'doctor', 'effort', 'exit', 'export', 'fast', 'feedback',
+  'help', 'hooks', 'ide', 'install-github-app', 'login', 'logout', 'mcp', 'memory', 'model', 'output-style', 'permissions', 'plugin', 'plugins',
+  'privacy-settings', 'quit', 'release-notes', 'rename', 'reset', 'resume', 'rewind', 'sandbox', 'skills', 'stats', 'status', 'statusline', 'tasks',
+  'terminal-setup', 'theme', 'todos', 'upgrade', 'usage', 'vim',
+]);
+const COMMAND_NAME = /<command-name>\s*\/?([^<]*?)\s*<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+const COMMAND_OUTPUT = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*?)<\/local-command-(?:stdout|stderr)>\s*$/;
+/** The key under which the last command is remembered, beside the tool calls' names. */
+const LAST_COMMAND = '\0command';
+
+/** A user text that is a slash command, its output or the caveat before them, as what it is; else the text. */
+function userTextPart(text: string, toolNames: Map<string, string>): MessagePart {
+  const command = COMMAND_NAME.exec(text);
+  if (command && /^\s*<command-(?:name|message)>/.test(text)) {
+    const name = command[1]!;
+    const args = COMMAND_ARGS.exec(text)?.[1]?.trim() ?? '';
+    toolNames.set(LAST_COMMAND, `/${name}`);
+    if (CLIENT_COMMANDS.has(name.toLowerCase())) return { kind: 'tool-call', name: `/${name}`, args };
+    return { kind: 'text', text: args === '' ? `/${name}` : `/${name} ${args}` };
+  }
+  const output = COMMAND_OUTPUT.exec(text);
+  if (output) return { kind: 'tool-result', name: toolNames.get(LAST_COMMAND) ?? 'command', text: output[1]!.trim() };
+  if (/^\s*<local-command-caveat>/.test(text)) return { kind: 'text', text: '' };
+  return { kind: 'text', text };
+}
+
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
   const where = lineWhere(record.lineNo);
   // A line without a uuid (written by another tool) gets an id from its content, as id-less formats do.
@@ -160,7 +196,7 @@ function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: M
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
-  const parts = contentParts(message.content, toolNames);
+  const parts = contentParts(message.content, toolNames).map((part) => (role === 'user' && part.kind === 'text' ? userTextPart(part.text, toolNames) : part));
   return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
 }
 
