@@ -59,7 +59,7 @@ describe('Claude Code transcript', () => {
     ]);
   });
 
-  it("reads a slash command as what it is: the client's own a tool call with its output, another the person's words", async () => {
+  it("reads a slash command as what it is (the client's own a tool call with its output, another the person's words), and a ! shell command as a tool call", async () => {
     const line = (uuid: string, parentUuid: string | null, time: string, message: object, extra: object = {}) =>
       JSON.stringify({ type: 'user', uuid, parentUuid, sessionId: 'c0ffee', timestamp: `2026-06-13T02:${time}Z`, message: { role: 'user', ...message }, ...extra });
     const file = path.join(tempDir(), 'c0ffee.jsonl');
@@ -70,6 +70,9 @@ describe('Claude Code transcript', () => {
       line('u2', 'o1', '01:00', { content: 'Now the parser, please.' }),
       JSON.stringify({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', sessionId: 'c0ffee', timestamp: '2026-06-13T02:01:05Z', message: { role: 'assistant', content: [{ type: 'text', text: 'On it.' }] } }),
       line('c3', 'a2', '02:00', { content: [{ type: 'text', text: '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>the parser</command-args>' }] }),
+      // A shell command run with `!`, and what it printed.
+      line('b4', 'c3', '03:00', { content: '<bash-input>git status --short</bash-input>' }),
+      line('b5', 'b4', '03:01', { content: '<bash-stdout> M src/parser.ts</bash-stdout><bash-stderr></bash-stderr>' }),
       '',
     ].join('\n'));
     const [plain] = await sessionsOf(file);
@@ -79,9 +82,11 @@ describe('Claude Code transcript', () => {
       ['c3', 'user', '/review the parser'],
     ]);
     const [full] = await sessionsOf(file, { include: ['tools'] });
-    expect(full!.messages.slice(0, 2).map((message) => [message.msgId, message.role, message.content])).toEqual([
-      ['c1', 'tool', '[tool call: /model] opus'],
-      ['o1', 'tool', '[tool result: /model] Set model to opus'],
+    expect(full!.messages.filter((message) => message.role === 'tool').map((message) => [message.msgId, message.content])).toEqual([
+      ['c1', '[tool call: /model] opus'],
+      ['o1', '[tool result: /model] Set model to opus'],
+      ['b4', '[tool call: bash] git status --short'],
+      ['b5', '[tool result: bash] M src/parser.ts'],
     ]);
   });
 

@@ -22,7 +22,8 @@
  * printed for it as `<local-command-stdout>…</local-command-stdout>`. The client's own commands
  * (`/model`, `/clear`, `/compact` …) are tool calls and their output the tool's result, both kept only
  * with `--include tools`; any other command sends the model a prompt, so it is the person's words as
- * typed (`/review the parser`).
+ * typed (`/review the parser`). A shell command the person ran with `!` (`<bash-input>`) and what it
+ * printed (`<bash-stdout>`, `<bash-stderr>`) are a `bash` tool call and its result.
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
@@ -173,20 +174,35 @@ const COMMAND_OUTPUT = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*?)<\/local-
 /** The key under which the last command is remembered, beside the tool calls' names. */
 const LAST_COMMAND = '\0command';
 
-/** A user text that is a slash command, its output or the caveat before them, as what it is; else the text. */
-function userTextPart(text: string, toolNames: Map<string, string>): MessagePart {
+const BASH_INPUT = /^\s*<bash-input>([\s\S]*?)<\/bash-input>/;
+const BASH_OUTPUT = /<bash-(stdout|stderr)>([\s\S]*?)<\/bash-\1>/g;
+
+/**
+ * A user text that is a slash command, its output or the caveat before them, or a shell command the
+ * person ran with `!` (`<bash-input>`) and its output (`<bash-stdout>`, `<bash-stderr>`), as what it is;
+ * else the text.
+ */
+function userTextParts(text: string, toolNames: Map<string, string>): MessagePart[] {
   const command = COMMAND_NAME.exec(text);
   if (command && /^\s*<command-(?:name|message)>/.test(text)) {
     const name = command[1]!;
     const args = COMMAND_ARGS.exec(text)?.[1]?.trim() ?? '';
     toolNames.set(LAST_COMMAND, `/${name}`);
-    if (CLIENT_COMMANDS.has(name.toLowerCase())) return { kind: 'tool-call', name: `/${name}`, args };
-    return { kind: 'text', text: args === '' ? `/${name}` : `/${name} ${args}` };
+    if (CLIENT_COMMANDS.has(name.toLowerCase())) return [{ kind: 'tool-call', name: `/${name}`, args }];
+    return [{ kind: 'text', text: args === '' ? `/${name}` : `/${name} ${args}` }];
   }
   const output = COMMAND_OUTPUT.exec(text);
-  if (output) return { kind: 'tool-result', name: toolNames.get(LAST_COMMAND) ?? 'command', text: output[1]!.trim() };
-  if (/^\s*<local-command-caveat>/.test(text)) return { kind: 'text', text: '' };
-  return { kind: 'text', text };
+  if (output) return [{ kind: 'tool-result', name: toolNames.get(LAST_COMMAND) ?? 'command', text: output[1]!.trim() }];
+  if (/^\s*<local-command-caveat>/.test(text)) return [{ kind: 'text', text: '' }];
+  const bashInput = BASH_INPUT.exec(text);
+  const bashOutput = [...text.matchAll(BASH_OUTPUT)];
+  if (bashInput || (bashOutput.length > 0 && /^\s*<bash-(?:stdout|stderr)>/.test(text))) {
+    const parts: MessagePart[] = bashInput ? [{ kind: 'tool-call', name: 'bash', args: bashInput[1]!.trim() }] : [];
+    const printed = bashOutput.map((match) => match[2]!.trim()).filter((part) => part !== '').join('\n');
+    if (bashOutput.length > 0) parts.push({ kind: 'tool-result', name: 'bash', text: printed, isError: bashOutput.some((match) => match[1] === 'stderr' && match[2]!.trim() !== '') });
+    return parts;
+  }
+  return [{ kind: 'text', text }];
 }
 
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
@@ -196,7 +212,7 @@ function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: M
   const message = requireObject(record.value.message, at(where, 'message'));
   const role = record.value.type === 'user' ? 'user' : 'assistant';
   const timestamp = isoFromDateString(record.value.timestamp);
-  const parts = contentParts(message.content, toolNames).map((part) => (role === 'user' && part.kind === 'text' ? userTextPart(part.text, toolNames) : part));
+  const parts = contentParts(message.content, toolNames).flatMap((part) => (role === 'user' && part.kind === 'text' ? userTextParts(part.text, toolNames) : [part]));
   return messagesFromParts({ ...(id !== undefined ? { id } : {}), role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
 }
 
