@@ -23,7 +23,9 @@
  * (`/model`, `/clear`, `/compact` …) are tool calls and their output the tool's result, both kept only
  * with `--include tools`; any other command sends the model a prompt, so it is the person's words as
  * typed (`/review the parser`). A shell command the person ran with `!` (`<bash-input>`) and what it
- * printed (`<bash-stdout>`, `<bash-stderr>`) are a `bash` tool call and its result.
+ * printed (`<bash-stdout>`, `<bash-stderr>`) are a `bash` tool call and its result. What the client
+ * puts beside the person's words (`<ide_opened_file>`, `<ide_selection>` from the editor,
+ * `<system-reminder>`) is left out.
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
@@ -202,7 +204,16 @@ function userTextParts(text: string, toolNames: Map<string, string>): MessagePar
     if (bashOutput.length > 0) parts.push({ kind: 'tool-result', name: 'bash', text: printed, isError: bashOutput.some((match) => match[1] === 'stderr' && match[2]!.trim() !== '') });
     return parts;
   }
-  return [{ kind: 'text', text }];
+  return [{ kind: 'text', text: withoutClientContext(text) }];
+}
+
+/** What the client adds beside the person's words: the editor's open file and selection, its reminders. */
+const CLIENT_CONTEXT = /<(system-reminder|ide_opened_file|ide_selection)>[\s\S]*?(?:<\/\1>|$)/g;
+
+function withoutClientContext(text: string): string {
+  if (!text.includes('<')) return text;
+  const rest = text.replace(CLIENT_CONTEXT, '');
+  return rest === text ? text : rest.trim();
 }
 
 function mapLine(record: JsonlRecord, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
