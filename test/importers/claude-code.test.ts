@@ -59,7 +59,7 @@ describe('Claude Code transcript', () => {
     ]);
   });
 
-  it("reads a slash command as what it is (the client's own a tool call with its output, another the person's words), a ! shell command as a tool call, and the editor's context left out", async () => {
+  it("reads a slash command as what it is (the client's own a tool call with its output, another the person's words), a ! shell command as a tool call, and the editor's context and the note of an interruption left out", async () => {
     const line = (uuid: string, parentUuid: string | null, time: string, message: object, extra: object = {}) =>
       JSON.stringify({ type: 'user', uuid, parentUuid, sessionId: 'c0ffee', timestamp: `2026-06-13T02:${time}Z`, message: { role: 'user', ...message }, ...extra });
     const file = path.join(tempDir(), 'c0ffee.jsonl');
@@ -74,7 +74,9 @@ describe('Claude Code transcript', () => {
         { type: 'text', text: 'Now the parser, please.\n<system-reminder>\nThe task list is empty.\n</system-reminder>' },
       ] }),
       JSON.stringify({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', sessionId: 'c0ffee', timestamp: '2026-06-13T02:01:05Z', message: { role: 'assistant', content: [{ type: 'text', text: 'On it.' }] } }),
-      line('c3', 'a2', '02:00', { content: [{ type: 'text', text: '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>the parser</command-args>' }] }),
+      // The person pressed Esc: the client notes it in their name.
+      line('i2', 'a2', '01:30', { content: [{ type: 'text', text: '[Request interrupted by user]' }] }),
+      line('c3', 'i2', '02:00', { content: [{ type: 'text', text: '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>the parser</command-args>' }] }),
       // A shell command run with `!`, and what it printed.
       line('b4', 'c3', '03:00', { content: '<bash-input>git status --short</bash-input>' }),
       line('b5', 'b4', '03:01', { content: '<bash-stdout> M src/parser.ts</bash-stdout><bash-stderr></bash-stderr>' }),

@@ -25,7 +25,7 @@
  * typed (`/review the parser`). A shell command the person ran with `!` (`<bash-input>`) and what it
  * printed (`<bash-stdout>`, `<bash-stderr>`) are a `bash` tool call and its result. What the client
  * puts beside the person's words (`<ide_opened_file>`, `<ide_selection>` from the editor,
- * `<system-reminder>`) is left out.
+ * `<system-reminder>`) is left out, and so is `[Request interrupted by user]`, the note of a stopped reply.
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
@@ -176,6 +176,8 @@ const COMMAND_OUTPUT = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*?)<\/local-
 /** The key under which the last command is remembered, beside the tool calls' names. */
 const LAST_COMMAND = '\0command';
 
+/** The client's note that the person stopped a reply (Esc), written as if they had said it. */
+const INTERRUPTED = /^\s*\[Request interrupted by user(?: for tool use)?(?: at [^\]]*)?\]\s*$/;
 const BASH_INPUT = /^\s*<bash-input>([\s\S]*?)<\/bash-input>/;
 const BASH_OUTPUT = /<bash-(stdout|stderr)>([\s\S]*?)<\/bash-\1>/g;
 
@@ -195,7 +197,7 @@ function userTextParts(text: string, toolNames: Map<string, string>): MessagePar
   }
   const output = COMMAND_OUTPUT.exec(text);
   if (output) return [{ kind: 'tool-result', name: toolNames.get(LAST_COMMAND) ?? 'command', text: output[1]!.trim() }];
-  if (/^\s*<local-command-caveat>/.test(text)) return [{ kind: 'text', text: '' }];
+  if (/^\s*<local-command-caveat>/.test(text) || INTERRUPTED.test(text)) return [{ kind: 'text', text: '' }];
   const bashInput = BASH_INPUT.exec(text);
   const bashOutput = [...text.matchAll(BASH_OUTPUT)];
   if (bashInput || (bashOutput.length > 0 && /^\s*<bash-(?:stdout|stderr)>/.test(text))) {
