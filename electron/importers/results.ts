@@ -19,7 +19,7 @@ import { mapSpecStory } from './exports/specstory.js';
 import { mapWhatsAppChat } from './exports/whatsapp.js';
 import { areChatMessagesLines, isChatMessageList, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
-import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
+import { CLINE_API_HISTORY, clineToolOf, isClineApiHistory, isClineUiMessages, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
 import type { TranscriptSource } from './readers/sources.js';
 
@@ -101,7 +101,11 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
   const { conversations, where, many: isArray } = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
-  if (format === undefined) throw unknownFormat(source.label);
+  if (format === undefined) {
+    // The panel's log holds what the panel showed, not the conversation: the API history beside it does.
+    if (isClineUiMessages(document)) throw new ImportError(source.label, 'unknown-format', `the panel log of a Cline, Roo Code or Kilo Code task, not its conversation: that is the ${CLINE_API_HISTORY} beside it`);
+    throw unknownFormat(source.label);
+  }
   const sessions: SessionInput[] = [];
   const skipped: SkippedPart[] = [];
   let firstError: ImportError | undefined;

@@ -114,6 +114,19 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     ]);
   });
 
+  it("names a task's panel log imported without its API history for what it is", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ui_messages.json');
+    writeFileSync(file, JSON.stringify([
+      { ts: 1767258000028, type: 'say', say: 'task', text: 'Rename the CSS variable', images: [], files: [] },
+      { ts: 1767258000100, type: 'say', say: 'api_req_started', text: '{}', conversationHistoryIndex: -1 },
+      { ts: 1767258001991, type: 'say', say: 'text', text: "I'll start by reading the stylesheet.", conversationHistoryIndex: 0 },
+    ]));
+    const error = await errorOf(file);
+    expect(error.code).toBe('unknown-format');
+    expect(error.message).toBe(`${file}: the panel log of a Cline, Roo Code or Kilo Code task, not its conversation: that is the api_conversation_history.json beside it`);
+  });
+
   it('imports a task whose panel messages are damaged, naming what was left out; a damaged history is refused with its place', async () => {
     const task = path.join(tempDir(), '1767258000000');
     cpSync(CLINE_TASK, task, { recursive: true });

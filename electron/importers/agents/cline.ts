@@ -51,6 +51,15 @@ export function isClineApiHistory(document: unknown): boolean {
   return texts.some((text) => /<task>|<environment_details>|<user_message>/.test(text));
 }
 
+/** The panel's log of a task (`ui_messages.json`): every entry has its time `ts` and is a `say` or an `ask`. */
+export function isClineUiMessages(document: unknown): boolean {
+  return (
+    Array.isArray(document) &&
+    document.length > 0 &&
+    document.slice(0, 20).every((message) => isObject(message) && typeof message.ts === 'number' && (message.type === 'say' || message.type === 'ask'))
+  );
+}
+
 export interface ClineTask {
   taskId: string;
   tool: ClineTool;
