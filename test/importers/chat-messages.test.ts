@@ -69,7 +69,7 @@ describe('chat messages as APIs, fine-tuning files and datasets keep them', () =
       ['user', '[image]\n\nWhich film is this poster from?'],
       ['assistant', '[thinking] The poster shows a spinning top.'],
       ['tool', '[tool call: get_movie_details] {"title":"Inception"}'],
-      ['tool', '[tool result: tool] {"title": "Inception", "release_year": 2010}'],
+      ['tool', '[tool result: get_movie_details] {"title": "Inception", "release_year": 2010}'],
       ['assistant', 'It is Inception (2010).'],
     ]);
   });

@@ -110,13 +110,17 @@ function timestampOf(message: JsonObject): string | undefined {
   return undefined;
 }
 
+/** The key under which the name of the latest tool call is kept, beside the calls' ids. */
+const LAST_CALL = '\0last call';
+
 function apiMessage(message: JsonObject, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
   const role = roleOf(String(message.role));
   const timestamp = timestampOf(message);
   const parts: MessagePart[] = [];
   if (role === 'tool-result') {
     const callId = optionalText(message.tool_call_id);
-    const name = optionalText(message.name) ?? (callId !== undefined ? toolNames.get(callId) : undefined) ?? 'tool';
+    // Without a call id (LLaMA-Factory's files, some datasets) a result answers the call just made.
+    const name = optionalText(message.name) ?? toolNames.get(callId ?? LAST_CALL) ?? 'tool';
     const text = textOfResultContent(message.content) || partsText(contentParts(message.content, toolNames));
     parts.push({ kind: 'tool-result', name, text });
   } else {
@@ -131,6 +135,8 @@ function apiMessage(message: JsonObject, toolNames: Map<string, string>, options
       parts.push({ kind: 'tool-call', name, args: fn.arguments ?? fn.input ?? {} });
     }
     if (isObject(message.function_call)) parts.push({ kind: 'tool-call', name: optionalText(message.function_call.name) ?? 'function', args: message.function_call.arguments ?? {} });
+    const lastCall = parts.findLast((part) => part.kind === 'tool-call');
+    if (lastCall?.kind === 'tool-call') toolNames.set(LAST_CALL, lastCall.name);
   }
   const messageRole: Role = role === 'tool-result' ? 'tool' : role;
   const id = optionalText(message.msg_id) ?? optionalText(message.msgId) ?? optionalText(message.id);
