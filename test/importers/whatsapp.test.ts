@@ -25,8 +25,9 @@ describe('WhatsApp chat exports', () => {
 
   it('reads an iPhone export: bracketed day-first dates with seconds, its notice under the chat\'s name left out, an attached photo as [image]', async () => {
     const [session] = await sessionsOf(IPHONE);
-    // An iPhone's file is always _chat.txt: the folder it is in names the session.
-    expect(session).toMatchObject({ sessionId: 'whatsapp:whatsapp', title: 'WhatsApp chat: Lena, Tomás' });
+    // An iPhone's file is always _chat.txt: the folder it is in names the session; its first notice, under
+    // the chat's name, titles it as the ZIP it came in would have.
+    expect(session).toMatchObject({ sessionId: 'whatsapp:whatsapp', title: 'WhatsApp Chat - Tomás' });
     expect(lines(session!.messages)).toEqual([
       ['user', 'Lena', 'Hast du die Schlüssel für die Wohnung?', '2024-01-02T18:04:11.000Z'],
       ['assistant', 'Tomás', 'Ja, unter der Fußmatte.', '2024-01-02T18:06:40.000Z'],
@@ -59,6 +60,7 @@ describe('WhatsApp chat exports', () => {
       '',
     ].join('\r\n'));
     const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('WhatsApp Chat - Dana');
     expect(lines(session!.messages)).toEqual([
       ['assistant', 'Dana', 'Did you get my photos?', '2025-11-21T09:33:50.000Z'],
       ['user', 'Carlos', 'They were all deleted', '2025-11-21T09:34:02.000Z'],

@@ -119,7 +119,8 @@ export function mapWhatsAppChat(text: string, baseName: string, folderName = '')
     messages.push({ role, content, speaker: line.sender, ...(timestamp !== undefined ? { timestamp } : {}) });
   }
   // WhatsApp names its files `WhatsApp Chat with Alice` (or the group); any other name is the person's own filing.
-  const title = /^WhatsApp Chat\b/i.test(stem) ? stem : `WhatsApp chat: ${senders.slice(0, 4).join(', ')}`;
+  // An iPhone's `_chat.txt` taken out of its ZIP gets the title the ZIP (`WhatsApp Chat - <chat>.zip`) would give.
+  const title = /^WhatsApp Chat\b/i.test(stem) ? stem : chatName !== undefined ? `WhatsApp Chat - ${chatName}` : `WhatsApp chat: ${senders.slice(0, 4).join(', ')}`;
   return { sessionId: `whatsapp:${stem}`, title, source: 'whatsapp', messages };
 }
 
