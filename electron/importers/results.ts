@@ -19,7 +19,7 @@ import { mapSpecStory } from './exports/specstory.js';
 import { mapWhatsAppChat } from './exports/whatsapp.js';
 import { areChatMessagesLines, isChatMessageList, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
-import { clineToolOf, isClineApiHistory, mapClineTask } from './agents/cline.js';
+import { CLINE_API_HISTORY, clineToolOf, isClineApiHistory, isClineUiMessages, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
 import type { TranscriptSource } from './readers/sources.js';
 
@@ -46,9 +46,13 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
   }
   // A line the mapper cannot use is left out and the rest mapped again (few lines are ever damaged).
   let kept = records;
+  const firstDropped = skipped.length;
   for (;;) {
     try {
       const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source)));
+      // When leaving lines out left nothing to read, the first line left out says why.
+      const reason = skipped[firstDropped];
+      if (session.messages.length === 0 && reason !== undefined) throw new ImportError(source.label, 'wrong-shape', `no readable messages (${reason.error})`);
       return withRewound(sessionsResult(source.label, format, [session], skipped), session.sessionId, rewoundByTool(format, kept));
     } catch (error) {
       const line = error instanceof ImportError && error.code === 'wrong-shape' ? LINE_PROBLEM.exec(error.problem) : null;
@@ -97,7 +101,11 @@ export function documentResult(source: TranscriptSource, document: unknown, mapp
   const { conversations, where, many: isArray } = documentConversations(document);
   if (conversations.length === 0) throw new ImportError(source.label, 'empty', 'no conversations in the file');
   const format = mapping.strict ? detectDocumentFormat(conversations[0]) : conversations.slice(0, DETECT_WITHIN).map(detectDocumentFormat).find((f) => f !== undefined);
-  if (format === undefined) throw unknownFormat(source.label);
+  if (format === undefined) {
+    // The panel's log holds what the panel showed, not the conversation: the API history beside it does.
+    if (isClineUiMessages(document)) throw new ImportError(source.label, 'unknown-format', `the panel log of a Cline, Roo Code or Kilo Code task, not its conversation: that is the ${CLINE_API_HISTORY} beside it`);
+    throw unknownFormat(source.label);
+  }
   const sessions: SessionInput[] = [];
   const skipped: SkippedPart[] = [];
   let firstError: ImportError | undefined;

@@ -78,6 +78,58 @@ describe('aider chat history', () => {
     expect(withTools!.messages[0]).toMatchObject({ role: 'tool', content: '[tool call: /add] src/sort.ts' });
   });
 
+  it('reads a multi-line input of older aider, one `#### ` paragraph a line, as one message', async () => {
+    // aider 0.50 wrote every line of a pasted input as its own paragraph, a blank input line as `####`.
+    const file = path.join(tempDir(), 'history.md');
+    const lines = [
+      '# aider chat started at 2024-08-21 11:24:03',
+      '',
+      '> Aider v0.50.1  ',
+      '',
+      '#### /add notes.md',
+      '',
+      '> Added notes.md to the chat',
+      '',
+      '#### check these steps for me',
+      '',
+      '####',
+      '',
+      '#### 1. Set the variables:',
+      '',
+      '#### ```',
+      '',
+      '#### API_TOKEN=your_token',
+      '',
+      '#### /usr/local/bin/app --check',
+      '',
+      '#### ```',
+      '',
+      'Step 1 looks right.',
+      '',
+      '#### /clear',
+      '',
+      '#### and step 2?',
+      '',
+      'Step 2 is missing a value.',
+      '',
+    ];
+    writeFileSync(file, lines.join('\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'check these steps for me\n\n1. Set the variables:\n```\nAPI_TOKEN=your_token\n/usr/local/bin/app --check\n```'],
+      ['assistant', 'Step 1 looks right.'],
+      ['user', 'and step 2?'],
+      ['assistant', 'Step 2 is missing a value.'],
+    ]);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      '[tool result: aider] Aider v0.50.1',
+      '[tool call: /add] notes.md',
+      '[tool result: aider] Added notes.md to the chat',
+      '[tool call: /clear]',
+    ]);
+  });
+
   it('is recognised by content, before Markdown, and found in a folder although its name is hidden', async () => {
     expect(detectFormat(readFileSync(LOG))).toBe('aider');
     const dir = tempDir();

@@ -43,6 +43,37 @@ describe('chat messages as APIs, fine-tuning files and datasets keep them', () =
     ]);
   });
 
+  it("reads LLaMA-Factory's parts, whose text is their value: text, images, reasoning, tool calls and results", async () => {
+    const file = path.join(tempDir(), 'tool_use_demo.jsonl');
+    const part = (type: string, value: string) => ({ type, value });
+    const conversations = [
+      { messages: [{ role: 'user', content: [part('text', 'hi')], loss_weight: 0.0 }, { role: 'assistant', content: [part('text', 'Hello! How can I help?')], loss_weight: 1.0 }] },
+      {
+        messages: [
+          { role: 'user', content: [part('image_url', 'data/demo/1.jpg'), part('text', 'Which film is this poster from?')] },
+          { role: 'assistant', content: [part('reasoning', 'The poster shows a spinning top.'), part('tool_call', '{"name": "get_movie_details", "arguments": {"title": "Inception"}}')] },
+          { role: 'tool', content: [part('text', '{"title": "Inception", "release_year": 2010}')] },
+          { role: 'assistant', content: [part('text', 'It is Inception (2010).')] },
+        ],
+        tools: '[]',
+      },
+    ];
+    writeFileSync(file, conversations.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const plain = await sessionsOf(file);
+    expect(plain.map((session) => roleAndText(session.messages))).toEqual([
+      [['user', 'hi'], ['assistant', 'Hello! How can I help?']],
+      [['user', '[image]\n\nWhich film is this poster from?'], ['assistant', 'It is Inception (2010).']],
+    ]);
+    const [, full] = await sessionsOf(file, { include: ['tools', 'thinking'] });
+    expect(roleAndText(full!.messages)).toEqual([
+      ['user', '[image]\n\nWhich film is this poster from?'],
+      ['assistant', '[thinking] The poster shows a spinning top.'],
+      ['tool', '[tool call: get_movie_details] {"title":"Inception"}'],
+      ['tool', '[tool result: get_movie_details] {"title": "Inception", "release_year": 2010}'],
+      ['assistant', 'It is Inception (2010).'],
+    ]);
+  });
+
   it("keeps a participant's name (the chat APIs' name) as the speaker, never a tool's", async () => {
     const file = path.join(tempDir(), 'group-chat.json');
     writeFileSync(file, JSON.stringify([

@@ -87,6 +87,46 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     expect(result.sessions[0]!.messages.map((message) => message.content)).toEqual((await sessionsOf(CLINE_TASK))[0]!.messages.map((message) => message.content));
   });
 
+  it('keeps only the words of a resumed task and names the files attached to a message', async () => {
+    // The shape Cline 3 writes when a task is resumed (in plan mode, then in act mode) and a file is attached.
+    const task = path.join(tempDir(), '1777072000000');
+    mkdirSync(task);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const environment = text('<environment_details>\n# Current Time\n4/27/2026, 7:56:04 PM\n</environment_details>');
+    const history = [
+      { role: 'user', ts: 1777072000000, content: [text('<task>\nSummarise the attached design note.\n</task>'), text('Files attached by the user:\n\n<file_content path="c:/work/notes/design note.md">\n# Design\nThe queue is drained nightly.\n</file_content>'), environment] },
+      { role: 'assistant', ts: 1777072005000, content: [text('The note says the queue is drained nightly.')] },
+      { role: 'user', ts: 1777331764000, content: [text("[TASK RESUMPTION] This task was interrupted 3 days ago. However you are in PLAN MODE, so rather than continuing the task, you must respond to the user's message."), text("(The user did not provide a new message. Consider asking them how they'd like you to proceed, or suggest to them to switch to Act mode to continue with the task.)"), text('\n# task_progress List (Optional - Plan Mode)\n\nWhile in PLAN MODE, you may include a preliminary todo list.'), environment] },
+      { role: 'assistant', ts: 1777331770000, content: [text('How would you like to proceed?')] },
+      { role: 'user', ts: 1777332039000, content: [text('[TASK RESUMPTION] This task was interrupted 3 minutes ago.'), text('New message to respond to with plan_mode_respond tool (be sure to provide your response in the <response> parameter):\n<user_message>\nPlan the move to the new bucket.\n</user_message>'), environment] },
+      { role: 'assistant', ts: 1777332045000, content: [text('First, the uploads; then the reads.')] },
+      { role: 'user', ts: 1777390000000, content: [text('[TASK RESUMPTION] This task was interrupted 16 hours ago.'), text('New instructions for task continuation:\n<user_message>\nApproved, go ahead.\n</user_message>'), environment] },
+    ];
+    writeFileSync(path.join(task, 'api_conversation_history.json'), JSON.stringify(history));
+    const [session] = await sessionsOf(task);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Summarise the attached design note.\n\n[file: design note.md]'],
+      ['assistant', 'The note says the queue is drained nightly.'],
+      ['assistant', 'How would you like to proceed?'],
+      ['user', 'Plan the move to the new bucket.'],
+      ['assistant', 'First, the uploads; then the reads.'],
+      ['user', 'Approved, go ahead.'],
+    ]);
+  });
+
+  it("names a task's panel log imported without its API history for what it is", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ui_messages.json');
+    writeFileSync(file, JSON.stringify([
+      { ts: 1767258000028, type: 'say', say: 'task', text: 'Rename the CSS variable', images: [], files: [] },
+      { ts: 1767258000100, type: 'say', say: 'api_req_started', text: '{}', conversationHistoryIndex: -1 },
+      { ts: 1767258001991, type: 'say', say: 'text', text: "I'll start by reading the stylesheet.", conversationHistoryIndex: 0 },
+    ]));
+    const error = await errorOf(file);
+    expect(error.code).toBe('unknown-format');
+    expect(error.message).toBe(`${file}: the panel log of a Cline, Roo Code or Kilo Code task, not its conversation: that is the api_conversation_history.json beside it`);
+  });
+
   it('imports a task whose panel messages are damaged, naming what was left out; a damaged history is refused with its place', async () => {
     const task = path.join(tempDir(), '1767258000000');
     cpSync(CLINE_TASK, task, { recursive: true });

@@ -180,6 +180,29 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     ]);
   });
 
+  it('leaves out what Codex of 2026 puts in the user role without saying so: a named skill, an interruption, a shell command', async () => {
+    const file = path.join(tempDir(), 'rollout-2026-03-22T11-00-00-019d0000-0000-7000-8000-000000000001.jsonl');
+    const item = (second: number, role: string, text: string) =>
+      JSON.stringify({ timestamp: `2026-03-22T11:00:0${second}.000Z`, type: 'response_item', payload: { type: 'message', role, content: [{ type: role === 'user' ? 'input_text' : 'output_text', text }] } });
+    writeFileSync(file, [
+      JSON.stringify({ timestamp: '2026-03-22T11:00:00.000Z', type: 'session_meta', payload: { id: '019d0000-0000-7000-8000-000000000001', timestamp: '2026-03-22T11:00:00.000Z', cwd: '/w', originator: 'codex_cli_rs', cli_version: '0.120.0', source: 'cli' } }),
+      item(1, 'user', 'Plan the garden beds'),
+      item(2, 'user', '<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>'),
+      item(3, 'user', '<user_shell_command>\n<command>\nls\n</command>\n<result>\nExit code: 0\nOutput:\nbeds.md\n</result>\n</user_shell_command>'),
+      item(4, 'user', '<skill>\n<name>brainstorm</name>\n<path>/w/.codex/skills/brainstorm/SKILL.md</path>\nList ideas before choosing.\n</skill>'),
+      item(5, 'user', '<user_action>\nThe user switched the model.\n</user_action>'),
+      item(6, 'user', '$brainstorm three layouts for the beds'),
+      item(7, 'assistant', 'Rows, a keyhole bed, or a square grid.'),
+      '',
+    ].join('\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Plan the garden beds'],
+      ['user', '$brainstorm three layouts for the beds'],
+      ['assistant', 'Rows, a keyhole bed, or a square grid.'],
+    ]);
+  });
+
   it('reads the mid-2025 rollouts: a bare header line, state markers, bare items; a resumed one as one session', async () => {
     const [session] = await sessionsOf(path.join(MID_2025, 'rollout-2026-12-04T18-48-59-a1960f4f-cf68-453f-ad29-9d966e9e7c06.jsonl'));
     expect(session!.sessionId).toBe('a1960f4f-cf68-453f-ad29-9d966e9e7c06');

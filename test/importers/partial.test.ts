@@ -90,4 +90,18 @@ describe('a damaged line of a JSONL log', () => {
     expect(result.skipped).toEqual([{ file, line: 2, error: 'line 2: mes must be a string (it is missing)' }]);
     expect(result.sessions[0]!.messages.map((m) => m.content)).toEqual(['hello']);
   });
+
+  it('a log none of whose lines the format can use is refused, naming the first line left out', async () => {
+    // An OpenClaw session whose entries hang from ids that are not entries (the header's, a tool call's):
+    // leaving out one line after another leaves only the header.
+    const file = write('4f1c.jsonl', [
+      '{"type":"session","id":"4f1c","version":3,"timestamp":"2026-02-24T09:00:00Z","cwd":"/tmp/repo"}',
+      '{"type":"message","id":"m1","parentId":"4f1c","timestamp":"2026-02-24T09:00:02Z","message":{"role":"user","content":[{"type":"text","text":"List files"}]}}',
+      '{"type":"message","id":"m2","parentId":"m1","timestamp":"2026-02-24T09:00:03Z","message":{"role":"assistant","content":[{"type":"text","text":"Running ls."},{"type":"toolCall","id":"tc1","name":"exec","arguments":{"command":"ls"}}]}}',
+      '{"type":"message","id":"m3","parentId":"tc1","timestamp":"2026-02-24T09:00:04Z","message":{"role":"toolResult","toolCallId":"tc1","toolName":"exec","content":"main.swift","isError":false}}',
+      '',
+    ].join('\n'));
+    const error = await errorOf(file);
+    expect(error.message).toBe(`${file}: no readable messages (line 4: parentId "tc1" is not an entry of this file)`);
+  });
 });

@@ -88,4 +88,19 @@ describe('SillyTavern chat', () => {
     expect(again!.title).toBe('Nyx - 2025-02-14@21h05m09s');
     expect(again!.sessionId).toBe(session!.sessionId);
   });
+
+  it('reads the dates of a chat of early 2023: epoch milliseconds in the header, month and day without a leading zero', async () => {
+    const file = path.join(tempDir(), '1673323621108.jsonl');
+    writeFileSync(file, [
+      { user_name: 'You', character_name: 'Mira', create_date: 1674559900991, chat_metadata: { note_prompt: '' } },
+      { name: 'Mira', is_user: false, is_name: true, send_date: '2023-4-21 @20h 02m 47s 124ms', mes: 'The archive opens at dawn.' },
+      { name: 'You', is_user: true, is_name: true, send_date: '2023-4-21 @20h 03m 06s 446ms', mes: 'Then we wait by the gate.', extra: {} },
+    ].map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const [session] = await sessionsOf(file);
+    // SillyTavern lists the chat by its local creation time, as it names the files of later versions.
+    const created = new Date(1674559900991);
+    const two = (value: number) => String(value).padStart(2, '0');
+    expect(session!.title).toBe(`Mira - ${created.getFullYear()}-${two(created.getMonth() + 1)}-${two(created.getDate())}@${two(created.getHours())}h${two(created.getMinutes())}m${two(created.getSeconds())}s`);
+    expect(session!.messages.map((m) => m.timestamp)).toEqual([new Date(2023, 3, 21, 20, 2, 47).toISOString(), new Date(2023, 3, 21, 20, 3, 6).toISOString()]);
+  });
 });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../electron/importers/index.js';
@@ -25,8 +25,9 @@ describe('WhatsApp chat exports', () => {
 
   it('reads an iPhone export: bracketed day-first dates with seconds, its notice under the chat\'s name left out, an attached photo as [image]', async () => {
     const [session] = await sessionsOf(IPHONE);
-    // An iPhone's file is always _chat.txt: the folder it is in names the session.
-    expect(session).toMatchObject({ sessionId: 'whatsapp:whatsapp', title: 'WhatsApp chat: Lena, Tomás' });
+    // An iPhone's file is always _chat.txt: the folder it is in names the session; its first notice, under
+    // the chat's name, titles it as the ZIP it came in would have.
+    expect(session).toMatchObject({ sessionId: 'whatsapp:whatsapp', title: 'WhatsApp Chat - Tomás' });
     expect(lines(session!.messages)).toEqual([
       ['user', 'Lena', 'Hast du die Schlüssel für die Wohnung?', '2024-01-02T18:04:11.000Z'],
       ['assistant', 'Tomás', 'Ja, unter der Fußmatte.', '2024-01-02T18:06:40.000Z'],
@@ -46,6 +47,23 @@ describe('WhatsApp chat exports', () => {
       // "Chat - Tomás": Tomás is the other person, so Lena exported it.
       ['whatsapp:WhatsApp Chat - Family', 'user'],
       ['whatsapp:WhatsApp Chat - Tomás', 'user'],
+    ]);
+  });
+
+  it("takes an iPhone's _chat.txt, named by nothing, as exported by whoever is not under its first notice", async () => {
+    // The other person wrote first; the first notice, under the chat's name, says who the chat is with.
+    const file = path.join(tempDir(), '_chat.txt');
+    writeFileSync(file, [
+      '[21/11/25, 9:33:35] Dana: \u200eMessages and calls are end-to-end encrypted. Only people in this chat can read, listen to, or share them.',
+      '[21/11/25, 9:33:50] Dana: Did you get my photos?',
+      '[21/11/25, 9:34:02] Carlos: They were all deleted',
+      '',
+    ].join('\r\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('WhatsApp Chat - Dana');
+    expect(lines(session!.messages)).toEqual([
+      ['assistant', 'Dana', 'Did you get my photos?', '2025-11-21T09:33:50.000Z'],
+      ['user', 'Carlos', 'They were all deleted', '2025-11-21T09:34:02.000Z'],
     ]);
   });
 

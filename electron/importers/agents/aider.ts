@@ -68,8 +68,12 @@ function addLine(state: { blocks: Block[]; afterBlank: boolean }, line: string):
   const text = content.replace(/ {2}$/, '');
   const last = state.blocks.at(-1);
   // A blank line ends the person's input and aider's output; within a reply it is a paragraph break.
-  if (last && last.kind === kind && (kind === 'model' || !state.afterBlank)) {
-    if (state.afterBlank) last.lines.push('');
+  // Older aider (0.50 and before) wrote each line of a multi-line input as its own `#### ` paragraph,
+  // so input that follows input with nothing between is the same input (also a line of it that starts
+  // with `/`), unless the earlier one is a command: `/clear` writes nothing, and the next input follows it.
+  const continuesInput = kind === 'person' && last?.kind === 'person' && !last.lines[0]!.startsWith('/');
+  if (last && last.kind === kind && (kind === 'model' || !state.afterBlank || continuesInput)) {
+    if (state.afterBlank && kind === 'model') last.lines.push('');
     last.lines.push(text);
   } else {
     state.blocks.push({ kind, lines: [text] });

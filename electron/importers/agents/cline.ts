@@ -12,8 +12,9 @@
  * API message k-1 dates message k. Roo Code also writes `ts` on the API messages themselves.
  *
  * What the extension injects into the person's turns is not their words: `<environment_details>`
- * (open files, time, folder listing) and progress reminders are left out, the `<task>`,
- * `<feedback>` and `<answer>` wrappers dropped. Tool results arrive either as `tool_result`
+ * (open files, time, folder listing), progress reminders and the notes on a resumed task are left
+ * out; of a turn with `<task>`, `<feedback>`, `<answer>` or `<user_message>` wrappers, only what they hold is kept.
+ * Files the person attached (`Files attached by the user:` and each file's text) are named, `[file: notes.md]`. Tool results arrive either as `tool_result`
  * blocks or as text `[tool_name for 'x'] Result:`; both follow the `--include tools` rule.
  * The model's closing answer (`attempt_completion`) and its questions (`ask_followup_question`)
  * are dialogue, though written as tool calls.
@@ -48,6 +49,15 @@ export function isClineApiHistory(document: unknown): boolean {
   if (!document.slice(0, 20).every((message) => isObject(message) && (message.role === 'user' || message.role === 'assistant') && 'content' in message)) return false;
   const texts = typeof first.content === 'string' ? [first.content] : Array.isArray(first.content) ? first.content.filter(isObject).map((block) => (typeof block.text === 'string' ? block.text : '')) : [];
   return texts.some((text) => /<task>|<environment_details>|<user_message>/.test(text));
+}
+
+/** The panel's log of a task (`ui_messages.json`): every entry has its time `ts` and is a `say` or an `ask`. */
+export function isClineUiMessages(document: unknown): boolean {
+  return (
+    Array.isArray(document) &&
+    document.length > 0 &&
+    document.slice(0, 20).every((message) => isObject(message) && typeof message.ts === 'number' && (message.type === 'say' || message.type === 'ask'))
+  );
 }
 
 export interface ClineTask {
@@ -90,7 +100,15 @@ function apiMessageTimes(ui: readonly JsonObject[]): Map<number, string> {
 }
 
 const TOOL_RESULT_TEXT = /^\s*\[([\w-]+)(?: for [^\]]*)?\] Result:/;
-const INJECTED_TEXT = /^\s*(?:# task_progress RECOMMENDED|# TODO LIST|\[TASK RESUMPTION\]|\[ERROR\])/;
+// A resumed task in plan mode with nothing new said gets `(The user did not provide a new message. …)`.
+const INJECTED_TEXT = /^\s*(?:# task_progress\b|# TODO LIST|\[TASK RESUMPTION\]|\[ERROR\]|\(The user did not provide a new message\b)/;
+/** Files the person attached to a message, written out whole after this line. */
+const ATTACHED_FILES = /^\s*Files attached by the user:/;
+/** An attached file is named, not copied: its text is the file's, not the person's. */
+function attachedFileNames(text: string): string {
+  const names = [...text.matchAll(/<file_content path="([^"]*)">/g)].map((match) => `[file: ${match[1]!.split(/[\\/]/).at(-1)}]`);
+  return names.join('\n');
+}
 /** The person's own words inside a turn that otherwise carries tool output. */
 const PERSON_WRAPPED = /<(?:task|feedback|answer|user_message)>/;
 
@@ -114,6 +132,7 @@ function userParts(content: unknown, toolNames: Map<string, string>): MessagePar
       return output === '' ? { kind: 'text', text: '' } : { kind: 'tool-result', name: resultOf, text: output };
     }
     if (INJECTED_TEXT.test(text)) return { kind: 'text', text: '' };
+    if (ATTACHED_FILES.test(text)) return { kind: 'text', text: attachedFileNames(text) };
     if (resultOf !== undefined && !PERSON_WRAPPED.test(text)) {
       const output = withoutEnvironment(text).trim();
       return output === '' ? { kind: 'text', text: '' } : { kind: 'tool-result', name: resultOf, text: output };
@@ -188,11 +207,18 @@ function withoutEnvironment(text: string): string {
   return text.replace(/<environment_details>[\s\S]*?(?:<\/environment_details>|$)/g, '');
 }
 
-/** The person's words: the extension's wrappers and injected details taken away. */
+const PERSON_WRAPPER = /<(task|feedback|answer|user_message)>([\s\S]*?)(?:<\/\1>|$)/g;
+
+/**
+ * The person's words: the extension's wrappers and injected details taken away. Where the words are
+ * wrapped, only what the wrappers hold is theirs: a resumed task introduces them with
+ * `New instructions for task continuation:` or, in plan mode, `New message to respond to with
+ * plan_mode_respond tool (…):`.
+ */
 function personText(text: string): string {
-  return withoutEnvironment(text)
-    .replace(/<\/?(?:task|feedback|answer|user_message)>/g, '')
-    .trim();
+  const rest = withoutEnvironment(text);
+  const wrapped = [...rest.matchAll(PERSON_WRAPPER)].map((match) => match[2]!.trim());
+  return (wrapped.length > 0 ? wrapped.join('\n\n') : rest).trim();
 }
 
 function titleOf(ui: readonly JsonObject[], messages: readonly MessageInput[]): string | undefined {

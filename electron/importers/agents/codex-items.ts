@@ -25,6 +25,10 @@ const INJECTED_PREFIXES = [
   '<permissions instructions>',
   '<collaboration_mode>',
   '<hook_context>',
+  // A skill the person named with `$name`: its SKILL.md, sent before their words.
+  '<skill>',
+  '<user_action>',
+  '<recommended_plugins>',
 ];
 
 export function isInjectedText(text: string): boolean {

@@ -110,14 +110,19 @@ function timestampOf(message: JsonObject): string | undefined {
   return undefined;
 }
 
+/** The key under which the name of the latest tool call is kept, beside the calls' ids. */
+const LAST_CALL = '\0last call';
+
 function apiMessage(message: JsonObject, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
   const role = roleOf(String(message.role));
   const timestamp = timestampOf(message);
   const parts: MessagePart[] = [];
   if (role === 'tool-result') {
     const callId = optionalText(message.tool_call_id);
-    const name = optionalText(message.name) ?? (callId !== undefined ? toolNames.get(callId) : undefined) ?? 'tool';
-    parts.push({ kind: 'tool-result', name, text: textOfResultContent(message.content) });
+    // Without a call id (LLaMA-Factory's files, some datasets) a result answers the call just made.
+    const name = optionalText(message.name) ?? toolNames.get(callId ?? LAST_CALL) ?? 'tool';
+    const text = textOfResultContent(message.content) || partsText(contentParts(message.content, toolNames));
+    parts.push({ kind: 'tool-result', name, text });
   } else {
     const reasoning = optionalText(message.reasoning_content) ?? optionalText(message.reasoning);
     if (reasoning !== undefined) parts.push({ kind: 'thinking', text: reasoning });
@@ -130,6 +135,8 @@ function apiMessage(message: JsonObject, toolNames: Map<string, string>, options
       parts.push({ kind: 'tool-call', name, args: fn.arguments ?? fn.input ?? {} });
     }
     if (isObject(message.function_call)) parts.push({ kind: 'tool-call', name: optionalText(message.function_call.name) ?? 'function', args: message.function_call.arguments ?? {} });
+    const lastCall = parts.findLast((part) => part.kind === 'tool-call');
+    if (lastCall?.kind === 'tool-call') toolNames.set(LAST_CALL, lastCall.name);
   }
   const messageRole: Role = role === 'tool-result' ? 'tool' : role;
   const id = optionalText(message.msg_id) ?? optionalText(message.msgId) ?? optionalText(message.id);
@@ -154,7 +161,10 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
     switch (block.type) {
       case 'thinking':
       case 'reasoning':
-        parts.push({ kind: 'thinking', text: optionalText(block.thinking) ?? optionalText(block.text) ?? '' });
+        parts.push({ kind: 'thinking', text: optionalText(block.thinking) ?? optionalText(block.text) ?? optionalText(block.value) ?? '' });
+        break;
+      case 'tool_call':
+        parts.push(valueToolCall(block.value));
         break;
       case 'tool_use':
       case 'function_call': {
@@ -179,11 +189,29 @@ function contentParts(content: unknown, toolNames: Map<string, string>): Message
         parts.push({ kind: 'text', text: optionalText(block.refusal) ?? '' });
         break;
       default:
-        // `text`, `input_text`, `output_text`, and Gemini's `{text}` parts.
+        // `text`, `input_text`, `output_text`, and Gemini's `{text}` parts; LLaMA-Factory's `{type, value}`.
         if (typeof block.text === 'string') parts.push({ kind: 'text', text: block.text });
+        else if (block.type === 'text' && typeof block.value === 'string') parts.push({ kind: 'text', text: block.value });
     }
   }
   return parts;
+}
+
+/** LLaMA-Factory's `{"type": "tool_call", "value": "{\"name\": …, \"arguments\": …}"}`. */
+function valueToolCall(value: unknown): MessagePart {
+  let call: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      call = JSON.parse(value);
+    } catch {
+      return { kind: 'tool-call', name: 'tool', args: value };
+    }
+  }
+  return isObject(call) ? { kind: 'tool-call', name: optionalText(call.name) ?? 'tool', args: call.arguments ?? {} } : { kind: 'tool-call', name: 'tool', args: value ?? {} };
+}
+
+function partsText(parts: readonly MessagePart[]): string {
+  return parts.map((part) => (part.kind === 'text' ? part.text : '')).filter((text) => text !== '').join('\n');
 }
 
 function shareGptMessage(turn: JsonObject, options: MappingOptions): MessageInput[] {

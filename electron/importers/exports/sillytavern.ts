@@ -59,10 +59,18 @@ function chatTitle(header: JsonObject | undefined, lines: readonly JsonlRecord[]
   const fromMessages = lines.map(({ value }) => (value.is_user !== true && value.is_system !== true ? named(value.name) : undefined)).find((name) => name !== undefined);
   const character = named(header?.character_name) ?? file?.[1]?.trim() ?? fromMessages;
   if (character === undefined) return undefined;
-  const created = typeof header?.create_date === 'string' || typeof header?.create_date === 'number' ? named(String(header.create_date)) : undefined;
+  const created = typeof header?.create_date === 'number' ? listedDate(header.create_date) : named(header?.create_date);
   const date = created ?? file?.[2];
   const branch = file?.[3];
   return [character, date, branch].filter((part) => part !== undefined).join(' - ');
+}
+
+/** Epoch milliseconds (the header of versions of early 2023) as SillyTavern lists a chat's date: `2023-01-24@11h18m20s`, local time. */
+function listedDate(millis: number): string | undefined {
+  const date = new Date(millis);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}@${two(date.getHours())}h${two(date.getMinutes())}m${two(date.getSeconds())}s`;
 }
 
 /** Stable across exports: the same chat has the same character and creation date. */
@@ -118,8 +126,8 @@ function shownText(entry: JsonObject, where: string): string {
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /**
- * `send_date` has had several formats: epoch milliseconds, ISO 8601, "June 1, 2023 3:45pm" and
- * "2024-05-01@12h30m15s". The last two carry no zone; they are local times of the machine that
+ * `send_date` has had several formats: epoch milliseconds, ISO 8601, "June 1, 2023 3:45pm",
+ * "2023-4-21 @20h 02m 47s 124ms" and "2024-05-01@12h30m15s". The last two carry no zone; they are local times of the machine that
  * ran SillyTavern, which we take to be this one.
  */
 export function sendDate(value: unknown): string | undefined {
@@ -134,7 +142,8 @@ export function sendDate(value: unknown): string | undefined {
     if (humanized[6]?.toLowerCase() === 'pm') hours += 12;
     return localIso(Number(humanized[3]), month, Number(humanized[2]), hours, Number(humanized[5]), 0);
   }
-  const compact = /^(\d{4})-(\d{2})-(\d{2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s/.exec(value.trim());
+  // Versions of 2023 wrote month and day without a leading zero: "2023-4-21 @20h 02m 47s 124ms".
+  const compact = /^(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s/.exec(value.trim());
   if (compact) {
     return localIso(Number(compact[1]), Number(compact[2]) - 1, Number(compact[3]), Number(compact[4]), Number(compact[5]), Number(compact[6]));
   }

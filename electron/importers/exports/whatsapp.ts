@@ -12,8 +12,9 @@
  * writes under the chat's name with a left-to-right mark before the text, are WhatsApp's notices
  * and are left out, as are `<Media omitted>` and deleted messages' placeholders; an attached photo is
  * `[image]`, another file `[file: name]`. Every message keeps its sender's name (its speaker). The
- * person who exported the chat is the user: in `WhatsApp Chat with Alice`, whoever is not Alice; else
- * whoever wrote first. Everyone else's messages are the other side of the conversation (role
+ * person who exported the chat is the user: in `WhatsApp Chat with Alice`, or in an iPhone's file whose
+ * first notice is under Alice's name (a chat with one person is under that person's name), whoever is
+ * not Alice; else whoever wrote first. Everyone else's messages are the other side of the conversation (role
  * `assistant`), named. Whether a date is day or month first is read from the file: a first field
  * over 12 anywhere means day first; US exports (12-hour times) default to month first, others to day
  * first. Times have no zone in the export and are read as UTC, so a file gives the same times on every
@@ -83,6 +84,8 @@ export function looksLikeWhatsAppChat(text: string): boolean {
 export function mapWhatsAppChat(text: string, baseName: string, folderName = ''): SessionInput {
   const lines: Parsed[] = [];
   let last: Parsed | undefined;
+  // The name an iPhone writes its first notice under (`Messages and calls are end-to-end encrypted`): the chat's.
+  let chatName: string | undefined;
   for (const line of text.split(/\r?\n/)) {
     const parsed = parseLine(line);
     if (parsed === undefined) {
@@ -92,6 +95,7 @@ export function mapWhatsAppChat(text: string, baseName: string, folderName = '')
     }
     // An iPhone writes its notices under the chat's name, marked by a left-to-right mark before the text.
     if ('notice' in parsed || (parsed.text.startsWith('\u200e') && !isAttachment(parsed.text))) {
+      if (!('notice' in parsed) && lines.length === 0) chatName ??= parsed.sender;
       last = undefined;
       continue;
     }
@@ -102,8 +106,9 @@ export function mapWhatsAppChat(text: string, baseName: string, folderName = '')
   const ownStem = baseName.replace(/\.txt$/i, '') || baseName;
   const folderStem = folderName.replace(/\.zip$/i, '');
   const stem = ownStem === '_chat' && folderStem !== '' && folderStem !== '.' ? folderStem : ownStem;
-  const partner = /^WhatsApp Chat (?:with|mit|con|avec|com|met|-) (.+)$/i.exec(stem)?.[1]?.trim();
   const senders = [...new Set(lines.map((line) => line.sender))];
+  // An iPhone's chat with one person is under that person's name, a group's under the group's, who writes nothing.
+  const partner = /^WhatsApp Chat (?:with|mit|con|avec|com|met|-) (.+)$/i.exec(stem)?.[1]?.trim() ?? (chatName !== undefined && senders.includes(chatName) ? chatName : undefined);
   const user = (partner !== undefined ? senders.find((name) => name !== partner) : undefined) ?? senders[0];
   const messages: MessageInput[] = [];
   for (const line of lines) {
@@ -114,7 +119,8 @@ export function mapWhatsAppChat(text: string, baseName: string, folderName = '')
     messages.push({ role, content, speaker: line.sender, ...(timestamp !== undefined ? { timestamp } : {}) });
   }
   // WhatsApp names its files `WhatsApp Chat with Alice` (or the group); any other name is the person's own filing.
-  const title = /^WhatsApp Chat\b/i.test(stem) ? stem : `WhatsApp chat: ${senders.slice(0, 4).join(', ')}`;
+  // An iPhone's `_chat.txt` taken out of its ZIP gets the title the ZIP (`WhatsApp Chat - <chat>.zip`) would give.
+  const title = /^WhatsApp Chat\b/i.test(stem) ? stem : chatName !== undefined ? `WhatsApp Chat - ${chatName}` : `WhatsApp chat: ${senders.slice(0, 4).join(', ')}`;
   return { sessionId: `whatsapp:${stem}`, title, source: 'whatsapp', messages };
 }
 
