@@ -39,7 +39,7 @@ describe('Claude Code transcript', () => {
   });
 
   it('titles a session by the name Claude Code keeps for it, else by the first thing the person said (a -p run writes no title)', async () => {
-    const printed = fixture('claude-code', '5d2f8a41-7c3e-4b9a-8e1d-2f6a9c0b3e71.jsonl');
+    const printed = fixture('claude-code-titles', '5d2f8a41-7c3e-4b9a-8e1d-2f6a9c0b3e71.jsonl');
     const [session] = await sessionsOf(printed);
     expect(session!.title).toBe('How do herons fish?');
     expect(triples(session)).toEqual([
@@ -57,7 +57,7 @@ describe('Claude Code transcript', () => {
   });
 
   it('keeps the dialogue of an interactive session that ends with /exit: the client\'s commands and what they printed are not the person\'s words', async () => {
-    const [session] = await sessionsOf(fixture('claude-code', '8a1e4c27-3b5d-4f60-9c2a-7d8e1f0b6a93.jsonl'));
+    const [session] = await sessionsOf(fixture('claude-code-titles', '8a1e4c27-3b5d-4f60-9c2a-7d8e1f0b6a93.jsonl'));
     expect(triples(session)).toEqual([
       ['u-0001', 'user', 'Where do herons nest?'],
       ['a-0001', 'assistant', 'In colonies, high in trees near water.'],
