@@ -1,15 +1,19 @@
 // use-lite-en, rebuilt from the TF.js package as ONNX, must reproduce the original tokenizer and encoder:
 // golden token ids and vectors come from the TF.js original (@energetic-ai/embeddings).
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureUseLiteEn, loadUseLiteEn, USE_LITE_EN } from '../electron/embedding/useLiteEn.js';
 import { chunkDialogue } from '../electron/engine/save/index.js';
 import { realisticConversation, seededRandom } from '../scripts/transcriptGenerator.js';
 import { TEST_MODELS_DIR, testModelDir } from './helpers/model.js';
+import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModules.js';
 
 interface GoldenCase {
   text: string;
@@ -105,6 +109,21 @@ describe('use-lite-en', () => {
       worst = Math.max(worst, maxAbsDiff(alone ?? [], grouped[i] ?? []), maxAbsDiff(whole[i] ?? [], grouped[i] ?? []));
     }
     expect(worst).toBeLessThan(1e-6);
+  });
+
+  it('embeds without loading transformers.js (its import alone takes about 600 ms of every process that embeds)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sm-embed-once-'));
+    try {
+      const file = path.join(dir, 'modules.txt');
+      const script = fileURLToPath(new URL('./helpers/embedOnce.mts', import.meta.url));
+      const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, TEST_MODELS_DIR], { env: { ...process.env, ...loadedModulesEnv(file) }, timeout: 120_000 });
+      expect(Math.abs(Number(run.stdout.trim()) - (await embed(['the tomato seedlings go outside after the last frost']))[0]![0]!)).toBeLessThan(1e-6);
+      const modules = await loadedModules(file);
+      expect(loadedOf(modules, ['onnxruntime-node', '@huggingface/tokenizers']).length).toBeGreaterThan(0);
+      expect(loadedOf(modules, ['@huggingface/transformers', 'sharp', 'onnxruntime-web'])).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('puts paraphrases close together and unrelated sentences apart', async () => {

@@ -110,60 +110,75 @@ export interface UseLiteEnOptions {
 }
 
 /**
- * Loads the built model through transformers.js, fully offline, and returns a batch embedder: one
- * unit-length Float32Array of USE_LITE_EN.dim per text, in input order. Texts longer than 128 tokens are
- * cut to their first 128 tokens, as the original model does. Note: sets transformers.js's global `env`.
+ * Loads the built model, fully offline, and returns a batch embedder: one unit-length Float32Array of
+ * USE_LITE_EN.dim per text, in input order. Texts longer than 128 tokens are cut to their first 128
+ * tokens, as the original model does.
+ *
+ * The embedder runs the model with ONNX Runtime and the tokenizer of `@huggingface/tokenizers`
+ * directly (the two transformers.js runs them with), not through transformers.js: importing
+ * transformers.js costs about 600 ms and 800 ms of CPU (its bundle holds ONNX Runtime for the web and
+ * loads sharp), once in every process that embeds, a hook's among them. With `groupTokens: 0` (a plain
+ * transformers.js caller, the peer of `npm run bench:peer`) it runs transformers.js's pipeline, whose
+ * vectors the direct path matches (test/useLiteEn.test.ts). Note: that path sets transformers.js's
+ * global `env`.
  */
 export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions = {}): Promise<(texts: string[]) => Promise<Float32Array[]>> {
-  const { env, pipeline, Tensor } = await import('@huggingface/transformers');
-  env.allowRemoteModels = false;
-  env.localModelPath = path.resolve(modelsDir);
-  const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32', session_options: modelSessionOptions(options.spinning ?? false) });
-
-  const vectorsOf = (output: { data: unknown; dims: number[] }, count: number): Float32Array[] => {
-    const { data, dims } = output;
+  const budget = options.groupTokens ?? GROUP_TOKENS;
+  const sessionOptions = modelSessionOptions(options.spinning ?? false);
+  const dir = path.join(path.resolve(modelsDir), USE_LITE_EN.name);
+  const vectorsOf = (data: unknown, dims: readonly number[], count: number): Float32Array[] => {
     const expected = [count, USE_LITE_EN.dim];
     if (!(data instanceof Float32Array) || dims.join() !== expected.join()) {
       throw new Error(`use-lite-en: unexpected model output [${dims.join(', ')}]`);
     }
     return Array.from({ length: count }, (_, i) => data.slice(i * USE_LITE_EN.dim, (i + 1) * USE_LITE_EN.dim));
   };
-  const budget = options.groupTokens ?? GROUP_TOKENS;
-  // The grouped path pads on the right as the tokenizer does (its config says so); else one call as it comes.
-  if (budget <= 0 || extractor.tokenizer.padding_side !== 'right') {
+  if (budget <= 0) {
+    const { env, pipeline } = await import('@huggingface/transformers');
+    env.allowRemoteModels = false;
+    env.localModelPath = path.resolve(modelsDir);
+    const extractor = await pipeline('feature-extraction', USE_LITE_EN.name, { dtype: 'fp32', session_options: sessionOptions });
     return async (texts) => {
       if (texts.length === 0) return [];
       // Pooling, the tanh layer and L2 normalisation are inside the graph: the default pooling 'none'
       // returns the sentence embeddings as they come out of the model.
-      return vectorsOf(await extractor(texts), texts.length);
+      const output = await extractor(texts);
+      return vectorsOf(output.data, output.dims, texts.length);
     };
   }
+  const [{ Tokenizer }, ort, tokenizerFile, configFile] = await Promise.all([
+    import('@huggingface/tokenizers'),
+    import('onnxruntime-node'),
+    fs.readFile(path.join(dir, 'tokenizer.json'), 'utf8'),
+    fs.readFile(path.join(dir, 'tokenizer_config.json'), 'utf8'),
+  ]);
+  const config = JSON.parse(configFile) as { model_max_length?: number; pad_token?: string; padding_side?: string };
+  const tokenizer = new Tokenizer(JSON.parse(tokenizerFile) as object, config);
+  if ((config.padding_side ?? 'right') !== 'right') throw new Error(`use-lite-en: ${path.join(dir, 'tokenizer_config.json')} pads on the ${config.padding_side}, not the right`);
+  const window = Math.min(config.model_max_length ?? USE_LITE_EN.maxTokens, USE_LITE_EN.maxTokens);
+  const padId = config.pad_token === undefined ? 0 : (tokenizer.token_to_id(config.pad_token) ?? 0);
+  const session = await ort.InferenceSession.create(path.join(dir, MODEL_FILE), sessionOptions);
+  const output = session.outputNames[0]!;
   return async (texts) => {
     if (texts.length === 0) return [];
-    // What the pipeline does (tokens padded and cut at the window, then the model), the tokenizer run
-    // once over the request: each group takes its texts' rows, cut to the group's longest text, which
-    // drops only padding.
-    const { input_ids: ids, attention_mask: mask } = extractor.tokenizer(texts, { padding: true, truncation: true });
-    const width = ids.dims[1]!;
-    const idData = ids.data as BigInt64Array;
-    const maskData = mask.data as BigInt64Array;
-    const lengths = texts.map((_, i) => {
-      let n = 0;
-      while (n < width && maskData[i * width + n] !== 0n) n++;
-      return n;
-    });
+    // Each text's tokens cut at the window, as the pipeline cuts them; then the texts run in groups of
+    // like lengths, each padded on the right to its longest text only.
+    const ids: number[][] = texts.map((text) => tokenizer.encode(text).ids.slice(0, window));
     const out = new Array<Float32Array>(texts.length);
-    for (const group of lengthGroups(lengths, budget)) {
-      const longest = Math.max(...group.map((i) => lengths[i]!));
-      const groupIds = new BigInt64Array(group.length * longest);
+    for (const group of lengthGroups(ids.map((t) => t.length), budget)) {
+      const longest = Math.max(1, ...group.map((i) => ids[i]!.length));
+      const groupIds = new BigInt64Array(group.length * longest).fill(BigInt(padId));
       const groupMask = new BigInt64Array(group.length * longest);
       group.forEach((i, row) => {
-        groupIds.set(idData.subarray(i * width, i * width + longest), row * longest);
-        groupMask.set(maskData.subarray(i * width, i * width + longest), row * longest);
+        ids[i]!.forEach((id, k) => {
+          groupIds[row * longest + k] = BigInt(id);
+          groupMask[row * longest + k] = 1n;
+        });
       });
       const dims = [group.length, longest];
-      const output = await extractor.model({ input_ids: new Tensor('int64', groupIds, dims), attention_mask: new Tensor('int64', groupMask, dims) });
-      vectorsOf(output.last_hidden_state, group.length).forEach((v, k) => (out[group[k]!] = v));
+      const result = await session.run({ input_ids: new ort.Tensor('int64', groupIds, dims), attention_mask: new ort.Tensor('int64', groupMask, dims) });
+      const tensor = result[output]!;
+      vectorsOf(tensor.data, tensor.dims, group.length).forEach((v, k) => (out[group[k]!] = v));
     }
     return out;
   };
