@@ -5,7 +5,8 @@
  * - hookResaveMs: `hook` on a Claude Code log with nothing new (cold: no other process; warm: handed
  *   to a running `sync --watch`), and syncNothingNewMs: `sync` with nothing new;
  * - hookAppendMs: `hook` after two messages were appended (cold: the hook opens the store and loads
- *   the model itself; warm: handed to a running `sync --watch`, whose model is loaded);
+ *   the model itself; warm: handed to a running `sync --watch`, whose model is loaded; saver: handed
+ *   to the hooks' saver an earlier hook left running, as when neither the app nor `sync --watch` runs);
  * - hookNothingNewGrownMs: `hook` on a log grown only by the bookkeeping lines Claude Code appends
  *   after each Stop (cold: the file is read again, the store is not opened nor the model loaded);
  * - mcpHandshakeMs: `mcp` from its start to its answer to `tools/list` (after `initialize`), which
@@ -16,6 +17,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import net from 'node:net';
+import { askToYield, handoffAddress } from '../electron/sources/handoff.js';
 import { processCpuMs } from './benchDatabase.js';
 import { mcpHandshake } from './mcpHandshake.js';
 
@@ -27,8 +30,8 @@ export interface CliFigures {
   nodeMs: number;
   cliHelpMs: number;
   syncNothingNewMs: number;
-  hookResaveMs: { cold: number; warm: number };
-  hookAppendMs: { cold: number; warm: number };
+  hookResaveMs: { cold: number; warm: number; saver: number };
+  hookAppendMs: { cold: number; warm: number; saver: number };
   hookNothingNewGrownMs: number;
   mcpHandshakeMs: number;
   /** CPU time (user + system, all threads) of the same runs, medians; null where /usr/bin/time is missing. */
@@ -77,6 +80,14 @@ async function timedMcpHandshake(env: NodeJS.ProcessEnv, data: string): Promise<
   return ms;
 }
 
+function answers(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(address);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
 const TIME = '/usr/bin/time';
 const cpu: Record<string, number[]> = {};
 
@@ -106,7 +117,8 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
   writeFileSync(log0, claudeCodeLines(0, 40));
   const env = { ...process.env, HOME: home, USERPROFILE: home, SESSION_MEMORY_MODELS_DIR: modelsDir, SESSION_MEMORY_MODEL: 'use-lite-en' };
   const hookInput = JSON.stringify({ session_id: SESSION, transcript_path: log0, hook_event_name: 'Stop' });
-  const hook = ['--data', data, 'hook'];
+  // Cold: a hook that leaves no saver behind (`--stay 0`), so the next one starts cold too.
+  const hook = ['--data', data, 'hook', '--stay', '0'];
   timedRun([BIN, ...hook], env, hookInput); // the first save: creates the store
 
   const node: number[] = [];
@@ -155,14 +167,40 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
     await new Promise((resolve) => watcher.on('close', resolve));
   }
 
+  // The hooks' saver: nothing else serves the folder, so the first hook (not counted) saves cold and
+  // leaves a saver, to which the next ones hand their saves.
+  const resaveSaver: number[] = [];
+  const appendSaver: number[] = [];
+  const hookLeaving = ['--data', data, 'hook', '--stay', '2'];
+  appendFileSync(log0, claudeCodeLines(next, 2));
+  next += 2;
+  timedRun([BIN, ...hookLeaving], env, hookInput);
+  try {
+    const started = Date.now();
+    while (!(await answers(handoffAddress(data)))) {
+      if (Date.now() - started > 60_000) throw new Error('no hooks\' saver started');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // A person's next turn comes seconds later: by then the saver has loaded the model.
+    await new Promise((r) => setTimeout(r, 3000));
+    for (let i = 0; i < runs; i++) {
+      resaveSaver.push(timedRun([BIN, ...hookLeaving], env, hookInput, 'hookResaveSaverMs'));
+      appendFileSync(log0, claudeCodeLines(next, 2));
+      next += 2;
+      appendSaver.push(timedRun([BIN, ...hookLeaving], env, hookInput, 'hookAppendSaverMs'));
+    }
+  } finally {
+    await askToYield(data);
+  }
+
   const nodeMs = median(node);
   const figures: CliFigures = {
     runs,
     nodeMs: Math.round(nodeMs),
     cliHelpMs: Math.round(median(help)),
     syncNothingNewMs: Math.round(median(syncNothing)),
-    hookResaveMs: { cold: Math.round(median(resaveCold)), warm: Math.round(median(resaveWarm)) },
-    hookAppendMs: { cold: Math.round(median(appendCold)), warm: Math.round(median(appendWarm)) },
+    hookResaveMs: { cold: Math.round(median(resaveCold)), warm: Math.round(median(resaveWarm)), saver: Math.round(median(resaveSaver)) },
+    hookAppendMs: { cold: Math.round(median(appendCold)), warm: Math.round(median(appendWarm)), saver: Math.round(median(appendSaver)) },
     hookNothingNewGrownMs: Math.round(median(grown)),
     mcpHandshakeMs: Math.round(median(handshake)),
     cpuMs: Object.keys(cpu).length > 0 ? Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(median(v))])) : null,
@@ -178,6 +216,7 @@ export async function measureCli(tmp: string, modelsDir: string, runs = 9, log: 
   log(`hook with nothing new: cold ${figures.hookResaveMs.cold} ms (+${figures.overNode.hookResaveMs.cold}), handed to sync --watch ${figures.hookResaveMs.warm} ms (+${figures.overNode.hookResaveMs.warm})`);
   log(`hook on a log grown only by bookkeeping lines: ${figures.hookNothingNewGrownMs} ms (+${figures.overNode.hookNothingNewGrownMs}); mcp handshake (initialize, tools/list): ${figures.mcpHandshakeMs} ms (+${figures.overNode.mcpHandshakeMs})`);
   log(`hook after a 2-message append: cold ${figures.hookAppendMs.cold} ms (store and model loaded by the hook), handed to sync --watch ${figures.hookAppendMs.warm} ms`);
+  log(`hook handed to the saver an earlier hook left: nothing new ${figures.hookResaveMs.saver} ms, after a 2-message append ${figures.hookAppendMs.saver} ms`);
   if (figures.cpuMs) log(`CPU time of the same runs (medians, ms): ${Object.entries(figures.cpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   return figures;
 }

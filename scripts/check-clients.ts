@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mockReply, startMockModelServer } from './mockModelServer.js';
+import { askToYield } from '../electron/sources/handoff.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'bin', 'session-memory.mjs');
@@ -221,6 +222,8 @@ async function checkClient(client: Client, bin: string, work: string, server: st
   for (const session of listed.status === 0 ? (JSON.parse(listed.stdout) as Array<{ sessionId: string; title: string; saves: number }>) : []) {
     console.log(`   session ${session.sessionId}: "${session.title}", ${session.saves} saves`);
   }
+  // The saver the first turn's hook left running (the next turns' hooks handed their saves to it) ends here, as it would when an app starts.
+  console.log(`   the hooks' saver left running: ${(await askToYield(data)) ? 'asked to end, ended' : 'none'}`);
   return ok && found;
 }
 

@@ -7,7 +7,7 @@ import type { SaveReport, SessionInput } from '../shared/domain.js';
 import { SOURCE_CATALOGUE } from '../electron/sources/catalogue.js';
 import { SourceCursors } from '../electron/sources/cursors.js';
 import { discoverSources, sourceRoots } from '../electron/sources/discover.js';
-import { handOff, handoffAddress, runtimeFolder, serveHandoff, TOKEN_FILE } from '../electron/sources/handoff.js';
+import { askToYield, handOff, handoffAddress, runtimeFolder, serveHandoff, TOKEN_FILE } from '../electron/sources/handoff.js';
 import { syncSources } from '../electron/sources/sync.js';
 import { scratchDirs } from './helpers/engine.js';
 
@@ -241,6 +241,42 @@ describe('handing a save to the running process', () => {
       await server!.close();
     }
     expect(await handOff(data, { op: 'save', file: '/tmp/log.jsonl' }, () => {})).toBe('no-server');
+  });
+
+  it('a hooks\' saver gives way to a server that takes over; an app or sync --watch does not, and keeps serving', async () => {
+    const data = scratch();
+    const saved: string[] = [];
+    let gaveWay = 0;
+    const saver = await serveHandoff(data, async (request) => (saved.push(`saver ${request.file}`), true), { onYield: () => gaveWay++ });
+    expect(saver).not.toBeNull();
+    const saverToken = await fs.readFile(path.join(data, TOKEN_FILE), 'utf8');
+    // Only a taker asks: a server without takeOver leaves the saver serving.
+    expect(await serveHandoff(data, async () => true)).toBeNull();
+    expect(gaveWay).toBe(0);
+    // The app asks; the saver agrees and closes (as hookSaver.ts does once told), the app serves.
+    const closing = new Promise<void>((resolve) => {
+      const wait = setInterval(() => gaveWay > 0 && (clearInterval(wait), resolve(saver!.close())), 10);
+    });
+    const app = await serveHandoff(data, async (request) => (saved.push(`app ${request.file}`), true), { takeOver: true });
+    await closing;
+    expect(app).not.toBeNull();
+    try {
+      expect(gaveWay).toBe(1);
+      // The app's token, not removed by the saver's close, and hooks reach the app.
+      const appToken = await fs.readFile(path.join(data, TOKEN_FILE), 'utf8');
+      expect(appToken).not.toBe(saverToken);
+      expect(app!.token).toBe(appToken);
+      expect(await handOff(data, { op: 'save', file: '/tmp/turn.jsonl' }, () => {})).toBe('done');
+      expect(saved).toEqual(['app /tmp/turn.jsonl']);
+      // The app does not give way: a second taker finds it serving and serves nothing.
+      expect(await askToYield(data)).toBe(false);
+      expect(await serveHandoff(data, async () => true, { takeOver: true })).toBeNull();
+      expect(await handOff(data, { op: 'save', file: '/tmp/next.jsonl' }, () => {})).toBe('done');
+      expect(saved).toEqual(['app /tmp/turn.jsonl', 'app /tmp/next.jsonl']);
+    } finally {
+      await app!.close();
+    }
+    expect(await askToYield(data)).toBe(false);
   });
 
   it('listens for a data folder whose path is too long for a socket in it (macOS\'s Application Support, a shared store\'s folder)', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Result, SourceView } from '../shared/ipc.js';
 import { dispatch } from '../electron/host/dispatch.js';
 import { MemoryHost } from '../electron/host/memoryHost.js';
-import { handOff, type HandoffReply } from '../electron/sources/handoff.js';
+import { handOff, serveHandoff, TOKEN_FILE, type HandoffReply } from '../electron/sources/handoff.js';
 import { scratchDirs } from './helpers/engine.js';
 import { TEST_MODELS_DIR } from './helpers/model.js';
 
@@ -73,5 +73,34 @@ describe('sources in the app', () => {
       await host.close();
     }
     expect(await fs.stat(path.join(dataDir, 'sync.token')).catch(() => null)).toBeNull();
+  });
+
+  it('takes the hooks over from a saver a hook left running, which gives way', async () => {
+    const home = scratch();
+    const dataDir = scratch();
+    const log = path.join(scratch(), 'session.jsonl');
+    await fs.copyFile(path.join(FIXTURES, 'openclaw', 'sessions', (await fs.readdir(path.join(FIXTURES, 'openclaw', 'sessions'))).find((n) => n.endsWith('.jsonl'))!), log);
+    // The saver, as hookSaver.ts serves: it gives way when asked, and closes.
+    const handedToSaver: string[] = [];
+    let gaveWay = false;
+    const saver = await serveHandoff(dataDir, async (request) => (handedToSaver.push(request.file), true), {
+      onYield: () => {
+        gaveWay = true;
+        void saver?.close();
+      },
+    });
+    expect(saver).not.toBeNull();
+    const host = new MemoryHost({ dataDir, model: 'use-lite-en', modelsDir: TEST_MODELS_DIR, sources: { intervalMs: 0, serveHooks: true, discover: { env: {}, home } } });
+    try {
+      value(await dispatch(host.handlers, 'sources:list', {}));
+      await until(async () => gaveWay && (await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').catch(() => saver!.token)) !== saver!.token);
+      const replies: HandoffReply[] = [];
+      expect(await handOff(dataDir, { op: 'save', file: log }, (r) => replies.push(r), 120_000)).toBe('done');
+      expect(handedToSaver).toEqual([]);
+      expect(replies).toEqual([expect.objectContaining({ report: expect.objectContaining({ source: 'hook', file: log }) })]);
+      expect(value<unknown[]>(await dispatch(host.handlers, 'sessions:list', {}))).toHaveLength(1);
+    } finally {
+      await host.close();
+    }
   });
 });

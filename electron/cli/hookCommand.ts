@@ -1,6 +1,7 @@
 /**
  * `session-memory hook`: saves the conversation an assistant's hook names (hookInput.ts reads each
- * client's input), handing the save to a running app or `sync --watch` when one answers. A command
+ * client's input), handing the save to a running app, `sync --watch` or hooks' saver (hookSaver.ts)
+ * when one answers; when none does, it saves on its own and leaves a saver for the next turns. A command
  * line of the hook and the options it knows is read here with Node's own parser (hookCommandLine),
  * without building the program: assistants run it after every turn. Any other command line (an
  * option a newer client adds, `hook --help`) goes through the program, which runs the same action.
@@ -11,13 +12,18 @@ import type { SaveReport } from '../../shared/domain.js';
 import { testSwitch } from '../engine/files/index.js';
 import type { SyncOptions } from '../sources/sync.js';
 import { quickCommandLine } from './quickCommandLine.js';
-import { dataDirOf, describeReport, describeSkipped, parseInclude, reportJson, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+import { dataDirOf, describeReport, describeSkipped, minutesOption, parseInclude, reportJson, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
 
 export interface HookFlags {
   file?: string;
   include?: IncludedExtra[];
   json?: boolean;
+  /** Minutes a saver started by this hook waits for the next turn's (hookSaver.ts); 0: none is started. */
+  stay?: number;
 }
+
+/** How long a saver a hook leaves running waits for the next turn, by default. */
+export const DEFAULT_STAY_MINUTES = 10;
 
 export async function saveFromHook(io: Io, globals: GlobalOptions, payload: string[], flags: HookFlags): Promise<void> {
   const dataDir = dataDirOf(globals);
@@ -58,7 +64,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
   const handed = await handOff(dataDir, { op: 'save', file, ...(flags.include ? { include: flags.include } : {}) }, (reply) => {
     if ('report' in reply) {
       saved++;
-      said(flags.json ? JSON.stringify(reply.report) : `hook: ${String(reply.report.sessionId)}: saved by the running app (${String(reply.report.new)} new)`);
+      said(flags.json ? JSON.stringify(reply.report) : `hook: ${String(reply.report.sessionId)}: saved by the process serving hooks (${String(reply.report.new)} new)`);
     } else if ('skipped' in reply) io.err(`hook: skipped ${JSON.stringify(reply.skipped)}`);
     else if ('error' in reply) {
       failed++;
@@ -66,7 +72,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
     }
   }, handoffTimeoutMs(HANDOFF_TIMEOUT_MS)).catch(() => 'no-server' as const);
   if (handed === 'timed-out') {
-    io.err(`hook${event}: the running app did not answer in time; the save is left to it or to the next sync or hook`);
+    io.err(`hook${event}: the process serving hooks did not answer in time; the save is left to it or to the next sync or hook`);
     return;
   }
   if (handed === 'no-server') {
@@ -81,6 +87,10 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
     } finally {
       await engine.close();
     }
+    // The next turns' hooks hand their saves to a saver left running, rather than each starting
+    // cold as this one did; not when the session ends, after which no turn comes.
+    const stay = stayMinutesOf(flags.stay);
+    if (stay > 0 && !('event' in target && target.event === 'SessionEnd')) (await import('./hookSaver.js')).startHookSaver(globals, stay);
   }
   // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
   if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
@@ -93,21 +103,32 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
  * program (which accepts unknown options for a hook as well).
  */
 export function hookCommandLine(argv: string[]): { globals: GlobalOptions; payload: string[]; flags: HookFlags } | null {
-  const line = quickCommandLine(argv, 'hook', { file: { type: 'string' }, include: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } });
+  const line = quickCommandLine(argv, 'hook', { file: { type: 'string' }, include: { type: 'string' }, json: { type: 'boolean' }, stay: { type: 'string' }, verbose: { type: 'boolean' } });
   if (!line) return null;
   const flags: HookFlags = {};
   const file = line.options.get('file');
   if (typeof file === 'string') flags.file = file;
   if (line.options.has('json')) flags.json = true;
   const include = line.options.get('include');
-  if (typeof include === 'string') {
-    try {
-      flags.include = parseInclude(include);
-    } catch {
-      return null;
-    }
+  const stay = line.options.get('stay');
+  try {
+    if (typeof include === 'string') flags.include = parseInclude(include);
+    if (typeof stay === 'string') flags.stay = minutesOption(stay, '--stay');
+  } catch {
+    return null;
   }
   return { globals: line.globals, payload: line.positionals, flags };
+}
+
+/**
+ * How long a saver a hook starts stays: `--stay` when given, else 10 minutes; in the test suite none
+ * is started unless a test asks (SESSION_MEMORY_TEST_HOOK_STAY), so that hooks leave no process behind.
+ */
+export function stayMinutesOf(given: number | undefined): number {
+  if (given !== undefined) return given;
+  const asked = testSwitch('SESSION_MEMORY_TEST_HOOK_STAY');
+  if (asked !== undefined) return Number(asked);
+  return testSwitch('SESSION_MEMORY_TEST_RUN') === '1' ? 0 : DEFAULT_STAY_MINUTES;
 }
 
 /** How long a hook waits for a running app's answer (tests on a busy machine wait longer). */

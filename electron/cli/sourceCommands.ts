@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { FoundSource } from '../sources/discover.js';
 import type { SyncOptions } from '../sources/sync.js';
-import { dataDirOf, ExitStatus, parseInclude, positiveInt, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
-import { lazyEngineOnDemand, saveFromHook, syncPrinter, type HookFlags } from './hookCommand.js';
+import { dataDirOf, ExitStatus, minutesOption, parseInclude, positiveInt, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
+import { DEFAULT_STAY_MINUTES, lazyEngineOnDemand, saveFromHook, syncPrinter, type HookFlags } from './hookCommand.js';
 
 // The sources' code (finding them, with tinyglobby; their cursors; the hand-over) loads when one of
 // these commands runs, not with every command: `--help` and the MCP server start without it.
@@ -95,17 +95,28 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
 
   program
     .command('hook')
-    .description('save the conversation an assistant\'s hook names: Claude Code\'s and Gemini CLI\'s hooks and Codex\'s Stop hook pass it as JSON on stdin, Codex\'s notify as its last argument. Prints nothing (what it did goes to <data>/logs/hooks.log), exits 0 whatever happens, and hands the save to the app or `sync --watch` when one runs')
+    .description('save the conversation an assistant\'s hook names: Claude Code\'s and Gemini CLI\'s hooks and Codex\'s Stop hook pass it as JSON on stdin, Codex\'s notify as its last argument. Prints nothing (what it did goes to <data>/logs/hooks.log), exits 0 whatever happens, and hands the save to the app, `sync --watch` or a saver an earlier hook left running (see --stay)')
     .argument('[payload...]', 'Codex\'s notify JSON (Codex appends it); other arguments are ignored')
     .option('--file <transcript>', 'the transcript to save, instead of the one the hook input names')
     .option('--include <extras>', 'also import "tools" and "thinking", comma-separated', parseInclude)
     .option('--json', 'one save report per line on stdout (for scripts; an assistant\'s hook wants nothing there)')
     .option('--verbose', 'also write what the hook did to stderr')
+    .option('--stay <minutes>', `when nothing serves the hooks, leave a saver running for the next turns (\`hook-saver\`) until this long without one; 0: none (default ${DEFAULT_STAY_MINUTES})`, (v) => minutesOption(v, '--stay'))
     // An assistant's hook must never fail on arguments a newer client adds.
     .allowUnknownOption()
     .allowExcessArguments()
     .action(async (payload: string[], flags: HookFlags) => {
       await saveFromHook(io, globals(), payload, flags);
+    });
+
+  program
+    .command('hook-saver')
+    .description('serve the hooks of this data folder with the store and the model kept open, until --idle minutes pass without a save; a hook starts one when neither the app nor `sync --watch` runs, and it gives way when one of them starts')
+    .option('--idle <minutes>', 'end after this long without a save handed over', (v) => minutesOption(v, '--idle'), DEFAULT_STAY_MINUTES)
+    .action(async (flags: { idle: number }) => {
+      const { runHookSaver } = await import('./hookSaver.js');
+      const end = await runHookSaver(io, globals(), flags.idle * 60_000);
+      if (end === 'not needed') io.err('the hooks of this data folder are already served (by the app, `sync --watch` or another saver)');
     });
 }
 

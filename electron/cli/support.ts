@@ -83,6 +83,13 @@ export function positiveInt(value: string, name: string): number {
   return n;
 }
 
+/** A number of minutes (0 or more, fractions allowed), as `hook --stay` and `hook-saver --idle` take. */
+export function minutesOption(value: string, name: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${name} takes a number of minutes (0 or more), not "${value}"`);
+  return n;
+}
+
 /** A `--threshold`: a cosine similarity from the lowest kept (NEAR_DUPLICATE_FLOOR) to 1. */
 export function similarity(value: string): number {
   const n = Number(value);

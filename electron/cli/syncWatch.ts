@@ -91,6 +91,8 @@ export async function followSources(dataDir: string, sources: FoundSource[], opt
         },
       });
     }).then(() => true),
+    // A saver a hook left running gives way.
+    { takeOver: true },
   ).catch((error: unknown) => {
     settings.io.err(`session-memory: hooks cannot hand saves to this process (${error instanceof Error ? error.message : String(error)}); they save on their own`);
     return null;

@@ -55,6 +55,8 @@ export class SourcesHost {
           });
           return true;
         }),
+        // A saver a hook left running gives way to the app.
+        { takeOver: true },
       ).catch((error: Error) => {
         this.options.logger.warn(`hooks cannot hand their saves to the app (${error.message}); they save on their own`);
         return null;

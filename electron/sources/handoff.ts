@@ -10,6 +10,11 @@
  *
  * One JSON object a line. The client sends `{token}` then `{op: "save", file, include?}`; the server
  * answers with `{report}`, `{skipped}` and `{error}` lines and ends with `{done: true, read}`.
+ *
+ * Servers come in two ranks. The app and `sync --watch` run for as long as the person keeps them;
+ * a hooks' saver (hookSaver.ts) is one a hook left running for the next turns, and gives way: to
+ * `{op: "yield"}` it answers `{done: true, read: false}` and closes. An app or `sync --watch` that
+ * finds a saver serving its data folder asks it to yield and serves in its place.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -67,17 +72,29 @@ async function privateFolder(folder: string, create: boolean): Promise<boolean> 
 
 export interface HandoffServer {
   address: string;
+  /** The token this server wrote to the data folder (another server that starts writes its own). */
+  token: string;
   close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** A saver that gives way: called once a token holder asks it to (after the answer is sent). */
+  onYield?: () => void;
+  /** Ask a saver already serving this data folder to give way, and serve in its place. */
+  takeOver?: boolean;
 }
 
 /**
  * Listens for saves handed over. Returns null when another live process already serves this data
- * folder (or the socket's path is too long for the system), and then the caller serves nothing.
+ * folder (or the socket's path is too long for the system), and then the caller serves nothing;
+ * with `takeOver`, a hooks' saver serving it is first asked to give way.
  */
-export async function serveHandoff(dataDir: string, handle: (request: HandoffRequest, reply: (line: HandoffReply) => void) => Promise<boolean>): Promise<HandoffServer | null> {
+export async function serveHandoff(dataDir: string, handle: (request: HandoffRequest, reply: (line: HandoffReply) => void) => Promise<boolean>, options: ServeOptions = {}): Promise<HandoffServer | null> {
   const address = handoffAddress(dataDir);
   if (process.platform !== 'win32' && (Buffer.byteLength(address) > 100 || !(await privateFolder(path.dirname(address), true)))) return null;
-  if (await answers(address)) return null;
+  if (await answers(address)) {
+    if (!options.takeOver || !(await askToYield(dataDir))) return null;
+  }
   if (process.platform !== 'win32') await fs.rm(address, { force: true });
   const token = randomBytes(32).toString('hex');
   await fs.mkdir(dataDir, { recursive: true });
@@ -110,6 +127,12 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
           trusted = true;
           continue;
         }
+        if (message.op === 'yield' && options.onYield) {
+          busy = true;
+          const onYield = options.onYield;
+          socket.end(`${JSON.stringify({ done: true, read: false })}\n`, () => onYield());
+          return;
+        }
         if (message.op !== 'save' || typeof message.file !== 'string') return socket.destroy();
         busy = true;
         const send = (reply: HandoffReply) => socket.writable && socket.write(`${JSON.stringify(reply)}\n`);
@@ -139,12 +162,46 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
   if (process.platform !== 'win32') await fs.chmod(address, 0o600);
   return {
     address,
+    token,
     async close() {
+      // The token first, and only our own: a server that starts once this one stops answering
+      // writes its own, which must stay.
+      const kept = await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').catch(() => null);
+      if (kept === token) await fs.rm(path.join(dataDir, TOKEN_FILE), { force: true });
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await fs.rm(path.join(dataDir, TOKEN_FILE), { force: true });
     },
   };
+}
+
+/**
+ * Asks the hooks' saver serving `dataDir` to give way. True once it answered and stopped answering
+ * (within about 5 s); false when nothing answers as a saver (an app or `sync --watch` serves, which
+ * do not give way, or nothing does).
+ */
+export async function askToYield(dataDir: string): Promise<boolean> {
+  const token = await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').catch(() => null);
+  if (token === null) return false;
+  const address = handoffAddress(dataDir);
+  const socket = await connect(address);
+  if (!socket) return false;
+  const agreed = await new Promise<boolean>((resolve) => {
+    let buffer = '';
+    let done = false;
+    socket.on('data', (data: Buffer) => {
+      buffer += data.toString('utf8');
+      done ||= buffer.split('\n').some((line) => line.startsWith('{"done":true'));
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => resolve(done));
+    socket.write(`${JSON.stringify({ token })}\n${JSON.stringify({ op: 'yield' })}\n`);
+  });
+  if (!agreed) return false;
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if (!(await answers(address))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 /**

@@ -1,0 +1,141 @@
+/**
+ * The hooks' saver: a process a hook leaves running after it saved on its own (no app and no
+ * `sync --watch` serving its data folder), so that the next turns' hooks hand their saves to it
+ * (sources/handoff.ts) instead of each loading the store's code, opening the store and starting the
+ * model again. It keeps them open, saves what hooks hand it one at a time, and ends:
+ * - once no hook has handed it anything for a while (`--idle`, minutes);
+ * - when an app or `sync --watch` takes the hooks over (it gives way to them);
+ * - when another saver took its place, or its data folder is gone;
+ * - on Ctrl-C or SIGTERM, after the save under way reaches a safe point.
+ * A hook whose save it did not finish saves on its own, as with any server that stops.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { appendHookLog } from './hookLog.js';
+import { lazyEngineOnDemand } from './hookCommand.js';
+import { stopRequests, whenAborted } from './stopRequests.js';
+import { dataDirOf, reportJson, type GlobalOptions, type Io } from './support.js';
+
+/** How often the saver looks whether its data folder and its token are still there. */
+const LOOK_MS = 5_000;
+
+export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed';
+
+/**
+ * Serves the hooks of the data folder until one of the ends above. Returns how it ended: `not
+ * needed` at once when another process already serves the folder.
+ */
+export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: number): Promise<SaverEnd> {
+  const dataDir = dataDirOf(globals);
+  const signals = stopRequests();
+  const ended = new AbortController();
+  let end: SaverEnd = 'stopped';
+  const finish = (why: SaverEnd) => {
+    if (ended.signal.aborted) return;
+    end = why;
+    ended.abort();
+  };
+  signals.signal.addEventListener('abort', () => finish('stopped'), { once: true });
+
+  const engine = lazyEngineOnDemand(globals, io);
+  const [{ serveHandoff, TOKEN_FILE }, { SourceCursors }, { syncFile }] = await Promise.all([import('../sources/handoff.js'), import('../sources/cursors.js'), import('../sources/sync.js')]);
+  let queue: Promise<unknown> = Promise.resolve();
+  let saves = 0;
+  let busy = 0;
+  let idle: NodeJS.Timeout | null = null;
+  const rest = () => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => finish('idle'), idleMs);
+  };
+  try {
+    const server = await serveHandoff(
+      dataDir,
+      (request, reply) => {
+        // No end for idleness while a save is waiting or under way.
+        busy++;
+        if (idle) clearTimeout(idle);
+        const job = queue.then(async () => {
+          const cursors = await SourceCursors.load(dataDir);
+          await syncFile('hook', request.file, 'files', {
+            cursors,
+            engine: engine.get,
+            ...(request.include ? { include: request.include } : {}),
+            redact: true,
+            signal: ended.signal,
+            onReport: (source, file, report) => reply({ report: { source, file, ...reportJson(report) } }),
+            onError: (_source, file, message) => reply({ error: message, file }),
+            onSkipped: (source, part) => reply({ skipped: { source, ...part } }),
+            onUnsupported: (_source, message) => reply({ error: message, file: request.file }),
+          });
+          saves++;
+          return true;
+        });
+        void job.then(
+          () => --busy === 0 && rest(),
+          () => --busy === 0 && rest(),
+        );
+        queue = job.catch(() => {});
+        return job;
+      },
+      { onYield: () => finish('gave way') },
+    );
+    if (!server) return 'not needed';
+    rest();
+    await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: serving the next turns' hooks (process ${process.pid}, until ${minutes(idleMs)} without one)` }]);
+    // Warm: the first save handed over does not wait for the store's code or the model.
+    void engine
+      .get()
+      .then((opened) => opened.embedder())
+      .catch(() => {});
+    const look = setInterval(() => {
+      void fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').then(
+        (token) => token !== server.token && finish('replaced'),
+        () => finish('replaced'),
+      );
+    }, LOOK_MS);
+    await whenAborted(ended.signal);
+    clearInterval(look);
+    if (idle) clearTimeout(idle);
+    // The door first: a hook that handed a save over and is told nothing more saves on its own.
+    await server.close();
+    await queue;
+    await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${saves} save${saves === 1 ? '' : 's'}` }]).catch(() => {});
+    return end;
+  } finally {
+    if (idle) clearTimeout(idle);
+    await engine.close();
+    signals.dispose();
+  }
+}
+
+/**
+ * Starts a saver for the data folder in a process of its own that outlives the hook (detached, its
+ * output discarded), and does not wait for it. The same program and global options as this hook's.
+ */
+export function startHookSaver(globals: GlobalOptions, stayMinutes: number): void {
+  const script = process.argv[1];
+  if (!script) return;
+  const args = [
+    ...process.execArgv,
+    script,
+    ...(globals.data !== undefined ? ['--data', globals.data] : []),
+    ...(globals.model !== undefined ? ['--model', globals.model] : []),
+    ...(globals.singleWriter ? ['--single-writer'] : []),
+    'hook-saver',
+    '--idle',
+    String(stayMinutes),
+  ];
+  try {
+    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', windowsHide: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No saver: the next hook saves on its own, as this one did.
+  }
+}
+
+function minutes(ms: number): string {
+  const m = ms / 60_000;
+  return m >= 1 && Number.isInteger(m) ? `${m} minute${m === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} s`;
+}
