@@ -304,6 +304,31 @@ describe.concurrent('session-memory CLI', () => {
     expect(readable.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^session-memory: skipped .*conversations\\.json, conversation ${exportFile[1]!.id}: \\[1\\]\\.mapping`))]);
   });
 
+  it('import: an export cut off by an interrupted download imports its complete conversations and names the cut (exit 3); the complete file later adds only the rest', async ({ expect }) => {
+    const dir = workDir();
+    const data = path.join(dir, 'data');
+    const complete = await fs.readFile(path.join(REPO, 'test', 'fixtures', 'import', 'chatgpt', 'conversations-later.json'));
+    const ids = (JSON.parse(complete.toString('utf8')) as Array<{ id: string }>).map((c) => c.id);
+    const end = complete.length - 300;
+    const cut = await writeTranscript(dir, 'conversations.json', complete.subarray(0, end).toString('utf8'));
+
+    const readable = await hashCli(['--data', data, 'import', cut]);
+    expect(readable.status).toBe(3);
+    expect(readable.stdout).toContain(`${cut} (chatgpt, 2 sessions, 1 damaged part skipped)`);
+    expect(readable.stderr.trim().split('\n')).toEqual([
+      `session-memory: skipped ${cut}, conversation [2]: truncated: the file is cut off at byte ${end}, after 2 complete conversations; this last, partial conversation was not imported (a fresh export or copy of the file brings it and the rest)`,
+    ]);
+    const stored = JSON.parse((await hashCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
+    expect(stored.map((s) => s.sessionId).sort()).toEqual(ids.slice(0, 2).sort());
+
+    const whole = await hashCli(['--data', data, 'import', await writeTranscript(dir, 'conversations-complete.json', complete.toString('utf8')), '--json']);
+    expect(whole.status).toBe(0);
+    expect(jsonLines(whole.stdout).map((r) => [r.sessionId, r.new])).toEqual([[ids[0], 0], [ids[1], 0], [ids[2], 2]]);
+    const after = JSON.parse((await hashCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
+    expect(after).toHaveLength(3);
+    for (const before of stored) expect(after.find((s) => s.sessionId === before.sessionId)?.messageCount).toBe(before.messageCount);
+  });
+
   it('save names the damaged lines it skipped (exit 3) and never deletes a stored message because its line was unreadable', async ({ expect }) => {
     const dir = workDir();
     const data = path.join(dir, 'data');

@@ -319,6 +319,24 @@ describe('IPC boundary', () => {
     expect(run.files[0]!.skipped).toEqual(preview[0]!.skipped);
   });
 
+  it('the preview and the import report name where an export was cut off, and import its complete conversations', async () => {
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(host.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    const complete = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'import', 'chatgpt', 'conversations-later.json'));
+    const end = complete.length - 300;
+    const staged: { fileId: string } = await call('files:stage', { name: 'conversations.json', dataBase64: complete.subarray(0, end).toString('base64') });
+    const preview: Array<{ format: string; sessions: unknown[]; skipped?: unknown[] }> = await call('import:preview', { fileIds: [staged.fileId] });
+    expect(preview[0]!.format).toBe('chatgpt');
+    expect(preview[0]!.sessions).toHaveLength(2);
+    expect(preview[0]!.skipped).toEqual([{ session: '[2]', error: expect.stringMatching(new RegExp(`^truncated: the file is cut off at byte ${end}, after 2 complete conversations; this last, partial conversation was not imported`)) }]);
+    const run: { files: Array<{ reports: Array<{ new: number }>; skipped?: unknown[] }> } = await call('import:run', { fileIds: [staged.fileId] });
+    expect(run.files[0]!.reports).toHaveLength(2);
+    expect(run.files[0]!.skipped).toEqual(preview[0]!.skipped);
+  });
+
   it('the preview names the encoding of a file that is not UTF-8', async () => {
     const bytes = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'import', 'encodings', '月亮-gb18030.txt'));
     const staged = (await dispatch(host.handlers, 'files:stage', { name: '月亮.txt', dataBase64: bytes.toString('base64') })) as { ok: true; value: { fileId: string } };

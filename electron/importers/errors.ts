@@ -12,7 +12,10 @@ export type ImportErrorCode =
   | 'binary'
   /** Text in another encoding than UTF-8 (Latin-1, UTF-16...). */
   | 'not-utf8'
-  /** The file stops in the middle of a JSON value or of a character: an interrupted download or copy. */
+  /**
+   * The file stops in the middle of a JSON value or of a character: an interrupted download or copy.
+   * A JSON array of conversations cut so is not refused but read up to its last complete conversation.
+   */
   | 'truncated'
   /** A JSON syntax error that is not a truncation. */
   | 'invalid-json'

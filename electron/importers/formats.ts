@@ -81,8 +81,8 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
   if (isVsCodeChatSession(conversation)) return 'vscode-chat';
-  // The chat APIs' `{"messages": [...]}` without a session id, and ShareGPT's datasets: before the
-  // engine's own format, which needs a session id.
+  // The chat APIs' `{"messages": [...]}` without a session id, and ShareGPT's and Alpaca's datasets:
+  // before the engine's own format, which needs a session id.
   if (isChatMessagesConversation(conversation)) return 'chat-messages';
   if (isEngineSession(conversation)) return 'json';
   return undefined;

@@ -24,7 +24,9 @@ import { looksLikeChatMessageListStart } from './exports/chatMessages.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
 import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, whatsAppResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
-import { decompressedSource, fileSource, unreadableError, type TranscriptSource } from './readers/sources.js';
+import { decompressedSource, fileSource, prefixSource, unreadableError, type TranscriptSource } from './readers/sources.js';
+import { findCutArray } from './readers/json-cut.js';
+import { detectDocumentFormat } from './formats.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw/openclaw-store.js';
 import { isDatabaseFileName, isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './readers/zip.js';
@@ -172,8 +174,11 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
   }
 }
 
-/** Reads one file (or ZIP entry) to the point where all of it is known to be good. Never throws an ImportError. */
-async function readSource(source: TranscriptSource, mapping: ReadMapping, limits: ReaderLimits): Promise<TranscriptFile> {
+/**
+ * Reads one file (or ZIP entry) to the point where all of it is known to be good. Never throws an ImportError.
+ * A cut-off export gives its complete conversations (see `readCutExport`), unless `strict`.
+ */
+async function readSource(source: TranscriptSource, mapping: ReadMapping, limits: ReaderLimits, mayBeCut = true): Promise<TranscriptFile> {
   try {
     if (source.size === 0) throw new ImportError(source.label, 'empty', 'empty file');
     const head = await source.readHead(SNIFF_BYTES);
@@ -185,7 +190,35 @@ async function readSource(source: TranscriptSource, mapping: ReadMapping, limits
     if (otherEncoding || source.size <= limits.streamingThresholdBytes) return await readWhole(source, await source.readAll(), mapping);
     return await readLarge(source, head, mapping);
   } catch (error) {
+    if (error instanceof ImportError && error.code === 'truncated' && mayBeCut && !mapping.strict) return readCutExport(source, mapping, limits, error);
     if (error instanceof ImportError) return { file: source.label, error };
+    throw error;
+  }
+}
+
+/**
+ * A JSON array of conversations that an interrupted download or copy cut off: the conversations
+ * before the cut are whole, and are read as the file would be if it ended after them; the cut one is
+ * named as a skipped part. A file with no complete conversation, or whose array is not one of
+ * conversations (a single conversation's messages, Gemini's activity records), keeps `cutError`.
+ */
+async function readCutExport(source: TranscriptSource, mapping: ReadMapping, limits: ReaderLimits, cutError: ImportError): Promise<TranscriptFile> {
+  const refused = { file: source.label, error: cutError };
+  try {
+    const cut = await findCutArray((await source.open()) as AsyncIterable<Buffer>);
+    if (cut?.first === undefined) return refused;
+    const first: unknown = JSON.parse((await source.readHead(cut.first.end)).subarray(cut.first.start).toString('utf8'));
+    if (detectDocumentFormat(first) === undefined) return refused;
+    const complete = await readSource(prefixSource(source, cut.completeEnd, Buffer.from(']')), mapping, limits, false);
+    if ('error' in complete) return refused;
+    const conversations = `${cut.complete} complete conversation${cut.complete === 1 ? '' : 's'}`;
+    const where = `truncated: the file is cut off at byte ${source.size}, after ${conversations}`;
+    const part: SkippedPart = cut.partial
+      ? { file: source.label, session: `[${cut.complete}]`, error: `${where}; this last, partial conversation was not imported (a fresh export or copy of the file brings it and the rest)` }
+      : { file: source.label, error: `${where}; a fresh export or copy of the file brings the rest` };
+    return { ...complete, skipped: [...complete.skipped, part] };
+  } catch (error) {
+    if (error instanceof ImportError || error instanceof SyntaxError) return refused;
     throw error;
   }
 }

@@ -4,7 +4,8 @@
  * conversation as its tool keeps it (Claude Code, Gemini CLI), the messages the tool itself dropped
  * since the last save (a rewind, a branch left) are removed from memory, unless damaged lines were skipped. A log whose last line is
  * still being written (no newline yet) is saved up to that line and reported as `waiting`, so the
- * caller looks at it again at its next change instead of calling the cut-off line damage. A save
+ * caller looks at it again at its next change instead of calling the cut-off line damage; so is a
+ * JSON array of conversations still being written, up to its last complete conversation. A save
  * stopped through `signal` ends at a safe point (between sessions, or between two commits of one)
  * and is reported as `stopped`: what was written is whole, and saving the file again finishes it.
  */
@@ -61,8 +62,9 @@ export async function saveTranscriptFile(engine: SavingEngine | (() => Promise<S
       if ('error' in result) throw result.error;
       // What the tool itself dropped (a rewind, a branch left) goes from memory too, unless damaged lines
       // were skipped: then what the file does not show may only be unreadable, and nothing is deleted.
-      // The line still being written is no damage: without it the file is what it was a moment before.
-      const beingWritten = (part: SkippedPart) => stillWriting && part.line !== undefined && /^truncated/.test(part.error);
+      // The line (or conversation of a JSON array) still being written is no damage: without it the
+      // file is what it was a moment before.
+      const beingWritten = (part: SkippedPart) => stillWriting && /^truncated/.test(part.error);
       const incomplete = incompleteSessions({ file: result.file, skipped: result.skipped.filter((part) => !beingWritten(part)) });
       for await (const session of result.sessions) {
         if (options.signal?.aborted) return 'stopped';

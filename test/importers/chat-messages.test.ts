@@ -117,3 +117,111 @@ describe('chat messages as APIs, fine-tuning files and datasets keep them', () =
     expect(await errorOf(silent)).toMatchObject({ code: 'empty', problem: 'no messages to import' });
   });
 });
+
+describe("LLaMA-Factory's preference datasets: the prompt and the answer preferred", () => {
+  const write = (name: string, content: unknown) => {
+    const file = path.join(tempDir(), name);
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+    return file;
+  };
+
+  it('a DPO dataset in ShareGPT format gives each prompt with its chosen answer, never the rejected one', async () => {
+    const file = write('dpo_rivers.json', [
+      {
+        conversations: [{ from: 'human', value: 'Name three rivers in Portugal.' }],
+        chosen: { from: 'gpt', value: 'The Tejo, the Douro and the Mondego.' },
+        rejected: { from: 'gpt', value: 'The Thames, the Seine and the Rhine.' },
+      },
+      {
+        conversations: [
+          { from: 'human', value: 'Which one reaches Porto?' },
+          { from: 'gpt', value: 'The Douro.' },
+          { from: 'human', value: 'Where does it rise?' },
+        ],
+        chosen: { from: 'gpt', value: 'In the Sierra de Urbión, in Spain.' },
+        rejected: { from: 'gpt', value: 'In the Alps.' },
+      },
+    ]);
+    const sessions = await sessionsOf(file);
+    expect(sessions.map((session) => [session.sessionId, roleAndText(session.messages)])).toEqual([
+      ['messages:dpo_rivers#1', [['user', 'Name three rivers in Portugal.'], ['assistant', 'The Tejo, the Douro and the Mondego.']]],
+      ['messages:dpo_rivers#2', [['user', 'Which one reaches Porto?'], ['assistant', 'The Douro.'], ['user', 'Where does it rise?'], ['assistant', 'In the Sierra de Urbión, in Spain.']]],
+    ]);
+  });
+
+  it('a preference dataset of chat API messages gives the chosen message as the answer', async () => {
+    const file = write('dpo_openai.jsonl', [
+      JSON.stringify({ messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Is the Douro navigable?' }], chosen: { role: 'assistant', content: 'Yes, up to the Spanish border.' }, rejected: { role: 'assistant', content: 'No.' } }),
+      JSON.stringify({ messages: [{ role: 'user', content: 'And the Tejo?' }], chosen: { role: 'assistant', content: 'Only its lower course.' }, rejected: { role: 'assistant', content: 'All of it.' } }),
+      '',
+    ].join('\n'));
+    const sessions = await sessionsOf(file);
+    expect(sessions.map((session) => roleAndText(session.messages))).toEqual([
+      [['system', 'Answer briefly.'], ['user', 'Is the Douro navigable?'], ['assistant', 'Yes, up to the Spanish border.']],
+      [['user', 'And the Tejo?'], ['assistant', 'Only its lower course.']],
+    ]);
+  });
+
+  it('an Alpaca dataset gives the instruction and its input as the prompt, then the chosen answer (or the output)', async () => {
+    const file = write('alpaca_pairs.json', [
+      { instruction: 'Translate to English.', input: 'O rio Douro nasce em Espanha.', chosen: 'The Douro river rises in Spain.', rejected: 'The gold river is born in Spain.' },
+      { instruction: 'Say which river flows through Lisbon.', input: '', chosen: 'The Tejo.', rejected: 'The Douro.' },
+      {
+        system: 'You are a geography tutor.',
+        history: [['What is the longest river of Iberia?', 'The Tejo.']],
+        instruction: 'How long is it?',
+        input: '',
+        output: 'About 1,000 km.',
+      },
+    ]);
+    const sessions = await sessionsOf(file);
+    expect(sessions.map((session) => [session.sessionId, roleAndText(session.messages)])).toEqual([
+      ['messages:alpaca_pairs#1', [['user', 'Translate to English.\nO rio Douro nasce em Espanha.'], ['assistant', 'The Douro river rises in Spain.']]],
+      ['messages:alpaca_pairs#2', [['user', 'Say which river flows through Lisbon.'], ['assistant', 'The Tejo.']]],
+      ['messages:alpaca_pairs#3', [['system', 'You are a geography tutor.'], ['user', 'What is the longest river of Iberia?'], ['assistant', 'The Tejo.'], ['user', 'How long is it?'], ['assistant', 'About 1,000 km.']]],
+    ]);
+  });
+
+  it('a KTO dataset keeps an answer tagged good and leaves out one tagged bad, keeping its prompt', async () => {
+    // As LLaMA-Factory's example file: chat API messages, the tag in `label`.
+    const openai = write('kto_rivers.json', [
+      { messages: [{ role: 'user', content: 'Which river flows through Coimbra?' }, { role: 'assistant', content: 'The Mondego.' }], label: true },
+      { messages: [{ role: 'user', content: 'Which river flows through Porto?' }, { role: 'assistant', content: 'The Danube.' }], label: false },
+    ]);
+    expect((await sessionsOf(openai)).map((session) => roleAndText(session.messages))).toEqual([
+      [['user', 'Which river flows through Coimbra?'], ['assistant', 'The Mondego.']],
+      [['user', 'Which river flows through Porto?']],
+    ]);
+    // As its README: ShareGPT turns, the tag in `kto_tag`; only the last answer is judged.
+    const sharegpt = write('kto_sharegpt.jsonl', [
+      JSON.stringify({ conversations: [{ from: 'human', value: 'Hi' }, { from: 'gpt', value: 'Hello!' }, { from: 'human', value: 'How long is the Tejo?' }, { from: 'gpt', value: '12 km.' }], kto_tag: false }),
+      JSON.stringify({ conversations: [{ from: 'human', value: 'How long is the Douro?' }, { from: 'gpt', value: 'About 900 km.' }], kto_tag: true }),
+      '',
+    ].join('\n'));
+    const alpaca = write('kto_alpaca.json', [{ instruction: 'How long is the Mondego?', input: '', output: '3 km.', kto_tag: false }]);
+    expect((await sessionsOf(sharegpt)).map((session) => roleAndText(session.messages))).toEqual([
+      [['user', 'Hi'], ['assistant', 'Hello!'], ['user', 'How long is the Tejo?']],
+      [['user', 'How long is the Douro?'], ['assistant', 'About 900 km.']],
+    ]);
+    expect((await sessionsOf(alpaca)).map((session) => roleAndText(session.messages))).toEqual([[['user', 'How long is the Mondego?']]]);
+  });
+
+  it('a DPO file of the newer format gives its chosen messages', async () => {
+    const part = (value: string) => [{ type: 'text', value }];
+    const file = write('v1_dpo_rivers.jsonl', [
+      JSON.stringify({
+        chosen_messages: [{ role: 'user', content: part('Name a river of Lisbon.'), loss_weight: 0 }, { role: 'assistant', content: part('The Tejo.'), loss_weight: 1 }],
+        rejected_messages: [{ role: 'user', content: part('Name a river of Lisbon.'), loss_weight: 0 }, { role: 'assistant', content: part('The Douro.'), loss_weight: 1 }],
+      }),
+      JSON.stringify({
+        chosen_messages: [{ role: 'user', content: part('And of Porto?'), loss_weight: 0 }, { role: 'assistant', content: part('The Douro.'), loss_weight: 1 }],
+        rejected_messages: [{ role: 'user', content: part('And of Porto?'), loss_weight: 0 }, { role: 'assistant', content: part('The Tejo.'), loss_weight: 1 }],
+      }),
+      '',
+    ].join('\n'));
+    expect((await sessionsOf(file)).map((session) => roleAndText(session.messages))).toEqual([
+      [['user', 'Name a river of Lisbon.'], ['assistant', 'The Tejo.']],
+      [['user', 'And of Porto?'], ['assistant', 'The Douro.']],
+    ]);
+  });
+});

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { findCutArray } from '../../electron/importers/readers/json-cut.js';
+import { hashEngineTestBed } from '../helpers/engine.js';
 import { errorOf, fixture, readAll, STREAM_EVERYTHING, tempDir } from './helpers.js';
 
-function write(name: string, content: string): string {
+function write(name: string, content: string | Buffer): string {
   const file = path.join(tempDir(), name);
   writeFileSync(file, content);
   return file;
@@ -105,3 +107,162 @@ describe('a damaged line of a JSONL log', () => {
     expect(error.message).toBe(`${file}: no readable messages (line 4: parentId "tc1" is not an entry of this file)`);
   });
 });
+
+describe('an export cut off by an interrupted download or copy', () => {
+  const later = JSON.parse(readFileSync(fixture('chatgpt', 'conversations-later.json'), 'utf8')) as Array<Record<string, unknown>>;
+  const [packing, kyoto, short] = later as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+  /** Brackets, braces, escaped quotes, a backslash and multi-byte characters, inside a string. */
+  const TRICKY = 'Is "]}, {" the end? C:\\temp\\ 京都 🚄 ]]';
+  /** The conversation with the text of its message `msgId` replaced. */
+  const withText = (conversation: Record<string, unknown>, msgId: string, text: string): Record<string, unknown> => {
+    const copy = structuredClone(conversation) as { mapping: Record<string, { message: { content: { parts: string[] } } | null }> };
+    copy.mapping[msgId]!.message!.content.parts = [text];
+    return copy;
+  };
+  const exportOf = (...conversations: Array<Record<string, unknown>>) => Buffer.from(JSON.stringify(conversations, null, 2));
+  const full = exportOf(packing, withText(kyoto, 'u-1', TRICKY), withText(short, 'b-u', TRICKY));
+  /** Where the third conversation starts in `full`. */
+  const thirdStart = full.lastIndexOf('\n  {');
+  const cutIn = (bytes: Buffer, end: number) => write('conversations.json', bytes.subarray(0, end));
+  const cutPart = (file: string, size: number) => ({
+    file,
+    session: '[2]',
+    error: `truncated: the file is cut off at byte ${size}, after 2 complete conversations; this last, partial conversation was not imported (a fresh export or copy of the file brings it and the rest)`,
+  });
+
+  for (const [name, limits] of [['read whole', undefined], ['streamed', STREAM_EVERYTHING]] as const) {
+    it(`imports the complete conversations and names the file, the byte and the partial conversation that was not imported (${name})`, async () => {
+      const end = thirdStart + Math.floor((full.length - thirdStart) / 2);
+      const file = cutIn(full, end);
+      const [result] = await readAll([file], {}, limits);
+      if (!result || 'error' in result) throw new Error(`expected sessions, got ${JSON.stringify(result)}`);
+      expect(result.format).toBe('chatgpt');
+      expect(result.sessions.map((s) => s.sessionId)).toEqual([packing.id, kyoto.id]);
+      expect(result.sessionCount).toBe(2);
+      expect(result.skipped).toEqual([cutPart(file, end)]);
+      // The complete conversation that holds the tricky text keeps it as it was.
+      expect(result.sessions[1]!.messages.find((m) => m.msgId === 'u-1')!.content).toBe(TRICKY);
+    });
+
+    it(`is cut inside a string holding brackets, braces, escaped quotes or a multi-byte character (${name})`, async () => {
+      const third = full.subarray(thirdStart);
+      const json = Buffer.from(JSON.stringify(TRICKY).slice(1, -1));
+      const inText = thirdStart + third.indexOf(json);
+      const kyotoByte = Buffer.from('京都')[0]!;
+      const trainByte = Buffer.from('🚄')[0]!;
+      const ends = [
+        full.indexOf(Buffer.from(']'), inText) + 1, // after "]" in the string
+        full.indexOf(Buffer.from('}'), inText) + 1, // after "}"
+        full.indexOf(Buffer.from('\\"'), inText) + 1, // between the backslash and the quote it escapes
+        full.indexOf(Buffer.from('\\"'), inText) + 2, // after the escaped quote
+        full.indexOf(kyotoByte, inText) + 1, // one byte into 京
+        full.indexOf(trainByte, inText) + 2, // two bytes into 🚄
+        full.indexOf(Buffer.from(']]'), inText) + 2, // after "]]" at the end of the string
+      ];
+      for (const end of ends) {
+        const file = cutIn(full, end);
+        const [result] = await readAll([file], {}, limits);
+        if (!result || 'error' in result) throw new Error(`cut at ${end}: expected sessions, got ${JSON.stringify(result)}`);
+        expect(result.sessions.map((s) => s.sessionId), `cut at ${end}`).toEqual([packing.id, kyoto.id]);
+        expect(result.skipped, `cut at ${end}`).toEqual([cutPart(file, end)]);
+      }
+    });
+
+    it(`cut just after a complete conversation, names no partial one (${name})`, async () => {
+      const end = full.lastIndexOf('}') + 1;
+      const file = cutIn(full, end);
+      const [result] = await readAll([file], {}, limits);
+      if (!result || 'error' in result) throw new Error(`expected sessions, got ${JSON.stringify(result)}`);
+      expect(result.sessions.map((s) => s.sessionId)).toEqual([packing.id, kyoto.id, short.id]);
+      expect(result.skipped).toEqual([{ file, error: `truncated: the file is cut off at byte ${end}, after 3 complete conversations; a fresh export or copy of the file brings the rest` }]);
+    });
+
+    it(`with no complete conversation, is still refused, naming the file (${name})`, async () => {
+      const firstInside = cutIn(full, 200);
+      expect(await errorOf(firstInside, limits)).toMatchObject({ code: 'truncated', file: firstInside, message: `${firstInside}: truncated JSON at byte 200` });
+      const cjk = Buffer.from(JSON.stringify([withText(short, 'b-u', '京都')]));
+      const midCharacter = cutIn(cjk, cjk.indexOf(kyotoFirstByte()) + 1);
+      expect(await errorOf(midCharacter, limits)).toMatchObject({ code: 'truncated', file: midCharacter, message: expect.stringMatching(/truncated in the middle of a UTF-8 character/) });
+      const fixtureFile = fixture('bad', 'truncated-conversations.json');
+      expect(await errorOf(fixtureFile, limits)).toMatchObject({ code: 'truncated', message: `${fixtureFile}: truncated JSON at byte 2500` });
+    });
+
+    it(`a cut list of one conversation's messages stays refused: it is one conversation (${name})`, async () => {
+      const messages = Buffer.from(JSON.stringify([{ role: 'user', content: 'Plan a weekend in Kyoto.' }, { role: 'assistant', content: 'Day 1: Fushimi Inari.' }, { role: 'user', content: 'And day 2?' }]));
+      const file = write('messages.json', messages.subarray(0, messages.length - 20));
+      expect(await errorOf(file, limits)).toMatchObject({ code: 'truncated', file });
+    });
+  }
+
+  it('with strict, refuses the whole file as before', async () => {
+    const file = cutIn(full, thirdStart + 40);
+    for (const limits of [undefined, STREAM_EVERYTHING]) {
+      expect(await errorOf(file, limits, { strict: true })).toMatchObject({ code: 'truncated', message: `${file}: truncated JSON at byte ${thirdStart + 40}` });
+    }
+  });
+
+  it('finds the end of the last complete element wherever the array is cut', async () => {
+    const elements: unknown[] = [{ a: TRICKY, b: [1, { c: '\\' }] }, 'a "string" element ]', 42, { nested: [[['京']], { '}': '{' }] }, null, { last: '🚄"' }];
+    const text = Buffer.from(`\uFEFF [\n${elements.map((e) => JSON.stringify(e, null, 1)).join(' ,\n')}\n]`);
+    // Where each element ends, in bytes.
+    const ends: number[] = [];
+    let at = text.indexOf('[') + 1;
+    for (const element of elements) {
+      const bytes = Buffer.from(JSON.stringify(element, null, 1));
+      at = text.indexOf(bytes, at) + bytes.length;
+      ends.push(at);
+    }
+    for (let end = text.indexOf('[') + 1; end < text.length - 1; end++) {
+      const cut = await findCutArray([text.subarray(0, Math.floor(end / 2)), text.subarray(Math.floor(end / 2), end)]);
+      // A number or a word at the very end may be cut short (`nul`): it is not counted until something follows it.
+      const complete = ends.filter((e, i) => e < end || (e === end && typeof elements[i] === 'object' && elements[i] !== null) || (e === end && typeof elements[i] === 'string')).length;
+      expect(cut?.complete, `cut at ${end}`).toBe(complete);
+      const prefix = Buffer.concat([text.subarray(0, cut!.completeEnd), Buffer.from(']')]).toString('utf8').replace(/^\uFEFF/, '');
+      expect(JSON.parse(prefix), `cut at ${end}`).toEqual(elements.slice(0, complete));
+    }
+    expect(await findCutArray([text])).toBeUndefined();
+    expect(await findCutArray([Buffer.from('{"conversations": [')])).toBeUndefined();
+  });
+
+  it('being written into a watched folder, saves the complete conversations and waits for the rest', async () => {
+    const { saveTranscriptFile } = await import('../../electron/sources/saveFile.js');
+    const saved: string[] = [];
+    const skipped: unknown[] = [];
+    const engine = { save: async (session: { sessionId: string }) => (saved.push(session.sessionId), { sessionId: session.sessionId }) as never };
+    const file = cutIn(full, thirdStart + 300);
+    expect(await saveTranscriptFile(engine, file, { onReport: () => {}, onSkipped: (part) => skipped.push(part) })).toBe('waiting');
+    expect(saved).toEqual([packing.id, kyoto.id]);
+    expect(skipped).toEqual([]);
+  });
+
+  describe('then the complete file', () => {
+    const bed = hashEngineTestBed();
+
+    it('adds only what the cut file lacked, and loses nothing stored', async () => {
+      const engine = await bed.open(bed.dataDir());
+      try {
+        const saveAll = async (file: string) => {
+          const [result] = await readAll([file]);
+          if (!result || 'error' in result) throw new Error(`expected sessions, got ${JSON.stringify(result)}`);
+          const added: Record<string, number> = {};
+          for (const session of result.sessions) added[session.sessionId] = (await engine.save(session)).new;
+          return added;
+        };
+        const cut = await saveAll(cutIn(full, thirdStart + 300));
+        expect(Object.keys(cut)).toEqual([packing.id, kyoto.id]);
+        const stored = await engine.listSessions();
+        const whole = await saveAll(write('conversations.json', full));
+        expect(whole).toEqual({ [packing.id as string]: 0, [kyoto.id as string]: 0, [short.id as string]: 2 });
+        const after = await engine.listSessions();
+        for (const before of stored) expect(after.find((s) => s.sessionId === before.sessionId)?.messageCount).toBe(before.messageCount);
+        expect(after).toHaveLength(3);
+      } finally {
+        await engine.close();
+      }
+    });
+  });
+});
+
+function kyotoFirstByte(): number {
+  return Buffer.from('京')[0]!;
+}

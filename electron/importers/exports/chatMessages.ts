@@ -7,7 +7,15 @@
  *   `input_text` / `output_text`, images, `tool_use` / `tool_result`, `thinking`), `tool_calls`,
  *   `tool` / `function` messages answering them, and a participant's `name` as who said it;
  * - ShareGPT's datasets: `{"id": "…", "conversations": [{"from": "human", "value": "…"}, {"from": "gpt", …}]}`;
- * - either, one conversation per line of a JSONL file, or many in a JSON array.
+ * - Alpaca's (LLaMA-Factory's other dataset format): `{"instruction": "…", "input": "…", "output": "…",
+ *   "system"?: "…", "history"?: [["prompt", "answer"], …]}`;
+ * - LLaMA-Factory's preference datasets (DPO, ORPO, SimPO, reward models), either format with the
+ *   answer preferred in `chosen` (a turn, or a string for Alpaca) and the other in `rejected`: the
+ *   conversation is the prompt and the chosen answer, as the rejected one is not what was said; and
+ *   its KTO datasets, whose last answer a boolean `kto_tag` (`label` in its example file) marks good
+ *   or bad: one marked bad is left out, the prompt kept; and its newer (v1) DPO files,
+ *   `{"chosen_messages": [...], "rejected_messages": [...]}`, read by the chosen messages;
+ * - any of these, one conversation per line of a JSONL file, or many in a JSON array.
  *
  * A list with a `session_id` is the engine's own format (engine-json.ts), read strictly as before;
  * `save --session <id>` names a file's one conversation, as it does a file of that format without one.
@@ -45,11 +53,23 @@ export function looksLikeChatMessageListStart(head: string): boolean {
   return /^\s*\[\s*\{\s*"(?:role|content)"\s*:/.test(head);
 }
 
-/** One conversation: `{"messages": [...]}` without a session id, or ShareGPT's `{"conversations": [...]}`. */
+/** An Alpaca row: an instruction, and its answer (`output`, or the preferred one, `chosen`). */
+function isAlpacaRow(value: JsonObject): boolean {
+  return typeof value.instruction === 'string' && (typeof value.output === 'string' || typeof value.chosen === 'string') && !('messages' in value) && !('conversations' in value);
+}
+
+/** One conversation: `{"messages": [...]}` without a session id, ShareGPT's `{"conversations": [...]}`, or an Alpaca row. */
 export function isChatMessagesConversation(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (Array.isArray(value.messages)) return !('session_id' in value) && !('sessionId' in value) && value.messages.length > 0 && value.messages.slice(0, LOOK_AT).every(isApiMessage);
-  return Array.isArray(value.conversations) && value.conversations.length > 0 && value.conversations.slice(0, LOOK_AT).every(isShareGptTurn);
+  if (Array.isArray(value.conversations)) return value.conversations.length > 0 && value.conversations.slice(0, LOOK_AT).every(isShareGptTurn);
+  if (Array.isArray(value.chosen_messages)) return value.chosen_messages.length > 0 && value.chosen_messages.slice(0, LOOK_AT).every(isApiMessage);
+  return isAlpacaRow(value);
+}
+
+/** Where a conversation object keeps its list of messages. */
+function listKeyOf(conversation: JsonObject): 'messages' | 'conversations' | 'chosen_messages' | undefined {
+  return (['messages', 'conversations', 'chosen_messages'] as const).find((key) => Array.isArray(conversation[key]));
 }
 
 /** Lines of a JSONL file that are each a conversation (a fine-tuning file, a dataset). */
@@ -62,26 +82,74 @@ export function areChatMessagesLines(records: ReadonlyArray<{ value: unknown }>)
  * @param baseName the file's name: the session's id when the conversation has none.
  */
 export function mapChatMessages(value: unknown, where: string, options: MappingOptions, baseName: string): SessionInput {
-  const list = Array.isArray(value) ? value : isObject(value) ? (Array.isArray(value.messages) ? value.messages : value.conversations) : undefined;
-  if (!Array.isArray(list)) throw new ShapeError(`${where || 'the document'} is not a list of messages`);
   const conversation = isObject(value) ? value : {};
+  const alpaca = isObject(value) && isAlpacaRow(value);
+  const listKey = Array.isArray(value) ? undefined : listKeyOf(conversation);
+  const list = alpaca ? [] : Array.isArray(value) ? value : listKey !== undefined ? conversation[listKey] : undefined;
+  if (!Array.isArray(list)) throw new ShapeError(`${where || 'the document'} is not a list of messages`);
   const stem = baseName.replace(/\.(jsonl?|txt)$/i, '') || 'messages';
   const place = /\[(\d+)\]$/.exec(where)?.[1];
   const sessionId = optionalText(conversation.id) ?? optionalText(conversation.conversation_id) ?? (place === undefined ? stem : `${stem}#${Number(place) + 1}`);
   const toolNames = new Map<string, string>();
   const messages: MessageInput[] = [];
-  const listKey = Array.isArray(value) ? undefined : Array.isArray(conversation.messages) ? 'messages' : 'conversations';
   const listWhere = listKey === undefined ? where : at(where, listKey);
+  // Where the messages of the last entry start, and whether it was an answer (a KTO tag judges it).
+  let lastStart = 0;
+  let lastAnswers = false;
   list.forEach((entry, index) => {
     const entryWhere = at(listWhere, index);
-    if (isShareGptTurn(entry)) messages.push(...shareGptMessage(entry, options));
-    else if (isApiMessage(entry)) messages.push(...apiMessage(entry, toolNames, options));
-    else throw new ShapeError(`${entryWhere} is not a message (it needs a role and content, or from and value)`);
+    lastStart = messages.length;
+    if (isShareGptTurn(entry)) {
+      messages.push(...shareGptMessage(entry, options));
+      lastAnswers = roleOf(String(entry.from)) === 'assistant';
+    } else if (isApiMessage(entry)) {
+      messages.push(...apiMessage(entry, toolNames, options));
+      lastAnswers = roleOf(String(entry.role)) === 'assistant';
+    } else throw new ShapeError(`${entryWhere} is not a message (it needs a role and content, or from and value)`);
   });
+  if (alpaca) messages.push(...alpacaMessages(conversation, options));
+  else if (kto(conversation) === false && lastAnswers) messages.splice(lastStart);
+  else messages.push(...chosenAnswer(conversation, at(where, 'chosen'), toolNames, options));
   const title = optionalText(conversation.title) ?? optionalText(conversation.name);
   // `save --session <id>` names a file's one conversation.
   const given = place === undefined ? options.sessionId : undefined;
   return { sessionId: given ?? `messages:${sessionId}`, ...(title !== undefined ? { title } : {}), source: 'chat-messages', messages };
+}
+
+/** A KTO dataset's verdict on the conversation's last answer: `kto_tag`, or `label` as its example file calls it. */
+function kto(conversation: JsonObject): boolean | undefined {
+  const tag = conversation.kto_tag ?? conversation.label;
+  return typeof tag === 'boolean' ? tag : undefined;
+}
+
+/**
+ * The answer a preference dataset prefers (`chosen`: a ShareGPT turn or a chat API message), which
+ * follows the prompt in `conversations` or `messages`. The rejected answer is not what was said.
+ */
+function chosenAnswer(conversation: JsonObject, where: string, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
+  const chosen = conversation.chosen;
+  if (chosen === undefined) return [];
+  if (isShareGptTurn(chosen)) return shareGptMessage(chosen, options);
+  if (isApiMessage(chosen)) return apiMessage(chosen, toolNames, options);
+  if (typeof chosen === 'string') return messagesFromParts({ role: 'assistant' }, [{ kind: 'text', text: chosen }], options);
+  throw new ShapeError(`${where} is not a message (it needs a role and content, or from and value)`);
+}
+
+/**
+ * An Alpaca row: the system prompt, the earlier turns (`history`, pairs of prompt and answer), the
+ * instruction with its input as the prompt (joined by a line break, as LLaMA-Factory does), then the
+ * answer: `output`, or in a preference dataset the `chosen` one; left out when a KTO tag marks it bad.
+ */
+function alpacaMessages(row: JsonObject, options: MappingOptions): MessageInput[] {
+  const say = (role: Role, text: unknown): MessageInput[] => (typeof text === 'string' ? messagesFromParts({ role }, [{ kind: 'text', text }], options) : []);
+  const messages = say('system', row.system);
+  for (const pair of Array.isArray(row.history) ? row.history : []) {
+    if (!Array.isArray(pair)) continue;
+    messages.push(...say('user', pair[0]), ...say('assistant', pair[1]));
+  }
+  messages.push(...say('user', [row.instruction, row.input].filter((text) => typeof text === 'string' && text.trim() !== '').join('\n')));
+  if (kto(row) !== false) messages.push(...say('assistant', typeof row.output === 'string' ? row.output : row.chosen));
+  return messages;
 }
 
 function roleOf(name: string): Role | 'tool-result' {

@@ -105,6 +105,39 @@ export function decompressedSource(compressed: TranscriptSource, bytes: Buffer):
 }
 
 /**
+ * The first `end` bytes of a source followed by `tail`: a cut-off export's complete part, closed
+ * (see json-cut.ts). Named and versioned as the source itself.
+ */
+export function prefixSource(source: TranscriptSource, end: number, tail: Buffer): TranscriptSource {
+  async function* bytes(): AsyncGenerator<Buffer> {
+    let left = end;
+    for await (const chunk of (await source.open()) as AsyncIterable<Buffer>) {
+      if (left <= 0) break;
+      const part = chunk.length > left ? chunk.subarray(0, left) : chunk;
+      left -= part.length;
+      yield part;
+    }
+    yield tail;
+  }
+  return {
+    label: source.label,
+    baseName: source.baseName,
+    size: end + tail.length,
+    async open() {
+      return Readable.from(bytes(), { objectMode: false });
+    },
+    async readAll() {
+      return Buffer.concat([await source.readHead(end), tail]);
+    },
+    async readHead(count) {
+      const head = await source.readHead(Math.min(count, end));
+      return count > end ? Buffer.concat([head, tail.subarray(0, count - end)]) : head;
+    },
+    version: () => source.version(),
+  };
+}
+
+/**
  * A byte stream whose failures arrive as `ImportError`s, with a hook to release what it reads
  * from (a ZIP file handle) however the reading ends.
  */
