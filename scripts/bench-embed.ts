@@ -1,17 +1,20 @@
 /**
- * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --group-tokens 0,1024] [-- --request 32] [-- --spinning] [-- --json]`
+ * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --variants fp32:0,fp32:1024,int8] [-- --request 32] [-- --spinning] [-- --json]`
  *
  * The embedding model alone, on the texts a save embeds: the chunks of the benchmark's generated
  * conversation (the one of `npm run bench:peer`), in the order and batches the save hands them to the
  * embedder (save/chunkWriter.ts: windows sorted by length, requests of 32, 3 in flight), each through
- * the embedding worker as the engine runs it. One worker per `--group-tokens` value: 0 runs each
- * request in one model call (transformers.js pads it to its longest text), n > 0 runs it in groups of
- * like token lengths of at most n padded tokens (lengthGroups.ts).
+ * the embedding worker as the engine runs it. One worker per variant: `fp32:0` runs the float32 graph
+ * with each request in one model call (transformers.js pads it to its longest text), `fp32:n` (n > 0)
+ * in groups of like token lengths of at most n padded tokens (lengthGroups.ts), `int8` the int8 graph
+ * one text a call, as the engine does (useLiteEn.ts).
  *
  * The variants take turns, round after round (the machine is shared: alternate, never one block after
  * the other), and each prints texts/s by wall time beside the CPU time of the process (its worker
  * threads included), and the padded tokens the model ran over the texts' own. The vectors of every
- * variant are compared with the first's: the largest difference is printed, and the run fails above 1e-6.
+ * float32 variant are compared with the first's (the run fails above 1e-6), those of the int8 graph
+ * with the first float32 variant's by cosine (the lowest, the 1st percentile and the median are
+ * printed; the run fails below 0.99).
  */
 import path from 'node:path';
 import os from 'node:os';
@@ -28,7 +31,7 @@ const { values } = parseArgs({
     messages: { type: 'string', default: '2000' },
     texts: { type: 'string', default: '768' },
     rounds: { type: 'string', default: '3' },
-    'group-tokens': { type: 'string', default: '0,1024' },
+    variants: { type: 'string', default: 'fp32:0,fp32:1024,int8' },
     request: { type: 'string', default: '32' },
     models: { type: 'string', default: path.resolve('.cache/models') },
     json: { type: 'boolean', default: false },
@@ -40,6 +43,8 @@ const log = (line: string) => (values.json ? console.error(line) : console.log(l
 const LOOKAHEAD = 3;
 
 interface Variant {
+  label: string;
+  precision: 'int8' | 'fp32';
   groupTokens: number;
   embedder: WorkerEmbedder;
   runs: Array<{ ms: number; cpuMs: number }>;
@@ -78,18 +83,24 @@ async function main(): Promise<void> {
   const paddedTokens = (groupTokens: number) =>
     requests.reduce((sum, request) => {
       const lengths = request.map((t) => tokens.get(t)!);
-      const groups = groupTokens > 0 ? lengthGroups(lengths, groupTokens) : [lengths.map((_, i) => i)];
+      const groups = groupTokens < 0 ? lengths.map((_, i) => [i]) : groupTokens > 0 ? lengthGroups(lengths, groupTokens) : [lengths.map((_, i) => i)];
       return sum + groups.reduce((s, g) => s + g.length * Math.max(...g.map((i) => lengths[i]!)), 0);
     }, 0);
 
-  const groupValues = values['group-tokens'].split(',').map(Number);
+  // int8: one text a call (groupTokens -1 in the padding count).
+  const wanted = values.variants.split(',').map((v) => {
+    const [precision, tokens] = v.trim().split(':');
+    if (precision === 'int8') return { label: 'int8', precision: 'int8' as const, groupTokens: -1 };
+    if (precision !== 'fp32' || !/^\d+$/.test(tokens ?? '')) throw new Error(`--variants: "${v}" is neither int8 nor fp32:<group tokens>`);
+    return { label: `fp32:${tokens}`, precision: 'fp32' as const, groupTokens: Number(tokens) };
+  });
   log(`use-lite-en on ${texts.length} chunk texts of a ${values.messages}-message conversation (${(realTokens / texts.length).toFixed(1)} tokens on average), requests of ${requestSize}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const variants: Variant[] = [];
   try {
-    for (const groupTokens of groupValues) {
-      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, groupTokens, spinning: values.spinning });
+    for (const { label, precision, groupTokens } of wanted) {
+      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, precision, ...(groupTokens >= 0 ? { groupTokens } : {}), spinning: values.spinning });
       await embedder.embed(texts.slice(0, 32)); // warm
-      variants.push({ groupTokens, embedder, runs: [], vectors: [] });
+      variants.push({ label, precision, groupTokens, embedder, runs: [], vectors: [] });
     }
     const rounds = Math.max(1, Number(values.rounds));
     for (let r = 0; r < rounds; r++) {
@@ -102,30 +113,45 @@ async function main(): Promise<void> {
         const ms = performance.now() - started;
         const used = process.cpuUsage(cpu);
         v.runs.push({ ms, cpuMs: (used.user + used.system) / 1000 });
-        log(`  round ${r + 1} group-tokens ${String(v.groupTokens).padStart(5)}: ${(texts.length / (ms / 1000)).toFixed(1).padStart(6)} texts/s wall (${ms.toFixed(0)} ms), cpu ${v.runs.at(-1)!.cpuMs.toFixed(0)} ms = ${(v.runs.at(-1)!.cpuMs / texts.length).toFixed(2)} ms/text`);
+        log(`  round ${r + 1} ${v.label.padStart(9)}: ${(texts.length / (ms / 1000)).toFixed(1).padStart(6)} texts/s wall (${ms.toFixed(0)} ms), cpu ${v.runs.at(-1)!.cpuMs.toFixed(0)} ms = ${(v.runs.at(-1)!.cpuMs / texts.length).toFixed(2)} ms/text`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     let worst = 0;
+    let lowestCosine = 1;
+    const reference = variants.find((v) => v.precision === 'fp32') ?? variants[0]!;
     const summary = variants.map((v) => {
       let diff = 0;
-      v.vectors.forEach((vec, i) => vec.forEach((x, j) => (diff = Math.max(diff, Math.abs(x - variants[0]!.vectors[i]![j]!)))));
-      worst = Math.max(worst, diff);
+      const cosines: number[] = [];
+      v.vectors.forEach((vec, i) => {
+        let dot = 0;
+        vec.forEach((x, j) => {
+          diff = Math.max(diff, Math.abs(x - reference.vectors[i]![j]!));
+          dot += x * reference.vectors[i]![j]!;
+        });
+        cosines.push(dot);
+      });
+      cosines.sort((a, b) => a - b);
+      if (v.precision === reference.precision) worst = Math.max(worst, diff);
+      else lowestCosine = Math.min(lowestCosine, cosines[0]!);
       return {
-        groupTokens: v.groupTokens,
+        variant: v.label,
         textsPerSecond: texts.length / (median(v.runs.map((r) => r.ms)) / 1000),
         cpuMsPerText: median(v.runs.map((r) => r.cpuMs)) / texts.length,
         paddedOverReal: paddedTokens(v.groupTokens) / realTokens,
         maxAbsDiff: diff,
+        cosine: { lowest: cosines[0]!, p1: cosines[Math.floor(cosines.length / 100)]!, median: cosines[Math.floor(cosines.length / 2)]! },
       };
     });
     log('medians:');
     for (const s of summary) {
-      log(`  group-tokens ${String(s.groupTokens).padStart(5)}: ${s.textsPerSecond.toFixed(1).padStart(6)} texts/s wall, ${s.cpuMsPerText.toFixed(2)} ms cpu/text (${(summary[0]!.cpuMsPerText / s.cpuMsPerText).toFixed(2)}x), padded/real tokens ${s.paddedOverReal.toFixed(2)}, max abs diff to group-tokens ${summary[0]!.groupTokens}: ${s.maxAbsDiff.toExponential(1)}`);
+      const against = s.variant.startsWith(reference.precision) ? `max abs diff to ${reference.label}: ${s.maxAbsDiff.toExponential(1)}` : `cosine to ${reference.label}: lowest ${s.cosine.lowest.toFixed(4)}, 1st percentile ${s.cosine.p1.toFixed(4)}, median ${s.cosine.median.toFixed(4)}`;
+      log(`  ${s.variant.padStart(9)}: ${s.textsPerSecond.toFixed(1).padStart(6)} texts/s wall, ${s.cpuMsPerText.toFixed(2)} ms cpu/text (${(summary[0]!.cpuMsPerText / s.cpuMsPerText).toFixed(2)}x), padded/real tokens ${s.paddedOverReal.toFixed(2)}, ${against}`);
     }
     log(`load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     if (values.json) console.log(JSON.stringify({ texts: texts.length, requestSize, rounds, summary }));
-    if (worst > 1e-6) throw new Error(`vectors differ between variants by ${worst} (over 1e-6)`);
+    if (worst > 1e-6) throw new Error(`float32 vectors differ between variants by ${worst} (over 1e-6)`);
+    if (lowestCosine < 0.99) throw new Error(`int8 vectors as low as cosine ${lowestCosine} to the float32 ones (under 0.99)`);
   } finally {
     for (const v of variants) await v.embedder.close();
   }

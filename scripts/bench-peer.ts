@@ -1,13 +1,14 @@
 /**
- * `npm run bench:peer [-- --json] [-- --messages N] [-- --resaves N] [-- --first-saves N] [-- --no-load]`
+ * `npm run bench:peer [-- --json] [-- --messages N] [-- --resaves N] [-- --first-saves N] [-- --no-load] [-- --peer-int8]`
  *
  * Session Memory side by side with a peer system on the same data, in one run on the same cores.
  * Ours is the warm host of web mode and the desktop app (electron/host/memoryHost.ts: its engine,
  * saving as a source or a hook does, secrets redacted); the peer is LangChain.js's `index()` with a
  * SQLite record manager and LanceDB (scripts/peerIndex.ts), on the same offline model, each side with
  * its own embedding worker, both warmed by indexing another conversation first. The peer's worker calls
- * the model as a plain transformers.js caller does, a request in one call; ours runs a request in
- * groups of like token lengths (embedding/lengthGroups.ts).
+ * the model as a plain transformers.js caller does, a request in one call, on the float32 graph (the
+ * default of transformers.js); ours runs the int8 graph, one text a call (embedding/useLiteEn.ts).
+ * `--peer-int8` gives the peer the int8 graph too (transformers.js's dtype "q8", a request in one call).
  *
  * A 2,000-message conversation: first save, unchanged re-save, a 10% append (new text), a
  * one-message edit in the middle (the re-save and the edit each the median of --resaves, 5: one more
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     // First saves: this many conversations of 2,000 messages (other seeds), the median kept.
     'first-saves': { type: 'string', default: '3' },
     'no-load': { type: 'boolean', default: false },
+    'peer-int8': { type: 'boolean', default: false },
   },
 });
 const MESSAGES = Number(values.messages);
@@ -134,7 +136,7 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
   // The peer calls the model as LangChain's embeddings classes do: its own batches, each in one call
   // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths, with ONNX
   // Runtime's default threads, which spin between calls (ours sleep: embeddingThreads.ts).
-  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0, spinning: true });
+  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0, spinning: true, precision: values['peer-int8'] ? 'int8' : 'fp32' });
   const sides = { ours: await ours(path.join(tmp, name, 'ours'), modelsDir), peer: await peer(path.join(tmp, name, 'peer'), peerEmbedder) };
   try {
     // Warm-up: another conversation saved on each side (model loaded and run, stores open).

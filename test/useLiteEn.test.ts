@@ -1,5 +1,6 @@
 // use-lite-en, rebuilt from the TF.js package as ONNX, must reproduce the original tokenizer and encoder:
-// golden token ids and vectors come from the TF.js original (@energetic-ai/embeddings).
+// golden token ids and vectors come from the TF.js original (@energetic-ai/embeddings). The float32 graph
+// reproduces its vectors; the int8 graph the engine embeds with comes within a cosine of 0.998 of them.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -50,11 +51,15 @@ const golden = readGolden();
 const BUILD_TIMEOUT = 300_000;
 
 describe('use-lite-en', () => {
+  /** The engine's embedder: the int8 graph, one text a call. */
   let embed: (texts: string[]) => Promise<Float32Array[]>;
+  /** The float32 graph, in groups of like lengths. */
+  let embedFp32: (texts: string[]) => Promise<Float32Array[]>;
 
   beforeAll(async () => {
     await testModelDir();
     embed = await loadUseLiteEn(TEST_MODELS_DIR);
+    embedFp32 = await loadUseLiteEn(TEST_MODELS_DIR, { precision: 'fp32' });
   }, BUILD_TIMEOUT);
 
   it('tokenizes every golden case exactly like the original (before the 128-token cut)', async () => {
@@ -71,10 +76,10 @@ describe('use-lite-en', () => {
     expect(Array.from(input_ids.data as BigInt64Array, Number)).toEqual(long?.tokenIds.slice(0, USE_LITE_EN.maxTokens));
   });
 
-  it('embeds every golden case like the TF.js original (max abs diff < 1e-5)', async () => {
+  it('embeds every golden case like the TF.js original (max abs diff < 1e-5) with the float32 graph', async () => {
     let worst = 0;
     for (const c of golden) {
-      const [vector] = await embed([c.text]);
+      const [vector] = await embedFp32([c.text]);
       expect(vector?.length).toBe(USE_LITE_EN.dim);
       const diff = maxAbsDiff(vector ?? [], c.embedding);
       expect(diff, JSON.stringify(c.text)).toBeLessThan(1e-5);
@@ -83,14 +88,30 @@ describe('use-lite-en', () => {
     console.log(`use-lite-en: max abs diff over ${golden.length} golden cases ${worst.toExponential(2)}`);
   });
 
-  it('gives a text the same vector alone and padded in a batch with a much longer text', async () => {
+  it('embeds every golden case within a cosine of 0.998 of the TF.js original with the int8 graph', async () => {
+    let lowest = 1;
+    for (const c of golden) {
+      const [vector] = await embed([c.text]);
+      expect(vector?.length).toBe(USE_LITE_EN.dim);
+      const similarity = cosine(vector!, Float32Array.from(c.embedding));
+      expect(similarity, JSON.stringify(c.text)).toBeGreaterThan(0.998);
+      // Not the float32 vector itself: the int8 graph is the one embedding.
+      expect(maxAbsDiff(vector!, c.embedding), JSON.stringify(c.text)).toBeGreaterThan(1e-5);
+      lowest = Math.min(lowest, similarity);
+    }
+    console.log(`use-lite-en int8: lowest cosine over ${golden.length} golden cases ${lowest.toFixed(5)}`);
+  });
+
+  it('gives a text the same vector alone and in a request with a much longer text, with either graph', async () => {
     const short = 'The cat sits on the mat.';
     const long = golden.reduce((a, b) => (b.tokenIds.length > a.tokenIds.length ? b : a)).text;
-    const [alone] = await embed([short]);
-    const [inBatch, longVector] = await embed([short, long]);
-    expect(maxAbsDiff(alone ?? [], inBatch ?? [])).toBeLessThan(1e-6);
-    const [longAlone] = await embed([long]);
-    expect(maxAbsDiff(longAlone ?? [], longVector ?? [])).toBeLessThan(1e-6);
+    for (const embedding of [embed, embedFp32]) {
+      const [alone] = await embedding([short]);
+      const [inBatch, longVector] = await embedding([short, long]);
+      expect(maxAbsDiff(alone ?? [], inBatch ?? [])).toBeLessThan(1e-6);
+      const [longAlone] = await embedding([long]);
+      expect(maxAbsDiff(longAlone ?? [], longVector ?? [])).toBeLessThan(1e-6);
+    }
   });
 
   it('embeds a request in groups of like lengths with the very vectors of one text at a time and of one plain call', async () => {
@@ -99,8 +120,8 @@ describe('use-lite-en', () => {
     const chunks = chunkDialogue('mixed', session.messages.map((m, i) => ({ msgId: `m${i}`, role: m.role, content: m.content })), { maxTokens: USE_LITE_EN.maxTokens });
     const random = seededRandom(9);
     const texts = [...new Set([...chunks.map((c) => c.text).slice(0, 40), ...golden.map((c) => c.text)])].sort(() => random() - 0.5);
-    const plain = await loadUseLiteEn(TEST_MODELS_DIR, { groupTokens: 0 });
-    const grouped = await embed(texts);
+    const plain = await loadUseLiteEn(TEST_MODELS_DIR, { groupTokens: 0, precision: 'fp32' });
+    const grouped = await embedFp32(texts);
     const whole = await plain(texts);
     expect(grouped).toHaveLength(texts.length);
     let worst = 0;
@@ -108,6 +129,15 @@ describe('use-lite-en', () => {
       const [alone] = await plain([text]);
       worst = Math.max(worst, maxAbsDiff(alone ?? [], grouped[i] ?? []), maxAbsDiff(whole[i] ?? [], grouped[i] ?? []));
     }
+    expect(worst).toBeLessThan(1e-6);
+  });
+
+  it('embeds with the int8 graph the very vectors transformers.js gives with it (dtype q8) one text a call', async () => {
+    const plainInt8 = await loadUseLiteEn(TEST_MODELS_DIR, { groupTokens: 0 });
+    const texts = ['The cat sits on the mat.', ...golden.map((c) => c.text)];
+    const direct = await embed(texts);
+    let worst = 0;
+    for (const [i, text] of texts.entries()) worst = Math.max(worst, maxAbsDiff((await plainInt8([text]))[0] ?? [], direct[i] ?? []));
     expect(worst).toBeLessThan(1e-6);
   });
 
@@ -142,15 +172,23 @@ describe('use-lite-en', () => {
     try {
       const dir = await ensureUseLiteEn(modelsDir);
       expect(dir).toBe(path.join(modelsDir, USE_LITE_EN.name));
-      for (const file of ['onnx/model.onnx', 'config.json', 'tokenizer.json', 'tokenizer_config.json']) {
+      for (const file of ['onnx/model.onnx', 'onnx/model_quantized.onnx', 'config.json', 'tokenizer.json', 'tokenizer_config.json']) {
         expect(existsSync(path.join(dir, file)), file).toBe(true);
       }
       // The build is deterministic: the same bytes as the shared test model.
-      const built = await readFile(path.join(dir, 'onnx/model.onnx'));
-      expect(built.equals(await readFile(path.join(TEST_MODELS_DIR, USE_LITE_EN.name, 'onnx/model.onnx')))).toBe(true);
+      for (const file of ['onnx/model.onnx', 'onnx/model_quantized.onnx']) {
+        const built = await readFile(path.join(dir, file));
+        expect(built.equals(await readFile(path.join(TEST_MODELS_DIR, USE_LITE_EN.name, file))), file).toBe(true);
+      }
 
       const before = (await stat(path.join(dir, 'onnx/model.onnx'))).mtimeMs;
       expect(await ensureUseLiteEn(modelsDir)).toBe(dir);
+      expect((await stat(path.join(dir, 'onnx/model.onnx'))).mtimeMs).toBe(before);
+
+      // A folder built before the int8 graph existed gets it, and keeps its float32 graph.
+      await rm(path.join(dir, 'onnx/model_quantized.onnx'));
+      expect(await ensureUseLiteEn(modelsDir)).toBe(dir);
+      expect((await readFile(path.join(dir, 'onnx/model_quantized.onnx'))).equals(await readFile(path.join(TEST_MODELS_DIR, USE_LITE_EN.name, 'onnx/model_quantized.onnx')))).toBe(true);
       expect((await stat(path.join(dir, 'onnx/model.onnx'))).mtimeMs).toBe(before);
     } finally {
       await rm(modelsDir, { recursive: true, force: true });

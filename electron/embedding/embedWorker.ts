@@ -19,11 +19,11 @@ function post(message: WorkerResponse, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean): Promise<{ fn: EmbedFn; maxTokens: number }> {
+async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean, precision: 'int8' | 'fp32' | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
   if (spec.kind === 'builtin') {
     const { ensureUseLiteEn, loadUseLiteEn } = await import('./useLiteEn.js');
     await ensureUseLiteEn(spec.modelsDir);
-    return { fn: await loadUseLiteEn(spec.modelsDir, { spinning, ...(groupTokens === undefined ? {} : { groupTokens }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
+    return { fn: await loadUseLiteEn(spec.modelsDir, { spinning, ...(groupTokens === undefined ? {} : { groupTokens }), ...(precision === undefined ? {} : { precision }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
   }
   const transformers = await import('@huggingface/transformers');
   const { env, pipeline } = transformers;
@@ -84,7 +84,7 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     if (request.type === 'init') {
       const started = performance.now();
-      const loaded = await load(request.spec, request.groupTokens, request.spinning ?? false);
+      const loaded = await load(request.spec, request.groupTokens, request.spinning ?? false, request.precision);
       embed = loaded.fn;
       const [probe] = await embed(['dimension probe']);
       post({ type: 'ready', id: request.id, dim: probe!.length, maxTokens: loaded.maxTokens, loadMs: performance.now() - started });

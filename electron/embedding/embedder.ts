@@ -43,6 +43,8 @@ export interface WorkerEmbedderOptions {
    * transformers.js caller; the peer of `npm run bench:peer`). Off by default: embeddingThreads.ts.
    */
   spinning?: boolean;
+  /** use-lite-en only: its int8 graph (default) or its float32 one (see UseLiteEnOptions). */
+  precision?: 'int8' | 'fp32';
 }
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
@@ -166,8 +168,8 @@ export class WorkerEmbedder implements Embedder {
       this.exited.add(worker);
       this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`));
     });
-    const { groupTokens, spinning } = this.options;
-    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }) }).catch(async (error: unknown) => {
+    const { groupTokens, spinning, precision } = this.options;
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }), ...(precision === undefined ? {} : { precision }) }).catch(async (error: unknown) => {
       await this.stop(worker);
       throw error;
     });

@@ -2,7 +2,7 @@ import type { ModelSpec } from './models.js';
 
 /** Messages between the embedder and its worker thread. */
 export type WorkerRequest =
-  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean }
+  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean; precision?: 'int8' | 'fp32' }
   | { type: 'embed'; id: number; texts: string[] }
   /** Exit between two model calls (see WorkerEmbedder's stop). */
   | { type: 'stop'; id: number };

@@ -11,7 +11,19 @@ const { onnx } = onnxProto;
 const ROOT = 'module_apply_default/Encoder_en/KonaTransformer/';
 const STACK = `${ROOT}Encode/TransformerStack/`;
 const HEAD = 'module_apply_default/Encoder_en/hidden_layers/';
-const { FLOAT, INT64 } = onnx.TensorProto.DataType;
+const { FLOAT, INT8, INT64 } = onnx.TensorProto.DataType;
+
+/** ONNX Runtime's own operators (DynamicQuantizeMatMul). */
+const ORT_DOMAIN = 'com.microsoft';
+
+export interface BuildOptions {
+  /**
+   * Every dense layer's kernel in int8 (one scale per output column, symmetric), multiplied by
+   * ONNX Runtime's DynamicQuantizeMatMul, which quantizes its input to uint8 at each call with one
+   * scale for the whole input. Run one text per call, a text's vector then depends on that text alone.
+   */
+  quantized?: boolean;
+}
 
 /**
  * The TF.js graph works on sparse token lists (indices + values) and scatters/gathers between the real
@@ -20,8 +32,8 @@ const { FLOAT, INT64 } = onnx.TensorProto.DataType;
  * softmax weight is exactly 0), and the final mean, which only counts real tokens. So a text's vector does
  * not depend on what else is in its batch.
  */
-export function buildModel(tf: TfjsGraph): Proto.IModelProto {
-  const g = new OnnxGraph();
+export function buildModel(tf: TfjsGraph, options: BuildOptions = {}): Proto.IModelProto {
+  const g = new OnnxGraph(options.quantized ?? false);
   const { ids, mask } = clipToMaxLength(g, tf, 'input_ids', 'attention_mask');
   const maskF = g.op('Cast', [mask], { to: FLOAT });
 
@@ -39,9 +51,9 @@ export function buildModel(tf: TfjsGraph): Proto.IModelProto {
   });
   return {
     irVersion: 8,
-    opsetImport: [{ domain: '', version: 17 }], // 17: LayerNormalization
+    opsetImport: [{ domain: '', version: 17 }, ...(options.quantized ? [{ domain: ORT_DOMAIN, version: 1 }] : [])], // 17: LayerNormalization
     producerName: 'session-memory',
-    docString: `Universal Sentence Encoder Lite (English), converted from ${PACKAGE}@${tf.pkg.version} (Apache-2.0)`,
+    docString: `Universal Sentence Encoder Lite (English), converted from ${PACKAGE}@${tf.pkg.version} (Apache-2.0)${options.quantized ? '; dense kernels in int8' : ''}`,
     graph: {
       name: USE_LITE_EN.name,
       node: g.nodes,
@@ -160,9 +172,33 @@ function sentenceEmbedding(g: OnnxGraph, tf: TfjsGraph, pooled: string): string 
 /** x @ kernel + bias, with the kernel and bias taken from the TF MatMul/Conv2D and BiasAdd nodes. */
 function dense(g: OnnxGraph, tf: TfjsGraph, x: string, matmulNode: string, biasNode: string, shape?: number[]): string {
   const kernel = tf.floats(matmulNode, 1, shape);
-  const bias = tf.floats(biasNode, 1);
-  const product = g.op('MatMul', [x, g.weight(`${matmulNode}/kernel`, kernel)]);
-  return g.op('Add', [product, g.weight(`${biasNode}/bias`, bias)]);
+  if (g.quantized) {
+    const { values, scales } = quantizeColumns(kernel);
+    const weights = [g.int8s(`${matmulNode}/kernel_int8`, kernel.shape, values), g.floats(`${matmulNode}/kernel_scale`, scales)];
+    return g.op('DynamicQuantizeMatMul', [x, ...weights, '', g.weight(`${biasNode}/bias`, tf.floats(biasNode, 1))], {}, ORT_DOMAIN);
+  }
+  const product = g.op('MatMul', [x, g.weight(`${matmulNode}/kernel`, tf.floats(matmulNode, 1, shape))]);
+  return g.op('Add', [product, g.weight(`${biasNode}/bias`, tf.floats(biasNode, 1))]);
+}
+
+/**
+ * A [rows, columns] float kernel in int8, symmetric, one scale per column (each output's weights
+ * keep their own range): value = round(w / scale), scale = max |w| of the column / 127.
+ */
+export function quantizeColumns(kernel: WeightEntry): { values: Int8Array; scales: Float32Array } {
+  const [rows, columns] = kernel.shape as [number, number];
+  const w = new Float32Array(kernel.bytes.buffer.slice(kernel.bytes.byteOffset, kernel.bytes.byteOffset + kernel.bytes.byteLength));
+  const scales = new Float32Array(columns);
+  for (let c = 0; c < columns; c++) {
+    let largest = 0;
+    for (let r = 0; r < rows; r++) largest = Math.max(largest, Math.abs(w[r * columns + c]!));
+    scales[c] = largest > 0 ? largest / 127 : 1;
+  }
+  const values = new Int8Array(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++) values[r * columns + c] = Math.max(-127, Math.min(127, Math.round(w[r * columns + c]! / scales[c]!)));
+  }
+  return { values, scales };
 }
 
 type Attribute = number | number[] | { float: number };
@@ -173,11 +209,13 @@ class OnnxGraph {
   readonly initializers: Proto.ITensorProto[] = [];
   private readonly names = new Map<string, number>();
 
-  op(opType: string, inputs: string[], attributes: Record<string, Attribute> = {}): string {
-    return this.ops(opType, inputs, 1, attributes)[0] as string;
+  constructor(readonly quantized: boolean) {}
+
+  op(opType: string, inputs: string[], attributes: Record<string, Attribute> = {}, domain?: string): string {
+    return this.ops(opType, inputs, 1, attributes, domain)[0] as string;
   }
 
-  ops(opType: string, inputs: string[], outputs: number, attributes: Record<string, Attribute> = {}): string[] {
+  ops(opType: string, inputs: string[], outputs: number, attributes: Record<string, Attribute> = {}, domain?: string): string[] {
     const name = this.unique(opType);
     const output = Array.from({ length: outputs }, (_, i) => (outputs === 1 ? name : `${name}_${i}`));
     const attribute = Object.entries(attributes).map(([key, value]): Proto.IAttributeProto => {
@@ -185,7 +223,7 @@ class OnnxGraph {
       if (typeof value === 'number') return { name: key, type: onnx.AttributeProto.AttributeType.INT, i: value };
       return { name: key, type: onnx.AttributeProto.AttributeType.FLOAT, f: value.float };
     });
-    this.nodes.push({ name, opType, input: inputs, output, attribute });
+    this.nodes.push({ name, opType, input: inputs, output, attribute, ...(domain ? { domain } : {}) });
     return output;
   }
 
@@ -197,6 +235,16 @@ class OnnxGraph {
   /** A float32 initializer straight from the TF.js bytes (both are little-endian). */
   weight(name: string, w: WeightEntry): string {
     this.initializers.push({ name, dims: w.shape, dataType: FLOAT, rawData: w.bytes });
+    return name;
+  }
+
+  int8s(name: string, dims: number[], values: Int8Array): string {
+    this.initializers.push({ name, dims, dataType: INT8, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
+    return name;
+  }
+
+  floats(name: string, values: Float32Array): string {
+    this.initializers.push({ name, dims: [values.length], dataType: FLOAT, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
     return name;
   }
 
