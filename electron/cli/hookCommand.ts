@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { SaveReport } from '../../shared/domain.js';
 import { testSwitch } from '../engine/files/index.js';
 import type { SyncOptions } from '../sources/sync.js';
+import { lazyEngineOnDemand } from './lazyEngine.js';
 import { quickCommandLine } from './quickCommandLine.js';
 import { dataDirOf, describeReport, describeSkipped, minutesOption, parseInclude, reportJson, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
 
@@ -137,17 +138,6 @@ function handoffTimeoutMs(usual: number): number {
   return Number.isFinite(wanted) && wanted > 0 ? wanted : usual;
 }
 
-/** An engine opened only when asked for, loading the store's code only then. */
-export function lazyEngineOnDemand(options: GlobalOptions, io: Io) {
-  let engine: ReturnType<typeof import('./engineSupport.js')['lazyEngine']> | null = null;
-  return {
-    get: async () => {
-      engine ??= (await import('./engineSupport.js')).lazyEngine(options, io);
-      return engine.get();
-    },
-    close: async () => engine?.close(),
-  };
-}
 
 export function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<SyncOptions, 'onReport' | 'onError' | 'onSkipped' | 'onUnsupported'> {
   return {

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { appendHookLog } from './hookLog.js';
-import { lazyEngineOnDemand } from './hookCommand.js';
+import { lazyEngineOnDemand } from './lazyEngine.js';
 import { stopRequests, whenAborted } from './stopRequests.js';
 import { dataDirOf, reportJson, type GlobalOptions, type Io } from './support.js';
 

@@ -8,7 +8,8 @@ import { Option } from 'commander';
 import type { FoundSource } from '../sources/discover.js';
 import type { SyncOptions } from '../sources/sync.js';
 import { dataDirOf, ExitStatus, minutesOption, parseInclude, positiveInt, UsageError, type GlobalOptions, type IncludedExtra, type Io } from './support.js';
-import { DEFAULT_STAY_MINUTES, lazyEngineOnDemand, saveFromHook, syncPrinter, type HookFlags } from './hookCommand.js';
+import { DEFAULT_STAY_MINUTES, saveFromHook, syncPrinter, type HookFlags } from './hookCommand.js';
+import { lazyEngineOnDemand } from './lazyEngine.js';
 
 // The sources' code (finding them, with tinyglobby; their cursors; the hand-over) loads when one of
 // these commands runs, not with every command: `--help` and the MCP server start without it.
