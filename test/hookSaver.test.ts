@@ -2,8 +2,9 @@
  * The hooks' saver (electron/cli/hookSaver.ts): a hook that finds nothing serving its data folder
  * saves on its own and leaves a saver running, to which the next turns' hooks hand their saves; the
  * saver gives way to `sync --watch` (as to the app), ends when no hook came for `--idle` minutes, and
- * is not left after the session's last hook. Processes as an assistant starts them, the engine on
- * the hashing stand-in (the model's path is the hook's own, tested in hooks.test.ts).
+ * is not left after the session's last hook. The MCP server of an assistant's session serves the
+ * hooks too (electron/mcp/server.ts: serveHooks). Processes as an assistant starts them, the engine
+ * on the hashing stand-in (the model's path is the hook's own, tested in hooks.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { askToYield, handoffAddress } from '../electron/sources/handoff.js';
 import { BIN, cliEnv, collect, HASH_EMBEDDER, jsonLines, REPO, runCli, startCli, type CliResult } from './helpers/cli.js';
 import { scratchDirs } from './helpers/engine.js';
+import { mcpHandshake } from '../scripts/mcpHandshake.js';
 
 const scratch = scratchDirs('sm-hook-saver-');
 const SESSION = '5d2c8e41-7a3b-4c6d-9e8f-1a2b3c4d5e6f';
@@ -127,15 +129,17 @@ describe('the hooks\' saver', () => {
     expect((await hookLog(data)).filter((l) => l.msg.startsWith('hook saver: serving'))).toHaveLength(1);
   }, 240_000);
 
-  it('ends once no hook came for --idle minutes; a second one finds the folder served and ends at once', async () => {
+  it('ends once no hook came for --idle minutes; a second one waits while the first serves, and ends after its own idle time', async () => {
     const data = path.join(scratch(), 'data');
     const first = startCli(['--data', data, 'hook-saver', '--idle', '0.25'], HASH_EMBEDDER);
     const firstRun = collect(first);
     try {
       await until('the first saver answers', () => answers(data));
-      const second = await runCli(['--data', data, 'hook-saver', '--idle', '0.5'], HASH_EMBEDDER);
+      const started = Date.now();
+      const second = await runCli(['--data', data, 'hook-saver', '--idle', '0.05'], HASH_EMBEDDER);
       expect(second).toMatchObject({ status: 0, stdout: '' });
-      expect(second.stderr).toMatch(/already served/);
+      expect(second.stderr).toMatch(/were served by another process all along/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
     } finally {
       // Asked to give way as the app would, in case the idle end below failed.
       setTimeout(() => void askToYield(data), 120_000).unref();
@@ -148,6 +152,58 @@ describe('the hooks\' saver', () => {
     expect(logged).toEqual([expect.stringMatching(/^hook saver: serving .*until 15 s without one/), 'hook saver: ended (idle) after 0 saves']);
     expect(await answers(data)).toBe(false);
   }, 180_000);
+
+  it('the MCP server of an assistant\'s session serves the hooks, the first turn\'s included; a saver waits and serves once the session ends; a read-only server serves none', async () => {
+    const root = scratch();
+    const data = path.join(root, 'data');
+    const log = path.join(root, 'claude', `${SESSION}.jsonl`);
+    await fs.mkdir(path.dirname(log), { recursive: true });
+    await fs.writeFile(log, turnLines(0, 4));
+    const env = { ...HASH_EMBEDDER, SESSION_MEMORY_TEST_HOOK_STAY: '5' };
+    const startMcp = (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, '--data', data, 'mcp', ...args], { cwd: REPO, env: cliEnv(HASH_EMBEDDER), stdio: ['pipe', 'pipe', 'pipe'] });
+      const err = { text: '' };
+      child.stderr.on('data', (d: Buffer) => (err.text += d.toString()));
+      return { child, err, closed: new Promise((resolve) => child.once('close', resolve)) };
+    };
+
+    // A read-only server leaves the door free.
+    const readOnly = startMcp(['--read-only']);
+    await mcpHandshake(readOnly.child, 'read-only');
+    await until('the read-only server is ready', async () => readOnly.err.text.includes('ready on stdio'));
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await answers(data)).toBe(false);
+    readOnly.child.stdin.end();
+    await readOnly.closed;
+
+    const session = startMcp([]);
+    let saver: ReturnType<typeof collect> | null = null;
+    try {
+      await mcpHandshake(session.child, 'session');
+      await until('the MCP server serves the hooks', async () => session.err.text.includes('serving the hooks of this data folder'));
+      // The session's first turn: handed over, and no saver is started.
+      expect(await hook(data, log, 'Stop', env)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      expect((await hookLog(data)).at(-1)!.msg).toBe(`hook: ${SESSION}: saved by the process serving hooks (4 new)`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await hookLog(data)).filter((l) => l.msg.startsWith('hook saver:'))).toEqual([]);
+      // A saver that starts now (as one a hook started just before the server began to serve) waits.
+      saver = collect(startCli(['--data', data, 'hook-saver', '--idle', '5'], HASH_EMBEDDER));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect((await hookLog(data)).filter((l) => l.msg.startsWith('hook saver:'))).toEqual([]);
+    } finally {
+      session.child.stdin.end();
+    }
+    await session.closed;
+    // The session ended: the saver serves the next turn.
+    await until('the saver serves', async () => (await hookLog(data)).some((l) => l.msg.startsWith('hook saver: serving')));
+    await fs.appendFile(log, turnLines(4, 2));
+    expect(await hook(data, log, 'Stop', env)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect((await hookLog(data)).at(-1)!.msg).toBe(`hook: ${SESSION}: saved by the process serving hooks (2 new)`);
+    expect(await askToYield(data)).toBe(true);
+    expect(await saver).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect((await hookLog(data)).at(-1)!.msg).toBe('hook saver: ended (gave way) after 1 save');
+    expect(await messageCount(data)).toBe(6);
+  }, 240_000);
 
   it('refuses an --idle or --stay that is not a number of minutes', async () => {
     const data = path.join(scratch(), 'data');

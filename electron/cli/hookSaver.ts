@@ -20,11 +20,16 @@ import { dataDirOf, reportJson, type GlobalOptions, type Io } from './support.js
 /** How often the saver looks whether its data folder and its token are still there. */
 const LOOK_MS = 5_000;
 
+/** How often a saver that found the hooks served looks again whether they still are. */
+const WAIT_MS = 2_000;
+
 export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed';
 
 /**
- * Serves the hooks of the data folder until one of the ends above. Returns how it ended: `not
- * needed` at once when another process already serves the folder.
+ * Serves the hooks of the data folder until one of the ends above. When another process serves them
+ * (an assistant's MCP server, which ends with its session; the app), it waits, and serves once that
+ * one stops, within its idle time: `not needed` when that time passed without. A saver started by a
+ * hook that saved on its own, just before the session's MCP server began to serve, so outlives it.
  */
 export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: number): Promise<SaverEnd> {
   const dataDir = dataDirOf(globals);
@@ -39,48 +44,41 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
   signals.signal.addEventListener('abort', () => finish('stopped'), { once: true });
 
   const engine = lazyEngineOnDemand(globals, io);
-  const [{ serveHandoff, TOKEN_FILE }, { SourceCursors }, { syncFile }] = await Promise.all([import('../sources/handoff.js'), import('../sources/cursors.js'), import('../sources/sync.js')]);
-  let queue: Promise<unknown> = Promise.resolve();
-  let saves = 0;
+  const [{ serveHandoff, TOKEN_FILE }, { handedSaves }] = await Promise.all([import('../sources/handoff.js'), import('../sources/handedSaves.js')]);
+  const saves = handedSaves(dataDir, engine.get, { signal: ended.signal, reportJson });
   let busy = 0;
   let idle: NodeJS.Timeout | null = null;
   const rest = () => {
     if (idle) clearTimeout(idle);
     idle = setTimeout(() => finish('idle'), idleMs);
   };
-  try {
-    const server = await serveHandoff(
+  const serve = () =>
+    serveHandoff(
       dataDir,
       (request, reply) => {
         // No end for idleness while a save is waiting or under way.
         busy++;
         if (idle) clearTimeout(idle);
-        const job = queue.then(async () => {
-          const cursors = await SourceCursors.load(dataDir);
-          await syncFile('hook', request.file, 'files', {
-            cursors,
-            engine: engine.get,
-            ...(request.include ? { include: request.include } : {}),
-            redact: true,
-            signal: ended.signal,
-            onReport: (source, file, report) => reply({ report: { source, file, ...reportJson(report) } }),
-            onError: (_source, file, message) => reply({ error: message, file }),
-            onSkipped: (source, part) => reply({ skipped: { source, ...part } }),
-            onUnsupported: (_source, message) => reply({ error: message, file: request.file }),
-          });
-          saves++;
-          return true;
-        });
+        const job = saves.handle(request, reply);
         void job.then(
           () => --busy === 0 && rest(),
           () => --busy === 0 && rest(),
         );
-        queue = job.catch(() => {});
         return job;
       },
       { onYield: () => finish('gave way') },
     );
-    if (!server) return 'not needed';
+  try {
+    let server = await serve();
+    if (!server) {
+      // Waited for within the idle time, stopping as the saver would stop.
+      rest();
+      while (!server && !ended.signal.aborted) {
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, WAIT_MS)), whenAborted(ended.signal)]);
+        if (!ended.signal.aborted) server = await serve();
+      }
+      if (!server) return (end as SaverEnd) === 'idle' ? 'not needed' : end;
+    }
     rest();
     await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: serving the next turns' hooks (process ${process.pid}, until ${minutes(idleMs)} without one)` }]);
     // Warm: the first save handed over does not wait for the store's code or the model.
@@ -99,8 +97,9 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
     if (idle) clearTimeout(idle);
     // The door first: a hook that handed a save over and is told nothing more saves on its own.
     await server.close();
-    await queue;
-    await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${saves} save${saves === 1 ? '' : 's'}` }]).catch(() => {});
+    await saves.idle();
+    const count = saves.count();
+    await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${count} save${count === 1 ? '' : 's'}` }]).catch(() => {});
     return end;
   } finally {
     if (idle) clearTimeout(idle);

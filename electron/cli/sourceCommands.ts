@@ -112,12 +112,12 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
 
   program
     .command('hook-saver')
-    .description('serve the hooks of this data folder with the store and the model kept open, until --idle minutes pass without a save; a hook starts one when neither the app nor `sync --watch` runs, and it gives way when one of them starts')
+    .description('serve the hooks of this data folder with the store and the model kept open, until --idle minutes pass without a save; a hook starts one when nothing served its save. It gives way when the app or `sync --watch` starts, and while another process serves the hooks it waits for its turn')
     .option('--idle <minutes>', 'end after this long without a save handed over', (v) => minutesOption(v, '--idle'), DEFAULT_STAY_MINUTES)
     .action(async (flags: { idle: number }) => {
       const { runHookSaver } = await import('./hookSaver.js');
       const end = await runHookSaver(io, globals(), flags.idle * 60_000);
-      if (end === 'not needed') io.err('the hooks of this data folder are already served (by the app, `sync --watch` or another saver)');
+      if (end === 'not needed') io.err('the hooks of this data folder were served by another process all along (the app, `sync --watch`, an assistant\'s MCP server or another saver)');
     });
 }
 

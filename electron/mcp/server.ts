@@ -79,11 +79,15 @@ const sessionSchema = z.object({
   lastSavedAt: z.string(),
 });
 
+/** How often a server that does not serve the hooks looks again whether it can (another one ended). */
+const HOOKS_RETRY_MS = 30_000;
+
 export class MemoryServer {
   readonly mcp: ToolServer;
   private engineOpening: Promise<MemoryEngine> | null = null;
   private warming: Promise<void> | null = null;
   private closed = false;
+  private hooks: { server: import('../sources/handoff.js').HandoffServer | null; retry: NodeJS.Timeout | null; attempt: Promise<void> | null } = { server: null, retry: null, attempt: null };
 
   constructor(private readonly options: MemoryServerOptions) {
     this.mcp = new ToolServer({ name: 'session-memory', version: options.version });
@@ -94,6 +98,10 @@ export class MemoryServer {
     // A warm-up under way finishes first: a model loaded after the engine closed would keep the
     // process alive once the client has gone.
     this.closed = true;
+    if (this.hooks.retry) clearInterval(this.hooks.retry);
+    await this.hooks.attempt;
+    await this.hooks.server?.close();
+    this.hooks.server = null;
     await this.warming?.catch(() => {});
     const opening = this.engineOpening;
     this.engineOpening = null;
@@ -135,6 +143,40 @@ export class MemoryServer {
       if (!this.closed) await Promise.all([engine.embedder(), import('../engine/search/index.js').then((search) => search.loadTimeReading())]);
     })();
     return this.warming;
+  }
+
+  /**
+   * Serves the hooks of this data folder (sources/handoff.ts) while the assistant's session lasts:
+   * the server is up for the whole session with the model loaded, so each turn's hook, the first
+   * included, hands its save over rather than load the store and the model. Not when read-only. It
+   * gives way to the app and `sync --watch`, and takes nothing over: when another process serves (a
+   * hooks' saver, another session's server), it looks again every 30 s, as that one may end first.
+   */
+  async serveHooks(): Promise<void> {
+    if (this.options.readOnly || this.closed || this.hooks.retry) return;
+    const [{ serveHandoff }, { handedSaves }] = await Promise.all([import('../sources/handoff.js'), import('../sources/handedSaves.js')]);
+    const saves = handedSaves(this.options.dataDir, () => this.engine());
+    const attempt = async () => {
+      if (this.closed || this.hooks.server || this.hooks.attempt) return;
+      this.hooks.attempt = (async () => {
+        const server = await serveHandoff(this.options.dataDir, saves.handle, {
+          onYield: () => {
+            if (this.hooks.server === server) this.hooks.server = null;
+            void server?.close();
+            this.options.logger.info('the hooks of this data folder are served by the app or `sync --watch` now');
+          },
+        }).catch(() => null);
+        if (server && this.closed) await server.close();
+        else if (server) {
+          this.hooks.server = server;
+          this.options.logger.info('serving the hooks of this data folder: each turn\'s save is handed to this server');
+        }
+      })().finally(() => (this.hooks.attempt = null));
+      await this.hooks.attempt;
+    };
+    this.hooks.retry = setInterval(() => void attempt(), HOOKS_RETRY_MS);
+    this.hooks.retry.unref();
+    await attempt();
   }
 
   private registerTools(): void {

@@ -29,7 +29,12 @@ export async function serveStdio(options: Omit<MemoryServerOptions, 'version'>):
   const warmUp = () => {
     if (warming) return;
     warming = true;
-    server.warmUp().catch((error: Error) => options.logger.warn(`the model could not be loaded yet: ${error.message}`));
+    server
+      .warmUp()
+      .catch((error: Error) => options.logger.warn(`the model could not be loaded yet: ${error.message}`))
+      // Then the hooks' saves, with the model loaded (server.ts: serveHooks).
+      .then(() => server.serveHooks())
+      .catch((error: Error) => options.logger.warn(`hooks cannot hand their saves to this server (${error.message}); they save on their own`));
   };
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage) => {
