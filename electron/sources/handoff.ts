@@ -11,10 +11,11 @@
  * One JSON object a line. The client sends `{token}` then `{op: "save", file, include?}`; the server
  * answers with `{report}`, `{skipped}` and `{error}` lines and ends with `{done: true, read}`.
  *
- * Servers come in two ranks. The app and `sync --watch` run for as long as the person keeps them;
- * a hooks' saver (hookSaver.ts) is one a hook left running for the next turns, and gives way: to
- * `{op: "yield"}` it answers `{done: true, read: false}` and closes. An app or `sync --watch` that
- * finds a saver serving its data folder asks it to yield and serves in its place.
+ * Servers come in two ranks. The app and `sync --watch` run for as long as the person keeps them.
+ * A hooks' saver (cli/hookSaver.ts), which a hook left running for the next turns, and an
+ * assistant's MCP server (mcp/server.ts), which lasts as long as its session, give way: to
+ * `{op: "yield"}` they answer `{done: true, read: false}` and close. An app or `sync --watch` that
+ * finds one of them serving its data folder asks it to yield and serves in its place.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -78,16 +79,16 @@ export interface HandoffServer {
 }
 
 export interface ServeOptions {
-  /** A saver that gives way: called once a token holder asks it to (after the answer is sent). */
+  /** A server that gives way (a saver, an MCP server): called once a token holder asks it to (after the answer is sent). */
   onYield?: () => void;
-  /** Ask a saver already serving this data folder to give way, and serve in its place. */
+  /** Ask a server that gives way, already serving this data folder, to do so, and serve in its place. */
   takeOver?: boolean;
 }
 
 /**
  * Listens for saves handed over. Returns null when another live process already serves this data
  * folder (or the socket's path is too long for the system), and then the caller serves nothing;
- * with `takeOver`, a hooks' saver serving it is first asked to give way.
+ * with `takeOver`, a server that gives way (see above) is first asked to.
  */
 export async function serveHandoff(dataDir: string, handle: (request: HandoffRequest, reply: (line: HandoffReply) => void) => Promise<boolean>, options: ServeOptions = {}): Promise<HandoffServer | null> {
   const address = handoffAddress(dataDir);
@@ -175,9 +176,9 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
 }
 
 /**
- * Asks the hooks' saver serving `dataDir` to give way. True once it answered and stopped answering
- * (within about 5 s); false when nothing answers as a saver (an app or `sync --watch` serves, which
- * do not give way, or nothing does).
+ * Asks the saver or MCP server serving `dataDir` to give way. True once it answered and stopped
+ * answering (within about 5 s); false when nothing that gives way answers (an app or `sync --watch`
+ * serves, which do not, or nothing does).
  */
 export async function askToYield(dataDir: string): Promise<boolean> {
   const token = await fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').catch(() => null);
