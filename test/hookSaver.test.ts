@@ -205,6 +205,37 @@ describe('the hooks\' saver', () => {
     expect(await messageCount(data)).toBe(6);
   }, 240_000);
 
+  it('the MCP server gives way to sync --watch, which serves the next turn', async () => {
+    const root = scratch();
+    const data = path.join(root, 'data');
+    const log = path.join(root, 'claude', `${SESSION}.jsonl`);
+    await fs.mkdir(path.dirname(log), { recursive: true });
+    await fs.writeFile(log, turnLines(0, 2));
+    const home = path.join(root, 'home');
+    await fs.mkdir(home);
+    const mcp = spawn(process.execPath, [BIN, '--data', data, 'mcp'], { cwd: REPO, env: cliEnv(HASH_EMBEDDER), stdio: ['pipe', 'pipe', 'pipe'] });
+    let mcpErr = '';
+    mcp.stderr.on('data', (d: Buffer) => (mcpErr += d.toString()));
+    const mcpClosed = new Promise((resolve) => mcp.once('close', resolve));
+    let watcher: ReturnType<typeof startCli> | null = null;
+    let watched: Promise<CliResult> | null = null;
+    try {
+      await mcpHandshake(mcp, 'session');
+      await until('the MCP server serves the hooks', async () => mcpErr.includes('serving the hooks of this data folder'));
+      watcher = startCli(['--data', data, 'sync', '--watch', '--json'], { ...HASH_EMBEDDER, HOME: home });
+      watched = collect(watcher);
+      await until('the MCP server gave way', async () => mcpErr.includes('served by the app or `sync --watch` now'));
+      await until('the watcher serves the hooks', () => answers(data));
+      expect(await hook(data, log, 'Stop', HASH_EMBEDDER)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      expect((await hookLog(data)).at(-1)!.msg).toBe(`hook: ${SESSION}: saved by the process serving hooks (2 new)`);
+    } finally {
+      watcher?.kill('SIGINT');
+      mcp.stdin.end();
+    }
+    expect(jsonLines((await watched!).stdout)).toEqual([expect.objectContaining({ source: 'hook', sessionId: SESSION, new: 2 })]);
+    await mcpClosed;
+  }, 180_000);
+
   it('refuses an --idle or --stay that is not a number of minutes', async () => {
     const data = path.join(scratch(), 'data');
     const bad = await runCli(['--data', data, 'hook-saver', '--idle', 'soon'], HASH_EMBEDDER);
