@@ -236,6 +236,20 @@ describe('the hooks\' saver', () => {
     await mcpClosed;
   }, 180_000);
 
+  // Making a folder another account's takes root (chown); the suite runs as root in CI.
+  it.skipIf(typeof process.getuid !== 'function' || process.getuid() !== 0)('ends at once, without waiting, where nothing serves and its door cannot be opened (a socket folder another account owns)', async () => {
+    const root = scratch();
+    const data = path.join(root, 'data');
+    const runtime = path.join(root, 'run');
+    await fs.mkdir(path.join(runtime, 'session-memory'), { recursive: true, mode: 0o700 });
+    await fs.chown(path.join(runtime, 'session-memory'), 65534, 65534);
+    const started = Date.now();
+    const run = await runCli(['--data', data, 'hook-saver', '--idle', '5'], { ...HASH_EMBEDDER, XDG_RUNTIME_DIR: runtime });
+    expect(run).toMatchObject({ status: 0, stdout: '' });
+    expect(run.stderr).toMatch(/cannot be served from here: the folder for its socket is not this user's own/);
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 120_000);
+
   it('refuses an --idle or --stay that is not a number of minutes', async () => {
     const data = path.join(scratch(), 'data');
     const bad = await runCli(['--data', data, 'hook-saver', '--idle', 'soon'], HASH_EMBEDDER);

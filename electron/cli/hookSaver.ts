@@ -23,10 +23,11 @@ const LOOK_MS = 5_000;
 /** How often a saver that found the hooks served looks again whether they still are. */
 const WAIT_MS = 2_000;
 
-export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed';
+export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed' | 'no door';
 
 /**
- * Serves the hooks of the data folder until one of the ends above. When another process serves them
+ * Serves the hooks of the data folder until one of the ends above (`no door` at once where the socket
+ * cannot be opened: its folder is another account's, or its path too long). When another process serves them
  * (an assistant's MCP server, which ends with its session; the app), it waits, and serves once that
  * one stops, within its idle time: `not needed` when that time passed without. A saver started by a
  * hook that saved on its own, just before the session's MCP server began to serve, so outlives it.
@@ -44,7 +45,7 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
   signals.signal.addEventListener('abort', () => finish('stopped'), { once: true });
 
   const engine = lazyEngineOnDemand(globals, io);
-  const [{ serveHandoff, TOKEN_FILE }, { handedSaves }] = await Promise.all([import('../sources/handoff.js'), import('../sources/handedSaves.js')]);
+  const [{ hooksServed, serveHandoff, TOKEN_FILE }, { handedSaves }] = await Promise.all([import('../sources/handoff.js'), import('../sources/handedSaves.js')]);
   const saves = handedSaves(dataDir, engine.get, { signal: ended.signal, reportJson });
   let busy = 0;
   let idle: NodeJS.Timeout | null = null;
@@ -71,9 +72,15 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
   try {
     let server = await serve();
     if (!server) {
-      // Waited for within the idle time, stopping as the saver would stop.
+      // Waited for within the idle time, stopping as the saver would stop. When nothing serves and
+      // the door still cannot be opened (a socket's folder that is not this user's own), not at all.
       rest();
       while (!server && !ended.signal.aborted) {
+        if (!(await hooksServed(dataDir))) {
+          server = await serve();
+          if (!server) return 'no door';
+          break;
+        }
         await Promise.race([new Promise((resolve) => setTimeout(resolve, WAIT_MS)), whenAborted(ended.signal)]);
         if (!ended.signal.aborted) server = await serve();
       }

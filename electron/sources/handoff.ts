@@ -175,6 +175,11 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
   };
 }
 
+/** Whether a process serves the hooks of `dataDir` (something answers at its address). */
+export async function hooksServed(dataDir: string): Promise<boolean> {
+  return answers(handoffAddress(dataDir));
+}
+
 /**
  * Asks the saver or MCP server serving `dataDir` to give way. True once it answered and stopped
  * answering (within about 5 s); false when nothing that gives way answers (an app or `sync --watch`
