@@ -156,6 +156,16 @@ describe('use-lite-en', () => {
     }
   });
 
+  it('embeds a pasted document of over a million characters as its first 128 tokens, without reading it all', async () => {
+    const words = Array.from({ length: 250_000 }, (_, i) => ['tomato', 'seedlings', 'frost', 'greenhouse', 'water'][i % 5]!).join(' ');
+    expect(words.length).toBeGreaterThan(1_000_000);
+    const started = performance.now();
+    const [whole] = await embed([words]);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const [start] = await embed([words.slice(0, 20_000)]);
+    expect(maxAbsDiff(whole!, start!)).toBeLessThan(1e-6);
+  });
+
   it('puts paraphrases close together and unrelated sentences apart', async () => {
     const [cat, kitten, rates] = await embed([
       'The cat is sleeping on the sofa.',

@@ -31,6 +31,22 @@ export { USE_LITE_EN } from './useLiteEnPackage.js';
 const MODEL_FILE = path.join('onnx', 'model.onnx');
 const QUANTIZED_FILE = path.join('onnx', 'model_quantized.onnx');
 
+/**
+ * How far into a text the tokenizer reads. The model reads the first 128 tokens, and no token of its
+ * vocabulary is longer than 16 characters, so 8,192 characters hold them with room for what NFKC
+ * expands; the text is cut after the word that ends there (no token spans a word boundary, so the
+ * tokens before the cut are the whole text's). Tokenizing a whole pasted document took seconds, and
+ * past about a million characters the tokenizer overflowed its stack.
+ */
+export const READ_CHARS = 8192;
+
+/** A text as far as the tokenizer needs to read it (see READ_CHARS). */
+export function readablePart(text: string): string {
+  if (text.length <= READ_CHARS) return text;
+  const space = text.indexOf(' ', READ_CHARS);
+  return text.slice(0, space >= 0 && space < READ_CHARS + 256 ? space : READ_CHARS);
+}
+
 /** Which of the two graphs embeds: int8 dense kernels (the default) or the original's float32 ones. */
 export type UseLiteEnPrecision = 'int8' | 'fp32';
 
@@ -195,7 +211,7 @@ export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions
     if (texts.length === 0) return [];
     // Each text's tokens cut at the window, as the pipeline cuts them; then the texts run one a call
     // (int8), or in groups of like lengths, each padded on the right to its longest text only.
-    const ids: number[][] = texts.map((text) => tokenizer.encode(text).ids.slice(0, window));
+    const ids: number[][] = texts.map((text) => tokenizer.encode(readablePart(text)).ids.slice(0, window));
     const out = new Array<Float32Array>(texts.length);
     const groups = int8 ? ids.map((_, i) => [i]) : lengthGroups(ids.map((t) => t.length), budget);
     for (const group of groups) {
