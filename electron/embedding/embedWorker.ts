@@ -10,6 +10,7 @@ import type { ModelSpec } from './models.js';
 import { modelSessionOptions } from './embeddingThreads.js';
 import { KNOWN_WINDOWS } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
+import type { UseLiteEnPrecision } from './useLiteEn.js';
 
 type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
 
@@ -19,7 +20,7 @@ function post(message: WorkerResponse, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean, precision: 'int8' | 'fp32' | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
+async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean, precision: UseLiteEnPrecision | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
   if (spec.kind === 'builtin') {
     const { ensureUseLiteEn, loadUseLiteEn } = await import('./useLiteEn.js');
     await ensureUseLiteEn(spec.modelsDir);

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { EngineError } from '../../shared/errors.js';
 import { resolveModel, type ModelSpec } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
+import type { UseLiteEnPrecision } from './useLiteEn.js';
 
 export interface Embedder {
   /** The model's name as the store records it. */
@@ -44,7 +45,7 @@ export interface WorkerEmbedderOptions {
    */
   spinning?: boolean;
   /** use-lite-en only: its int8 graph (default) or its float32 one (see UseLiteEnOptions). */
-  precision?: 'int8' | 'fp32';
+  precision?: UseLiteEnPrecision;
 }
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */

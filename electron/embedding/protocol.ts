@@ -1,8 +1,9 @@
 import type { ModelSpec } from './models.js';
+import type { UseLiteEnPrecision } from './useLiteEn.js';
 
 /** Messages between the embedder and its worker thread. */
 export type WorkerRequest =
-  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean; precision?: 'int8' | 'fp32' }
+  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean; precision?: UseLiteEnPrecision }
   | { type: 'embed'; id: number; texts: string[] }
   /** Exit between two model calls (see WorkerEmbedder's stop). */
   | { type: 'stop'; id: number };
