@@ -87,7 +87,13 @@ export class MemoryServer {
   private engineOpening: Promise<MemoryEngine> | null = null;
   private warming: Promise<void> | null = null;
   private closed = false;
-  private hooks: { server: import('../sources/handoff.js').HandoffServer | null; retry: NodeJS.Timeout | null; attempt: Promise<void> | null } = { server: null, retry: null, attempt: null };
+  private hooks: { server: import('../sources/handoff.js').HandoffServer | null; retry: NodeJS.Timeout | null; attempt: Promise<void> | null; saves: import('../sources/handedSaves.js').HandedSaves | null; stop: AbortController } = {
+    server: null,
+    retry: null,
+    attempt: null,
+    saves: null,
+    stop: new AbortController(),
+  };
 
   constructor(private readonly options: MemoryServerOptions) {
     this.mcp = new ToolServer({ name: 'session-memory', version: options.version });
@@ -100,8 +106,12 @@ export class MemoryServer {
     this.closed = true;
     if (this.hooks.retry) clearInterval(this.hooks.retry);
     await this.hooks.attempt;
+    // The door first (a hook told nothing more saves on its own), then the save under way ends at a
+    // safe point before the engine closes.
     await this.hooks.server?.close();
     this.hooks.server = null;
+    this.hooks.stop.abort();
+    await this.hooks.saves?.idle();
     await this.warming?.catch(() => {});
     const opening = this.engineOpening;
     this.engineOpening = null;
@@ -155,7 +165,8 @@ export class MemoryServer {
   async serveHooks(): Promise<void> {
     if (this.options.readOnly || this.closed || this.hooks.retry) return;
     const [{ serveHandoff }, { handedSaves }] = await Promise.all([import('../sources/handoff.js'), import('../sources/handedSaves.js')]);
-    const saves = handedSaves(this.options.dataDir, () => this.engine());
+    const saves = handedSaves(this.options.dataDir, () => this.engine(), { signal: this.hooks.stop.signal });
+    this.hooks.saves = saves;
     const attempt = async () => {
       if (this.closed || this.hooks.server || this.hooks.attempt) return;
       this.hooks.attempt = (async () => {
