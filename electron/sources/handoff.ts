@@ -196,7 +196,16 @@ export async function askToYield(dataDir: string): Promise<boolean> {
     let done = false;
     socket.on('data', (data: Buffer) => {
       buffer += data.toString('utf8');
-      done ||= buffer.split('\n').some((line) => line.startsWith('{"done":true'));
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          done ||= (JSON.parse(line) as { done?: unknown }).done === true;
+        } catch {
+          socket.destroy();
+        }
+      }
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => resolve(done));
