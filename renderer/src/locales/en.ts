@@ -109,7 +109,7 @@ export const en = {
   'sessions.clearFilter': 'Clear filter',
   'sessions.empty.title': 'No memories yet',
   'sessions.empty.body': 'Drop conversation exports anywhere in this window to archive them. Saving the same conversation again later only adds what is new.',
-  'sessions.empty.formats': 'You can drop: a ChatGPT export ZIP, a Claude export, OpenClaw sessions, Open WebUI or SillyTavern chats, Claude Code transcripts, JSON or Markdown.',
+  'sessions.empty.formats': 'You can drop: an export of ChatGPT, Claude, Gemini, DeepSeek, Grok or WhatsApp; the logs of Claude Code, Codex, Gemini CLI, Cursor, Cline, aider or OpenClaw; Open WebUI or SillyTavern chats; JSON or Markdown. The format is told by the content.',
   'sessions.empty.choose': 'Choose files…',
 
   'session.back': 'All sessions',
@@ -222,7 +222,7 @@ export const en = {
   'import.title': 'Import',
   'import.subtitle': 'Archive conversations. Only what is new is saved.',
   'import.dropTitle': 'Drop files anywhere in this window',
-  'import.dropBody': 'ChatGPT export ZIP, Claude export, OpenClaw sessions, Open WebUI, SillyTavern, Claude Code, JSON, Markdown.',
+  'import.dropBody': 'Exports of ChatGPT (the ZIP), Claude, Gemini, DeepSeek, Grok and WhatsApp; logs of Claude Code, Codex, Gemini CLI, Cursor, Cline, aider and OpenClaw; JSON, Markdown and more.',
   'import.choose': 'Choose files…',
   'import.chooseLabel': 'Files to import',
   'import.files': 'Files',

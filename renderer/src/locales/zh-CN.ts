@@ -111,7 +111,7 @@ export const zhCN: Dictionary = {
   'sessions.clearFilter': '清除筛选',
   'sessions.empty.title': '还没有记忆',
   'sessions.empty.body': '把对话导出文件拖到窗口任意位置即可归档。以后再次保存同一对话时，只会添加新的内容。',
-  'sessions.empty.formats': '可以拖入：ChatGPT 导出 ZIP、Claude 导出、OpenClaw 会话、Open WebUI 或 SillyTavern 聊天、Claude Code 记录、JSON 或 Markdown。',
+  'sessions.empty.formats': '可以拖入：ChatGPT、Claude、Gemini、DeepSeek、Grok 或 WhatsApp 的导出；Claude Code、Codex、Gemini CLI、Cursor、Cline、aider 或 OpenClaw 的记录；Open WebUI 或 SillyTavern 聊天；JSON 或 Markdown。格式按内容识别。',
   'sessions.empty.choose': '选择文件…',
 
   'session.back': '全部会话',
@@ -224,7 +224,7 @@ export const zhCN: Dictionary = {
   'import.title': '导入',
   'import.subtitle': '归档对话，只保存新的内容。',
   'import.dropTitle': '把文件拖到窗口任意位置',
-  'import.dropBody': 'ChatGPT 导出 ZIP、Claude 导出、OpenClaw 会话、Open WebUI、SillyTavern、Claude Code、JSON、Markdown。',
+  'import.dropBody': 'ChatGPT（导出的 ZIP）、Claude、Gemini、DeepSeek、Grok 和 WhatsApp 的导出；Claude Code、Codex、Gemini CLI、Cursor、Cline、aider 和 OpenClaw 的记录；JSON、Markdown 等。',
   'import.choose': '选择文件…',
   'import.chooseLabel': '要导入的文件',
   'import.files': '文件',
