@@ -4,7 +4,7 @@ import { byMessage, speakersAmong } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { namesIn, topicOf, withoutNames } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
-import { asksForHelp, holdsUserWish, rankWishes } from '../electron/engine/search/standingWishes.js';
+import { asksForHelp, holdsUserWish, rankWishes, statesWish } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
@@ -114,7 +114,29 @@ describe('standing wishes', () => {
       hit('w4', 'user: Always cite sources.', unit(0)),
     ];
     // w2 is second by words but first by meaning; the assistant's advice is no wish.
-    expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['w2', 'w1', 'w3']);
+    expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['w2', 'w1', 'w3', 'w4']);
+  });
+
+  it('puts the rules and preferences a person stated before messages that only hold a wish word, and counts copies once', () => {
+    const hit = (chunkId: string, text: string, vector: Float32Array, textHash = chunkId): VectorHit => ({ chunkId, sessionId: chunkId, text, textHash, msgIds: [chunkId], distance: 0, vector });
+    const question = Float32Array.from([1, 0, 0]); // "How should I cache the sessions?"
+    const near = Float32Array.from([0.9, 0.1, 0]);
+    const far = Float32Array.from([0.2, 0.9, 0.1]);
+    const candidates = [
+      // Best by words and by meaning, yet only mentions: what happened, not what is wanted.
+      hit('never-done', "user: I've never cached the sessions in Redis before, so this is new to me.", near),
+      hit('it-always', 'user: The session cache always misses after a deploy.', near),
+      hit('rule', 'user: Always explain the trade-offs when I ask about caching.', far, 'rule-text'),
+      hit('rule-copy', 'user: Always explain the trade-offs when I ask about caching.', far, 'rule-text'),
+      hit('preference', "assistant: Noted.\nuser: I'd prefer answers with a short example first.", far),
+      hit('please', 'user: Please never use global state in examples.', far),
+      hit('should', 'user: Thanks.\nYou should always say which version a library needs.', far),
+    ];
+    expect(statesWish("user: I've never cached the sessions in Redis before.")).toBe(false);
+    expect(statesWish('user: Make sure to always run the tests first.')).toBe(true);
+    expect(statesWish('assistant: Always back up first.')).toBe(false);
+    expect(statesWish('user: I really prefer tabs.\nuser: I\u2019d prefer tabs.')).toBe(true);
+    expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['rule', 'preference', 'please', 'should']);
   });
 });
 

@@ -30,8 +30,11 @@ export const WISH_WORDS = 'always never prefer preference';
  */
 export const WISH_POOL = 160;
 
-/** How many wishes join the fusion. */
-export const WISH_RESULTS = 3;
+/**
+ * How many wishes join the fusion: a request may fall under a rule and a preference at once
+ * ("Always use APA style when I ask about references", "I prefer Word over Google Docs").
+ */
+export const WISH_RESULTS = 4;
 
 /**
  * The weight of the wishes' list in the fusion: the wish that matches a request best comes before
@@ -62,6 +65,20 @@ export function asksForHelp(question: string): boolean {
 
 const WISH_IN_USER_LINE = /\b(always|never|prefer\w*)\b/i;
 
+/**
+ * A wish proper: a rule ("Always ...", "Never ...", "Please always ...", "You should never ...", "Make
+ * sure to always ...") or a preference ("I prefer ...", "I'd much prefer ...", "my preference is
+ * ..."), as against a message that only holds one of the words ("I've never deployed it before",
+ * "it always crashes").
+ */
+const RULE = /(?:^|[.!?]\s+|\n)\s*(?:please\s+)?(?:always|never)\b|\b(?:you|we)\s+(?:should|must)\s+(?:always|never)\b|\bmake sure (?:to|you)\s+(?:always|never)\b/i;
+const PREFERENCE = /\bI(?:['\u2019]d)?(?:\s+(?:would|really|strongly|generally|usually|always|also|much|still|definitely|do))*\s+prefer\b|\bmy preference\b/i;
+
+/** Whether a chunk states a wish proper (RULE, PREFERENCE) in the words of a user message written in the Latin script. */
+export function statesWish(text: string): boolean {
+  return userSegments(text).some((segment) => (RULE.test(segment) || PREFERENCE.test(segment)) && mayBeEnglish(segment));
+}
+
 /** Whether a chunk holds a wish in the words of a user message (an assistant advising "always ..." is no wish) written in the Latin script. */
 export function holdsUserWish(text: string): boolean {
   return userSegments(text).some((segment) => WISH_IN_USER_LINE.test(segment) && mayBeEnglish(segment));
@@ -83,16 +100,26 @@ function userSegments(text: string): string[] {
 }
 
 /**
- * The wishes to fuse, best first: the candidates (best by words first) holding a user's wish, ranked
- * by their words and by their meaning (cosine to the question) together.
+ * The wishes to fuse, best first: the candidates (best by words first) holding a user's wish, each
+ * text once (copies of a message saved in several sessions take one place), ranked by their words
+ * and by their meaning (cosine to the question) together, the wishes proper (statesWish) before those
+ * that only hold a wish's word. A person who writes "I've never used Redis here" and "Always explain
+ * the trade-offs when I ask about caching" asks for the second to govern "How should I cache the
+ * sessions?", though the first shares more of its words.
  */
 export function rankWishes<T extends VectorHit>(candidates: readonly T[], question: Float32Array, k: number): T[] {
-  const wishes = candidates.filter((hit) => holdsUserWish(hit.text));
+  const texts = new Set<string>();
+  const wishes = candidates.filter((hit) => {
+    if (texts.has(hit.textHash) || !holdsUserWish(hit.text)) return false;
+    texts.add(hit.textHash);
+    return true;
+  });
   const byMeaning = [...wishes].sort((a, b) => similarity(b, question) - similarity(a, question));
   const score = new Map<T, number>();
   wishes.forEach((hit, rank) => score.set(hit, 1 / (k + rank + 1)));
   byMeaning.forEach((hit, rank) => score.set(hit, score.get(hit)! + 1 / (k + rank + 1)));
-  return [...wishes].sort((a, b) => score.get(b)! - score.get(a)!).slice(0, WISH_RESULTS);
+  const proper = new Set(wishes.filter((hit) => statesWish(hit.text)));
+  return [...wishes].sort((a, b) => Number(proper.has(b)) - Number(proper.has(a)) || score.get(b)! - score.get(a)!).slice(0, WISH_RESULTS);
 }
 
 function similarity(hit: VectorHit, question: Float32Array): number {
