@@ -15,7 +15,8 @@ const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(re
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
  * account, settings, manifest and project files of the ChatGPT and Claude.ai exports (Claude.ai's
  * `memories.json` is what the assistant noted about the person, not a conversation), the coding agents' indexes, prompt
- * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), the
+ * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`; Qwen Code's
+ * project notes `meta.json`, `extract-cursor.json` and `memory/MEMORY.md`, and its `output-language.md`), the
  * task index and settings of Cline and its forks (their tasks are read from the task folders), and
  * Jan's `thread.json` (its title is read beside the thread's `messages.jsonl`).
  */
@@ -46,6 +47,10 @@ const COMPANION_FILES = new Set([
   'version.json',
   'models_cache.json',
   'thread.json',
+  'meta.json',
+  'extract-cursor.json',
+  'memory.md',
+  'output-language.md',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {

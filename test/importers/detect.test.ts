@@ -23,6 +23,7 @@ const SAMPLES: Array<[string, string[]]> = [
   ['codex', ['codex', 'home', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-19-32-01a24248-6b59-73c0-90ab-a4be87ba89c2.jsonl']],
   ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', 'session-2026-12-04T18-20-80635437.jsonl']],
   ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', 'e6d2941f-b4a9-41f8-9ef2-077175452184.jsonl']],
+  ['qwen-code', ['qwen-code', 'home', 'projects', '-tmp-qf-project', 'chats', '05634392-e641-4a60-998d-363cd111e5d1.jsonl']],
   ['continue', ['continue', 'home', 'sessions', 'c501fd76-d09e-46b3-ba25-cc1421792f13.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'workspaceStorage', '3c9a1f7e5b2d4c6a8e0f1b3d5c7a9e2f', 'chatSessions', '8e1f4c2a-6b3d-4f7e-9a05-2c7d8e9f1a3b.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'globalStorage', 'emptyWindowChatSessions', '4a7d2b9e-0c1f-4e3a-8b6d-5f9e1c2a7b40.jsonl']],
