@@ -38,6 +38,10 @@ const SEEDS: Record<AssistantId, Record<string, string>> = {
   'gemini-cli': {
     '.gemini/settings.json': JSON.stringify({ theme: 'GitHub', mcpServers: { filesystem: OTHER_SERVER }, hooks: { AfterAgent: [{ matcher: '*', hooks: [{ name: 'ping', ...OTHER_HOOK }] }] } }, null, 2),
   },
+  'qwen-code': {
+    // As Qwen Code 0.15.10 leaves its settings once it has read them: `$version` added.
+    '.qwen/settings.json': JSON.stringify({ mcpServers: { filesystem: OTHER_SERVER }, hooks: { Stop: [{ hooks: [{ name: 'ping', ...OTHER_HOOK }] }] }, $version: 4 }, null, 2),
+  },
   openclaw: {
     '.openclaw/openclaw.json': '// my gateway\n{\n  agents: { defaults: { workspace: "~/claw" } },\n  mcp: { servers: { filesystem: { command: "npx", args: ["-y", "x"] } } },\n  hooks: { internal: { entries: { "command-logger": { enabled: true } } } },\n}\n',
   },
@@ -106,6 +110,14 @@ const CONNECTED: Record<AssistantId, (home: string) => Promise<void>> = {
     for (const event of ['AfterAgent', 'SessionEnd']) expect(settings.hooks[event]).toContainEqual({ hooks: [{ name: 'session-memory', type: 'command', command: HOOK_LINE, timeout: 60000 }] });
     expect(settings.hooks.AfterAgent[0].hooks[0].name).toBe('ping');
     expect(settings.theme).toBe('GitHub');
+  },
+  'qwen-code': async (home) => {
+    const settings = await json(home, '.qwen/settings.json');
+    expect(settings.mcpServers['session-memory']).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    // Qwen Code's timeout is in milliseconds, as Gemini CLI's; its events are Claude Code's.
+    for (const event of ['Stop', 'SessionEnd']) expect(settings.hooks[event]).toContainEqual({ hooks: [{ name: 'session-memory', type: 'command', command: HOOK_LINE, timeout: 60000 }] });
+    expect(settings.hooks.Stop[0].hooks[0].name).toBe('ping');
+    expect(settings.$version).toBe(4);
   },
   openclaw: async (home) => {
     const config = JSON5.parse(await fs.readFile(path.join(home, '.openclaw/openclaw.json'), 'utf8')) as Parsed;
@@ -313,6 +325,27 @@ process.stdin.on('data', (chunk) => {
     // Elsewhere it stays the POSIX line Gemini CLI runs with bash.
     const linux = await connectAssistant('gemini-cli', { ...options('/home/ana'), launcher: app, dryRun: true });
     expect(group(linux, 'AfterAgent').command).toMatch(/^ELECTRON_RUN_AS_NODE=1 'C:/);
+  });
+
+  it('Qwen Code: on Windows the hook names PowerShell (else cmd.exe runs it), its variables in the entry\'s env; QWEN_HOME moves its settings', async () => {
+    const app = { command: 'C:\\Program Files\\Session Memory\\Session Memory.exe', args: ['C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    const result = await connectAssistant('qwen-code', { home: 'C:\\Users\\ana', env: {}, platform: 'win32', launcher: app, dryRun: true });
+    expect(result.files[0]!.file).toBe('C:\\Users\\ana\\.qwen\\settings.json');
+    const hook = (event: string) => (result.files[0]!.entries.find((e) => e.entry === `hooks.${event}`)!.after as { hooks: Array<Record<string, unknown>> }).hooks[0]!;
+    expect(hook('Stop')).toEqual({
+      name: 'session-memory',
+      shell: 'powershell',
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      type: 'command',
+      command: "& 'C:\\Program Files\\Session Memory\\Session Memory.exe' 'C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs' 'hook'",
+      timeout: 60000,
+    });
+    expect(hook('SessionEnd')).toEqual(hook('Stop'));
+    expect(isOurHookCommand(hook('Stop').command)).toBe(true);
+    const home = scratch();
+    await connectAssistant('qwen-code', { ...options(home), env: { QWEN_HOME: path.join(home, 'qwen-home') } });
+    expect((await json(home, 'qwen-home/settings.json')).hooks.Stop).toHaveLength(1);
+    expect(existsSync(path.join(home, '.qwen'))).toBe(false);
   });
 
   it('Claude Desktop: the config folder of each platform', async () => {

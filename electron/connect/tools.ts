@@ -8,6 +8,8 @@
  * - Codex CLI: `[mcp_servers.<name>]` in `~/.codex/config.toml`, hooks in `~/.codex/hooks.json`
  *   (`CODEX_HOME` moves both). Codex runs a new hook only once it is trusted: codexTrust.ts.
  * - Gemini CLI: `mcpServers` and `hooks` in `~/.gemini/settings.json`; a hook's `timeout` is in ms.
+ * - Qwen Code: the same in `~/.qwen/settings.json` (`QWEN_HOME` moves it), with Claude Code's events
+ *   (`Stop` after every turn, `SessionEnd`); a hook's `timeout` is in ms (checked with Qwen Code 0.15.10).
  * - Cursor: `~/.cursor/mcp.json` and `~/.cursor/hooks.json` (`{version: 1, hooks: {stop: [...]}}`).
  * - Claude Desktop: `claude_desktop_config.json` in the app's folder; MCP only.
  * - OpenClaw: `mcp.servers` in `openclaw.json` (JSON5), and an internal hook (a folder with
@@ -59,12 +61,12 @@ function launches(context: ConnectContext, hookArgs: string[] = []): { mcp: McpL
   return { mcp: cliCommand(context.launcher, [], ['mcp']), hook: shellCommandLine(cliCommand(context.launcher, [], ['hook', ...hookArgs])) };
 }
 
-/** Our hook on each of `events` in a `{hooks: {Event: [group, ...]}}` file (Claude Code, Codex, Gemini CLI). */
+/** Our hook on each of `events` in a `{hooks: {Event: [group, ...]}}` file (Claude Code, Codex, Gemini CLI, Qwen Code). */
 function setHookGroups(file: string, doc: JsonObject, events: readonly string[], group: JsonObject, remove: boolean) {
   return events.map((event) => setHookInList(file, doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups'));
 }
 
-/** A hook group that runs `command`; Gemini CLI counts a timeout in ms, the others in seconds. */
+/** A hook group that runs `command`; Gemini CLI and Qwen Code count a timeout in ms, the others in seconds. */
 function commandGroup(command: string, timeout: number, extra: JsonObject = {}): JsonObject {
   return { hooks: [{ ...extra, type: 'command', command, timeout }] };
 }
@@ -84,6 +86,10 @@ function codexFolder(context: PlaceContext): string {
 
 function geminiFolder(context: PlaceContext): string {
   return join(context, context.env.GEMINI_CLI_HOME || context.home, '.gemini');
+}
+
+function qwenFolder(context: PlaceContext): string {
+  return context.env.QWEN_HOME || join(context, context.home, '.qwen');
 }
 
 function openclawFolder(context: PlaceContext): string {
@@ -151,6 +157,27 @@ export const ASSISTANTS: readonly Assistant[] = [
         await planJsonFile(file, 'json', (doc) => [
           setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
           ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], group, remove),
+        ]),
+      ];
+    },
+  },
+  {
+    id: 'qwen-code',
+    name: 'Qwen Code',
+    folder: qwenFolder,
+    perTurn: 'saves after every turn (Stop) and at the end of each session (SessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const file = join(context, qwenFolder(context), 'settings.json');
+      // On Windows Qwen Code runs a hook with cmd.exe unless the hook names PowerShell; the hook's variables come from its `env`.
+      const group =
+        context.platform === 'win32'
+          ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, shell: 'powershell', ...envOf(context.launcher) })
+          : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
+      return [
+        await planJsonFile(file, 'json', (doc) => [
+          setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
+          ...setHookGroups(file, doc, ['Stop', 'SessionEnd'], group, remove),
         ]),
       ];
     },
