@@ -58,6 +58,15 @@ export function isTranscriptFileName(baseName: string): boolean {
 }
 
 /**
+ * A folder of a tool's own run logs, which hold no conversation: Qwen Code's `debug/` (a text file per
+ * run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home.
+ * @param siblings the names of the entries of the folder that holds it.
+ */
+export function isToolLogFolder(name: string, siblings: ReadonlySet<string>): boolean {
+  return name === 'debug' && siblings.has('projects') && siblings.has('installation_id');
+}
+
+/**
  * opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels) and Cursor's
  * (`state.vscdb`); their `-wal` and `-shm` companions are not read on their own.
  */

@@ -46,7 +46,7 @@ describe('Qwen Code chats (written by qwen-code 0.15.10)', () => {
     ]);
   });
 
-  it('imports a whole ~/.qwen folder: only the chats, not the notes Qwen Code keeps beside them', async () => {
+  it('imports a whole ~/.qwen folder: only the chats, not the notes and run logs Qwen Code keeps beside them', async () => {
     const results = await readAll([HOME]);
     expect(results.map((r) => ('format' in r ? [path.basename(r.file), r.format] : r.error.message))).toEqual([
       ['05634392-e641-4a60-998d-363cd111e5d1.jsonl', 'qwen-code'],
