@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SaveReport } from '../../shared/domain.js';
@@ -12,6 +12,8 @@ const HOME = fixture('qwen-code', 'home');
 const CHATS = path.join(HOME, 'projects', '-tmp-qf-project', 'chats');
 const RESUMED = path.join(CHATS, '05634392-e641-4a60-998d-363cd111e5d1.jsonl');
 const FAILED_TOOL = path.join(CHATS, '62a3f094-88ab-47eb-9415-b98e90e53c2e.jsonl');
+// An interactive session: two turns, `/rewind` to the second, another second turn, `/rename`.
+const REWOUND = path.join(HOME, 'projects', '-tmp-qr-project', 'chats', 'c14ca6d2-de24-40a4-8088-b68dbd103325.jsonl');
 
 const bed = hashEngineTestBed();
 
@@ -51,6 +53,7 @@ describe('Qwen Code chats (written by qwen-code 0.15.10)', () => {
     expect(results.map((r) => ('format' in r ? [path.basename(r.file), r.format] : r.error.message))).toEqual([
       ['05634392-e641-4a60-998d-363cd111e5d1.jsonl', 'qwen-code'],
       ['62a3f094-88ab-47eb-9415-b98e90e53c2e.jsonl', 'qwen-code'],
+      ['c14ca6d2-de24-40a4-8088-b68dbd103325.jsonl', 'qwen-code'],
     ]);
   });
 
@@ -93,27 +96,27 @@ describe('Qwen Code chats (written by qwen-code 0.15.10)', () => {
     await engine.close();
   });
 
-  // The two records below are written the way Qwen Code 0.15.10 writes them (ChatRecordingService's
-  // `rewindRecording` and `recordCustomTitle` in its bundle); `/rewind` and `/rename` run only in its
-  // interactive mode, which was not driven here.
-  it('leaves out and removes the turn /rewind dropped, and takes the title /rename gave', async () => {
-    const lines = readFileSync(RESUMED, 'utf8').split('\n').filter(Boolean);
-    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-    const base = { sessionId: last.sessionId, cwd: last.cwd, version: last.version, type: 'system' };
-    const file = path.join(tempDir(), path.basename(RESUMED));
-    writeFileSync(file, `${lines.join('\n')}\n`);
+  it('leaves out the turn /rewind dropped and removes it from memory at the next save, and takes the title /rename gave', async () => {
+    const [session] = await sessionsOf(REWOUND);
+    expect(session).toMatchObject({ sessionId: 'c14ca6d2-de24-40a4-8088-b68dbd103325', title: 'Lisbon tram notes' });
+    expect(triples(session)).toEqual([
+      ['b5624a10-89bd-466c-971b-534fe8c6906e', 'user', 'Remember: tram 28 leaves Martim Moniz at 9 (turn-a1)'],
+      ['582dfe62-acf5-423b-af0d-0b880b9b72b8', 'assistant', 'Noted turn-a1: the mock model answers in one line.'],
+      ['d9bbd664-aeeb-4408-94b3-30faab6fbb1f', 'user', 'Sorry: the day pass costs 7.20 euros now (turn-a3)'],
+      ['ff72610f-d59e-46da-9edf-ce9f6b925d25', 'assistant', 'Noted turn-a3: the mock model answers in one line.'],
+    ]);
     const engine = await bed.open(bed.dataDir());
+    const lines = readFileSync(REWOUND, 'utf8').split('\n').filter(Boolean);
+    const file = path.join(tempDir(), path.basename(REWOUND));
     const reports: SaveReport[] = [];
-    await saveTranscriptFile(engine, file, { onReport: (report) => reports.push(report) });
-    // Rewinding to the second turn re-roots the chain on the record before that turn's prompt.
-    const beforeSecondTurn = (JSON.parse(lines[8]!) as { parentUuid: string }).parentUuid;
-    appendFileSync(file, `${JSON.stringify({ ...base, uuid: 'b5f3f0a4-0d7e-4f7e-9a57-6f4b0e1c2a01', parentUuid: beforeSecondTurn, timestamp: '2026-12-07T10:30:00.000Z', subtype: 'rewind', systemPayload: { targetTurnIndex: 1 } })}\n`);
-    appendFileSync(file, `${JSON.stringify({ ...base, uuid: 'b5f3f0a4-0d7e-4f7e-9a57-6f4b0e1c2a02', parentUuid: 'b5f3f0a4-0d7e-4f7e-9a57-6f4b0e1c2a01', timestamp: '2026-12-07T10:31:00.000Z', subtype: 'custom_title', systemPayload: { customTitle: 'Herons', titleSource: 'manual' } })}\n`);
-    const [session] = await sessionsOf(file);
-    expect(session!.title).toBe('Herons');
-    expect(triples(session).map(([, role]) => role)).toEqual(['user', 'assistant']);
-    await saveTranscriptFile(engine, file, { onReport: (report) => reports.push(report) });
-    expect(reports.map((report) => ({ new: report.new, deleted: report.deleted }))).toEqual([{ new: 4, deleted: 0 }, { new: 0, deleted: 2 }]);
+    const save = () => saveTranscriptFile(engine, file, { onReport: (report) => reports.push(report) });
+    // As the file was before `/rewind`: two turns.
+    writeFileSync(file, `${lines.slice(0, 10).join('\n')}\n`);
+    await save();
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    await save();
+    // The second turn goes, the turn typed in its place comes.
+    expect(reports.map((report) => ({ new: report.new, deleted: report.deleted }))).toEqual([{ new: 4, deleted: 0 }, { new: 2, deleted: 2 }]);
     await engine.close();
   });
 });
