@@ -28,6 +28,7 @@ import { isAiStudioPrompt, mapAiStudioPrompt } from './exports/ai-studio.js';
 import { isEngineSession, mapEngineSession } from './exports/engine-json.js';
 import { isGeminiActivity } from './exports/gemini.js';
 import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './agents/gemini-cli.js';
+import { isCopilotCliEvents, mapCopilotCliEvents } from './agents/copilot-cli.js';
 import { isQwenCodeChat, mapQwenCodeChat, qwenCodeRewound } from './agents/qwen-code.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './exports/grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
@@ -64,7 +65,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'vscode-chat' | 'jan'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'vscode-chat' | 'jan'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -132,6 +133,7 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isSillyTavernChat(records)) return 'sillytavern';
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
+  if (isCopilotCliEvents(records)) return 'copilot-cli';
   if (isJanThreadMessages(records)) return 'jan';
   // Before Claude Code's, whose lines have the same fields around another kind of message.
   if (isQwenCodeChat(records)) return 'qwen-code';
@@ -142,7 +144,8 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
 
 /**
  * @param baseName the file name without folders: Claude Code and Codex name their files after the session.
- * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent.
+ * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent,
+ *   GitHub Copilot CLI a session's after the session.
  */
 export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions, folderName = ''): SessionInput {
   switch (format) {
@@ -152,6 +155,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapGeminiCliChat(records, options, folderName);
     case 'qwen-code':
       return mapQwenCodeChat(records, options);
+    case 'copilot-cli':
+      return mapCopilotCliEvents(records, options, folderName);
     case 'openclaw':
       return mapOpenClawSession(records, options);
     case 'sillytavern':

@@ -57,13 +57,18 @@ export function isTranscriptFileName(baseName: string): boolean {
   return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase());
 }
 
+/** GitHub Copilot CLI's state beside a session's `events.jsonl`: its checkpoints' notes, the files its rewinds restore, and the session's own workspace folders (`files/`, `research/`). */
+const COPILOT_SESSION_STATE = new Set(['checkpoints', 'rewind-file-snapshots', 'files', 'research']);
+
 /**
- * A folder of a tool's own run logs, which hold no conversation: Qwen Code's `debug/` (a text file per
- * run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home.
+ * A folder of a tool's own logs or state, which holds no conversation: Qwen Code's `debug/` (a text file
+ * per run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home, and
+ * GitHub Copilot CLI's state in a session's folder, told by the `events.jsonl` and `workspace.yaml` there.
  * @param siblings the names of the entries of the folder that holds it.
  */
 export function isToolLogFolder(name: string, siblings: ReadonlySet<string>): boolean {
-  return name === 'debug' && siblings.has('projects') && siblings.has('installation_id');
+  if (name === 'debug') return siblings.has('projects') && siblings.has('installation_id');
+  return COPILOT_SESSION_STATE.has(name) && siblings.has('events.jsonl') && siblings.has('workspace.yaml');
 }
 
 /**

@@ -204,6 +204,14 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     picks: [{ kind: 'files', globs: ['projects/*/chats/*.jsonl'], imports: true }],
   },
   {
+    id: 'copilot-cli',
+    tool: 'GitHub Copilot CLI',
+    variable: 'COPILOT_HOME',
+    roots: homeFolder('COPILOT_HOME', '.copilot'),
+    // A folder per session, named by its id, with its events and the tool's own state beside them.
+    picks: [{ kind: 'files', globs: ['session-state/*/events.jsonl'], imports: true }],
+  },
+  {
     id: 'continue',
     tool: 'Continue',
     variable: 'CONTINUE_GLOBAL_DIR',
