@@ -10,6 +10,10 @@
  * - Gemini CLI: `mcpServers` and `hooks` in `~/.gemini/settings.json`; a hook's `timeout` is in ms.
  * - Qwen Code: the same in `~/.qwen/settings.json` (`QWEN_HOME` moves it), with Claude Code's events
  *   (`Stop` after every turn, `SessionEnd`); a hook's `timeout` is in ms (checked with Qwen Code 0.15.10).
+ * - GitHub Copilot CLI: `mcpServers` in `~/.copilot/mcp-config.json` (`{type: "local", command, args,
+ *   env?, tools: ["*"]}`, the entry `copilot mcp add` writes); hooks in `~/.copilot/settings.json`
+ *   (`hooks.agentStop` and `hooks.sessionEnd`: `[{type: "command", bash, powershell?, env?, timeoutSec}]`, flat lists;
+ *   `COPILOT_HOME` moves both). Checked with Copilot CLI 1.0.102.
  * - Cursor: `~/.cursor/mcp.json` and `~/.cursor/hooks.json` (`{version: 1, hooks: {stop: [...]}}`).
  * - Claude Desktop: `claude_desktop_config.json` in the app's folder; MCP only.
  * - OpenClaw: `mcp.servers` in `openclaw.json` (JSON5), and an internal hook (a folder with
@@ -91,6 +95,13 @@ function geminiFolder(context: PlaceContext): string {
 function qwenFolder(context: PlaceContext): string {
   return context.env.QWEN_HOME || join(context, context.home, '.qwen');
 }
+
+function copilotFolder(context: PlaceContext): string {
+  return context.env.COPILOT_HOME || join(context, context.home, '.copilot');
+}
+
+/** Copilot CLI's hook entries name their command per shell: `bash` elsewhere, `powershell` on Windows. */
+const ourCopilotHook = (hook: unknown) => isObject(hook) && (isOurHookCommand(hook.bash) || isOurHookCommand(hook.powershell));
 
 function openclawFolder(context: PlaceContext): string {
   return context.env.OPENCLAW_STATE_DIR || join(context, context.home, '.openclaw');
@@ -179,6 +190,29 @@ export const ASSISTANTS: readonly Assistant[] = [
           setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
           ...setHookGroups(file, doc, ['Stop', 'SessionEnd'], group, remove),
         ]),
+      ];
+    },
+  },
+  {
+    id: 'copilot-cli',
+    name: 'GitHub Copilot CLI',
+    folder: copilotFolder,
+    perTurn: 'saves after every turn (agentStop) and at the end of each session (sessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const folder = copilotFolder(context);
+      const mcpFile = join(context, folder, 'mcp-config.json');
+      const settings = join(context, folder, 'settings.json');
+      // agentStop names the transcript, but may run before the turn's last events are written:
+      // sessionEnd (which names only the session) saves what a turn's hook missed.
+      const entry =
+        context.platform === 'win32'
+          ? { type: 'command', powershell: powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), ...envOf(context.launcher), timeoutSec: HOOK_TIMEOUT_S }
+          : { type: 'command', bash: hook, timeoutSec: HOOK_TIMEOUT_S };
+      return [
+        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { tools: ['*'], type: 'local', ...mcpEntry(mcp) })]),
+        // Copilot writes comments into its JSON files (config.json): read as JSON5, written back as JSON.
+        await planJsonFile(settings, 'json5', (doc) => ['agentStop', 'sessionEnd'].map((event) => setHookInList(settings, doc, ['hooks'], event, remove ? undefined : entry, ourCopilotHook, 'flat'))),
       ];
     },
   },
