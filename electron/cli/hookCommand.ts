@@ -30,7 +30,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
   const dataDir = dataDirOf(globals);
   // Both loaded side by side, not one after the other as the hook reaches them: every hook reads its
   // input and tries the hand-over. (Not imported at the top: `sync` and `--help` load this module too.)
-  const [{ codexHome, copilotSessionEvents, findCodexRollout, notifyPayloadOf, stdinTargetOf }, { HANDOFF_TIMEOUT_MS, handOff }] = await Promise.all([import('../sources/hookInput.js'), import('../sources/handoff.js')]);
+  const [{ codexHome, copilotHookWritten, copilotSessionEvents, findCodexRollout, notifyPayloadOf, stdinTargetOf }, { HANDOFF_TIMEOUT_MS, handOff }] = await Promise.all([import('../sources/hookInput.js'), import('../sources/handoff.js')]);
   const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
   const event = 'event' in target && target.event ? ` (${target.event})` : '';
   let file: string;
@@ -58,6 +58,12 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
     return;
   }
   if (waited > 0) io.err(`hook: ${file} appeared after ${waited} ms`);
+  // Copilot CLI runs its hook before it writes the turn: the save waits for the hook's own event in the file.
+  if ('copilotHookAt' in target && target.copilotHookAt !== undefined) {
+    const startedAt = target.copilotHookAt;
+    const caughtUp = await waitFor(() => copilotHookWritten(file, startedAt), NAMED_FILE_WAIT_MS);
+    if (caughtUp < 0) io.err(`hook${event}: ${file} did not show this hook's start within ${NAMED_FILE_WAIT_MS} ms; saving what it holds`);
+  }
   // The save report goes to stdout only when asked for (--json); else to the log (and stderr with --verbose).
   const said = (line: string) => (flags.json ? io.out(line) : io.err(line));
   let saved = 0;
@@ -166,12 +172,17 @@ async function exists(file: string): Promise<boolean> {
 const NAMED_FILE_WAIT_MS = 3_000;
 
 /** The milliseconds waited until `file` was there (0: at once), or -1 when it was not within `ms`. */
-async function waitForFile(file: string, ms: number): Promise<number> {
-  if (await exists(file)) return 0;
+function waitForFile(file: string, ms: number): Promise<number> {
+  return waitFor(() => exists(file), ms);
+}
+
+/** The milliseconds waited until `check` held (0: at once), or -1 when it did not within `ms`. */
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<number> {
+  if (await check()) return 0;
   const start = Date.now();
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    if (await exists(file)) return Math.max(1, Date.now() - start);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (await check()) return Math.max(1, Date.now() - start);
     if (Date.now() - start >= ms) return -1;
   }
 }

@@ -18,9 +18,9 @@ import path from 'node:path';
 
 /** The transcript a hook names, or the Codex thread whose rollout holds it, or why there is none. */
 export type HookTarget =
-  | { kind: 'file'; file: string; event?: string }
+  | { kind: 'file'; file: string; event?: string; copilotHookAt?: number }
   | { kind: 'codex-thread'; threadId: string; event: string }
-  | { kind: 'copilot-session'; sessionId: string; event: string }
+  | { kind: 'copilot-session'; sessionId: string; event: string; copilotHookAt?: number }
   | { kind: 'none'; reason: string };
 
 /** The Codex `notify` payload among the arguments (Codex appends it last), if any. */
@@ -42,10 +42,12 @@ export function stdinTargetOf(input: string): HookTarget {
   const parsed = parseObject(input);
   if (!parsed) return { kind: 'none', reason: 'the hook input on stdin is not a JSON object' };
   const event = typeof parsed.hook_event_name === 'string' ? parsed.hook_event_name : undefined;
+  // Copilot CLI alone writes `sessionId` in camelCase, and the time its hook started (ms) as `timestamp`.
+  const copilot = typeof parsed.sessionId === 'string' && typeof parsed.timestamp === 'number' ? { copilotHookAt: parsed.timestamp } : {};
   const file = parsed.transcript_path ?? parsed.transcriptPath;
-  if (typeof file === 'string' && file !== '') return { kind: 'file', file, ...(event ? { event } : {}) };
-  // Copilot CLI's sessionEnd names its session only (it alone writes `sessionId` in camelCase).
-  if (typeof parsed.sessionId === 'string' && /^[\w-]+$/.test(parsed.sessionId)) return { kind: 'copilot-session', sessionId: parsed.sessionId, event: typeof parsed.reason === 'string' ? 'sessionEnd' : 'copilot' };
+  if (typeof file === 'string' && file !== '') return { kind: 'file', file, ...(event ? { event } : {}), ...copilot };
+  // Copilot CLI's sessionEnd names its session only.
+  if (typeof parsed.sessionId === 'string' && /^[\w-]+$/.test(parsed.sessionId)) return { kind: 'copilot-session', sessionId: parsed.sessionId, event: typeof parsed.reason === 'string' ? 'sessionEnd' : 'copilot', ...copilot };
   return { kind: 'none', reason: `the hook input${event ? ` (${event})` : ''} has no "transcript_path"` };
 }
 
@@ -53,6 +55,37 @@ export function stdinTargetOf(input: string): HookTarget {
 export function copilotSessionEvents(sessionId: string, env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
   const folder = env.COPILOT_HOME && env.COPILOT_HOME.trim() !== '' ? path.resolve(env.COPILOT_HOME) : path.join(home, '.copilot');
   return path.join(folder, 'session-state', sessionId, 'events.jsonl');
+}
+
+/**
+ * Whether Copilot CLI's events file holds the `hook.start` event of the hook that started at `startedAt`
+ * (ms; its input's `timestamp`, which that event's time equals). Copilot writes its events a moment
+ * after it runs a hook; the file is written in order, so once that event is there, so is the turn
+ * before it. Looks at the file's last 256 KB.
+ */
+export async function copilotHookWritten(file: string, startedAt: number): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, 256 * 1024);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .some((line) => {
+        if (!line.includes('"hook.start"')) return false;
+        const event = parseObject(line);
+        return event !== null && event.type === 'hook.start' && typeof event.timestamp === 'string' && Date.parse(event.timestamp) >= startedAt;
+      });
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Codex's folder: `$CODEX_HOME`, else `~/.codex`. */
