@@ -1,6 +1,6 @@
 /**
  * Checks, with the real assistants, that `connect` makes every turn saved, silently: installs
- * Claude Code, Codex CLI and Gemini CLI from npm (each in a folder of its own, never in the
+ * Claude Code, Codex CLI, Gemini CLI, Qwen Code and GitHub Copilot CLI from npm (each in a folder of its own, never in the
  * repository), answers their model calls with the mock model server (scripts/mockModelServer.ts),
  * and for each one: a fake home and a new data folder, `session-memory --model use-lite-en connect
  * <tool>` (nothing else: no variable of ours reaches the hook, it finds the store and the model
@@ -9,7 +9,7 @@
  * answer are there, with the right roles, what the client printed beyond its answer, and the lines
  * the hook wrote to its log. At the end, a search for each client's last turn.
  *
- *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli] [--clients <dir>] [--keep]
+ *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--clients <dir>] [--keep]
  *
  * Run by hand (it needs the npm registry), not by the test suite. Exit status 1 when a turn was not
  * saved or a client printed something about the hook.
@@ -26,7 +26,7 @@ import { askToYield } from '../electron/sources/handoff.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'bin', 'session-memory.mjs');
 
-type ClientId = 'claude-code' | 'codex' | 'gemini-cli';
+type ClientId = 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli';
 
 interface Client {
   id: ClientId;
@@ -90,6 +90,31 @@ const CLIENTS: Client[] = [
       writeFileSync(path.join(home, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
     },
     turn: (n, prompt) => (n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt]),
+  },
+  {
+    id: 'qwen-code',
+    npm: '@qwen-code/qwen-code@0.15.10',
+    bin: 'qwen',
+    // An OpenAI-compatible provider from these three variables (Qwen Code picks it when all three are set).
+    env: (home, server) => ({ QWEN_HOME: path.join(home, '.qwen'), OPENAI_BASE_URL: `${server}/v1`, OPENAI_API_KEY: 'mock', OPENAI_MODEL: 'gpt-mock' }),
+    // `--continue` takes up the project's latest session.
+    turn: (n, prompt) => (n === 0 ? ['-p', prompt] : ['--continue', '-p', prompt]),
+  },
+  {
+    id: 'copilot-cli',
+    npm: '@github/copilot@1.0.102',
+    bin: 'copilot',
+    // Offline with a model provider of one's own (BYOK): no GitHub login, no update check.
+    env: (home, server) => ({
+      COPILOT_HOME: path.join(home, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${server}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'mock',
+      COPILOT_MODEL: 'gpt-mock',
+      COPILOT_AUTO_UPDATE: 'false',
+    }),
+    // `-p` needs every tool allowed up front; `--continue` takes up the latest session.
+    turn: (n, prompt) => (n === 0 ? ['-p', prompt, '--allow-all-tools'] : ['--continue', '-p', prompt, '--allow-all-tools']),
   },
 ];
 

@@ -1,6 +1,7 @@
 /**
  * A model server on 127.0.0.1 that answers the real assistants' API calls with a short text reply and
- * no tool call, so that Claude Code, Codex CLI and Gemini CLI run whole turns offline
+ * no tool call, so that Claude Code, Codex CLI, Gemini CLI, Qwen Code and GitHub Copilot CLI run whole
+ * turns offline
  * (scripts/check-clients.ts). It speaks:
  * - Anthropic Messages (`POST /v1/messages`, streamed as server-sent events or not; `count_tokens`);
  * - OpenAI Responses (`POST /v1/responses`, streamed) and Chat Completions (`/v1/chat/completions`);

@@ -38,6 +38,15 @@ const SEEDS: Record<AssistantId, Record<string, string>> = {
   'gemini-cli': {
     '.gemini/settings.json': JSON.stringify({ theme: 'GitHub', mcpServers: { filesystem: OTHER_SERVER }, hooks: { AfterAgent: [{ matcher: '*', hooks: [{ name: 'ping', ...OTHER_HOOK }] }] } }, null, 2),
   },
+  'qwen-code': {
+    // As Qwen Code 0.15.10 leaves its settings once it has read them: `$version` added.
+    '.qwen/settings.json': JSON.stringify({ mcpServers: { filesystem: OTHER_SERVER }, hooks: { Stop: [{ hooks: [{ name: 'ping', ...OTHER_HOOK }] }] }, $version: 4 }, null, 2),
+  },
+  'copilot-cli': {
+    // As `copilot mcp add` (Copilot CLI 1.0.102) writes a server, and a person's own hook in its settings.
+    '.copilot/mcp-config.json': JSON.stringify({ mcpServers: { filesystem: { tools: ['*'], type: 'local', ...OTHER_SERVER } } }, null, 2),
+    '.copilot/settings.json': JSON.stringify({ model: 'gpt-5', hooks: { agentStop: [{ type: 'command', bash: './notify.sh', timeoutSec: 5 }], sessionEnd: [{ type: 'command', bash: './bye.sh' }] } }, null, 2),
+  },
   openclaw: {
     '.openclaw/openclaw.json': '// my gateway\n{\n  agents: { defaults: { workspace: "~/claw" } },\n  mcp: { servers: { filesystem: { command: "npx", args: ["-y", "x"] } } },\n  hooks: { internal: { entries: { "command-logger": { enabled: true } } } },\n}\n',
   },
@@ -106,6 +115,24 @@ const CONNECTED: Record<AssistantId, (home: string) => Promise<void>> = {
     for (const event of ['AfterAgent', 'SessionEnd']) expect(settings.hooks[event]).toContainEqual({ hooks: [{ name: 'session-memory', type: 'command', command: HOOK_LINE, timeout: 60000 }] });
     expect(settings.hooks.AfterAgent[0].hooks[0].name).toBe('ping');
     expect(settings.theme).toBe('GitHub');
+  },
+  'qwen-code': async (home) => {
+    const settings = await json(home, '.qwen/settings.json');
+    expect(settings.mcpServers['session-memory']).toEqual({ command: LAUNCHER.command, args: MCP_ARGS });
+    // Qwen Code's timeout is in milliseconds, as Gemini CLI's; its events are Claude Code's.
+    for (const event of ['Stop', 'SessionEnd']) expect(settings.hooks[event]).toContainEqual({ hooks: [{ name: 'session-memory', type: 'command', command: HOOK_LINE, timeout: 60000 }] });
+    expect(settings.hooks.Stop[0].hooks[0].name).toBe('ping');
+    expect(settings.$version).toBe(4);
+  },
+  'copilot-cli': async (home) => {
+    const servers = (await json(home, '.copilot/mcp-config.json')).mcpServers;
+    expect(servers['session-memory']).toEqual({ tools: ['*'], type: 'local', command: LAUNCHER.command, args: MCP_ARGS });
+    expect(servers.filesystem).toEqual({ tools: ['*'], type: 'local', ...OTHER_SERVER });
+    const settings = await json(home, '.copilot/settings.json');
+    // A flat list of hooks, each naming its command per shell; the timeout in seconds.
+    expect(settings.hooks.agentStop).toEqual([{ type: 'command', bash: './notify.sh', timeoutSec: 5 }, { type: 'command', bash: HOOK_LINE, timeoutSec: 60 }]);
+    expect(settings.hooks.sessionEnd).toEqual([{ type: 'command', bash: './bye.sh' }, { type: 'command', bash: HOOK_LINE, timeoutSec: 60 }]);
+    expect(settings.model).toBe('gpt-5');
   },
   openclaw: async (home) => {
     const config = JSON5.parse(await fs.readFile(path.join(home, '.openclaw/openclaw.json'), 'utf8')) as Parsed;
@@ -313,6 +340,45 @@ process.stdin.on('data', (chunk) => {
     // Elsewhere it stays the POSIX line Gemini CLI runs with bash.
     const linux = await connectAssistant('gemini-cli', { ...options('/home/ana'), launcher: app, dryRun: true });
     expect(group(linux, 'AfterAgent').command).toMatch(/^ELECTRON_RUN_AS_NODE=1 'C:/);
+  });
+
+  it('Qwen Code: on Windows the hook names PowerShell (else cmd.exe runs it), its variables in the entry\'s env; QWEN_HOME moves its settings', async () => {
+    const app = { command: 'C:\\Program Files\\Session Memory\\Session Memory.exe', args: ['C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    const result = await connectAssistant('qwen-code', { home: 'C:\\Users\\ana', env: {}, platform: 'win32', launcher: app, dryRun: true });
+    expect(result.files[0]!.file).toBe('C:\\Users\\ana\\.qwen\\settings.json');
+    const hook = (event: string) => (result.files[0]!.entries.find((e) => e.entry === `hooks.${event}`)!.after as { hooks: Array<Record<string, unknown>> }).hooks[0]!;
+    expect(hook('Stop')).toEqual({
+      name: 'session-memory',
+      shell: 'powershell',
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      type: 'command',
+      command: "& 'C:\\Program Files\\Session Memory\\Session Memory.exe' 'C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs' 'hook'",
+      timeout: 60000,
+    });
+    expect(hook('SessionEnd')).toEqual(hook('Stop'));
+    expect(isOurHookCommand(hook('Stop').command)).toBe(true);
+    const home = scratch();
+    await connectAssistant('qwen-code', { ...options(home), env: { QWEN_HOME: path.join(home, 'qwen-home') } });
+    expect((await json(home, 'qwen-home/settings.json')).hooks.Stop).toHaveLength(1);
+    expect(existsSync(path.join(home, '.qwen'))).toBe(false);
+  });
+
+  it('GitHub Copilot CLI: on Windows the hook is its powershell line with its variables in env; a settings file with comments is read; COPILOT_HOME moves both files', async () => {
+    const app = { command: 'C:\\Program Files\\Session Memory\\Session Memory.exe', args: ['C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    const windows = await connectAssistant('copilot-cli', { home: 'C:\\Users\\ana', env: {}, platform: 'win32', launcher: app, dryRun: true });
+    expect(windows.files.map((f) => f.file)).toEqual(['C:\\Users\\ana\\.copilot\\mcp-config.json', 'C:\\Users\\ana\\.copilot\\settings.json']);
+    const hook = windows.files[1]!.entries.find((e) => e.entry === 'hooks.agentStop')!.after as Record<string, unknown>;
+    expect(hook).toEqual({ type: 'command', powershell: "& 'C:\\Program Files\\Session Memory\\Session Memory.exe' 'C:\\Users\\ana\\AppData\\Local\\Programs\\Session Memory\\resources\\cli.cjs' 'hook'", env: { ELECTRON_RUN_AS_NODE: '1' }, timeoutSec: 60 });
+    const home = scratch();
+    const folder = path.join(home, 'copilot-home');
+    await fs.mkdir(folder);
+    // Copilot writes comments into its own JSON files (its config.json starts with two).
+    await fs.writeFile(path.join(folder, 'settings.json'), '// mine\n{ "model": "gpt-5" }\n');
+    await connectAssistant('copilot-cli', { ...options(home), env: { COPILOT_HOME: folder } });
+    const ours = [{ type: 'command', bash: HOOK_LINE, timeoutSec: 60 }];
+    expect(await json(home, 'copilot-home/settings.json')).toEqual({ model: 'gpt-5', hooks: { agentStop: ours, sessionEnd: ours } });
+    expect((await json(home, 'copilot-home/mcp-config.json')).mcpServers['session-memory'].args).toEqual(MCP_ARGS);
+    expect(existsSync(path.join(home, '.copilot'))).toBe(false);
   });
 
   it('Claude Desktop: the config folder of each platform', async () => {

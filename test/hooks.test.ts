@@ -18,6 +18,19 @@ import { loadedModules, loadedModulesEnv, loadedOf } from './helpers/loadedModul
 const scratch = scratchDirs('sm-hooks-');
 const CLAUDE_SESSION = '7c1f0a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 const GEMINI_CHAT = path.join(REPO, 'test', 'fixtures', 'import', 'gemini-cli', 'home', 'tmp', 'work', 'chats', 'session-2026-12-04T18-20-38cde328.jsonl');
+const QWEN_SESSION = '05634392-e641-4a60-998d-363cd111e5d1';
+const QWEN_CHAT = path.join(REPO, 'test', 'fixtures', 'import', 'qwen-code', 'home', 'projects', '-tmp-qf-project', 'chats', `${QWEN_SESSION}.jsonl`);
+// Three turns of a Copilot CLI session with its agentStop and sessionEnd hooks, which Copilot records as hook.start events.
+const COPILOT_SESSION = 'e6feef19-08dd-4e17-a538-8ca91eb53a78';
+const COPILOT_EVENTS = path.join(REPO, 'test', 'fixtures', 'import', 'copilot-cli', 'hooked', 'session-state', COPILOT_SESSION, 'events.jsonl');
+/** What Copilot CLI 1.0.102 passed its hooks in that session (the `input` of each hook.start event). */
+async function copilotHookInputs(): Promise<Array<{ line: number; type: string; input: Record<string, unknown> }>> {
+  const lines = (await fs.readFile(COPILOT_EVENTS, 'utf8')).split('\n').filter(Boolean);
+  return lines.flatMap((line, index) => {
+    const event = JSON.parse(line) as { type: string; data: { hookType?: string; input?: Record<string, unknown> } };
+    return event.type === 'hook.start' ? [{ line: index, type: event.data.hookType!, input: event.data.input! }] : [];
+  });
+}
 const GEMINI_SESSION = '38cde328-b4b7-4895-8456-54d03cf9517b';
 const CODEX_DAY = path.join(REPO, 'test', 'fixtures', 'import', 'codex', 'home', 'sessions', '2026', '12', '04');
 const CODEX_STOP_THREAD = '01a24266-a1e5-7ed0-9ba7-ee0750560bcf';
@@ -74,7 +87,7 @@ async function machine(): Promise<{ data: string; log: string; codexHome: string
 vi.setConfig({ maxConcurrency: 2 });
 
 describe.concurrent('session-memory hook, as each assistant runs it', () => {
-  it('saves the transcript that Claude Code, Gemini CLI and Codex name, prints nothing and exits 0', async ({ expect }) => {
+  it('saves the transcript that Claude Code, Gemini CLI, Codex, Qwen Code and Copilot CLI name, prints nothing and exits 0', async ({ expect }) => {
     const { data, log, codexHome } = await machine();
     const env = { CODEX_HOME: codexHome };
     const codexStopRollout = path.join(codexHome, 'sessions', '2026', '12', '04', (await fs.readdir(path.join(codexHome, 'sessions', '2026', '12', '04'))).find((n) => n.includes(CODEX_STOP_THREAD))!);
@@ -85,6 +98,9 @@ describe.concurrent('session-memory hook, as each assistant runs it', () => {
       ['Codex Stop', [], JSON.stringify({ session_id: CODEX_STOP_THREAD, turn_id: '1', transcript_path: codexStopRollout, cwd: '/work', hook_event_name: 'Stop', model: 'gpt-5-codex', permission_mode: 'default', stop_hook_active: false, last_assistant_message: 'Done.' })],
       // Codex's notify: `notify = ["node", ".../session-memory.mjs", "hook"]`, the turn appended as the last argument.
       ['Codex notify', [JSON.stringify({ type: 'agent-turn-complete', 'thread-id': CODEX_NOTIFY_THREAD, 'turn-id': '7', cwd: '/work', client: 'codex-tui', 'input-messages': ['hello'], 'last-assistant-message': 'Hi.' })], null],
+      // What Qwen Code 0.15.10's Stop hook and GitHub Copilot CLI 1.0.102's agentStop hook wrote on stdin (Copilot's fields in camelCase).
+      ['Qwen Code Stop', [], JSON.stringify({ session_id: QWEN_SESSION, transcript_path: QWEN_CHAT, cwd: '/work', hook_event_name: 'Stop', timestamp: '2026-12-07T10:18:59.428Z', stop_hook_active: true, last_assistant_message: 'Noted.' })],
+      ['Copilot CLI agentStop', [], JSON.stringify({ ...(await copilotHookInputs()).filter((hook) => hook.type === 'agentStop').at(-1)!.input, transcriptPath: COPILOT_EVENTS })],
     ];
     for (const [client, args, stdin] of runs) {
       const run = await hook(['--data', data, 'hook', ...args], stdin, env);
@@ -97,15 +113,45 @@ describe.concurrent('session-memory hook, as each assistant runs it', () => {
     expect(end).toMatchObject({ status: 0, stdout: '', stderr: '' });
 
     const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; messageCount: number }>;
-    expect(sessions.map((s) => s.sessionId).sort()).toEqual([CODEX_STOP_THREAD, CODEX_NOTIFY_THREAD, CLAUDE_SESSION, GEMINI_SESSION].sort());
+    expect(sessions.map((s) => s.sessionId).sort()).toEqual([CODEX_STOP_THREAD, CODEX_NOTIFY_THREAD, CLAUDE_SESSION, GEMINI_SESSION, QWEN_SESSION, COPILOT_SESSION].sort());
+    expect(sessions.find((s) => s.sessionId === COPILOT_SESSION)?.messageCount).toBe(6);
     expect(sessions.find((s) => s.sessionId === CLAUDE_SESSION)?.messageCount).toBe(8);
     // What each run did is in the hooks' log.
     const logged = (await hookLog(data)).map((l) => l.msg);
-    expect(logged).toHaveLength(5);
+    expect(logged).toHaveLength(7);
     expect(logged[0]).toMatch(new RegExp(`${CLAUDE_SESSION}: 6 messages: 6 new`));
     expect(logged[3]).toMatch(new RegExp(`${CODEX_NOTIFY_THREAD}: .* new`));
-    expect(logged[4]).toMatch(/8 messages: 2 new/);
+    expect(logged[6]).toMatch(/8 messages: 2 new/);
   }, 180_000);
+
+  it('Copilot CLI: waits until its events show the hook started (the turn is written just after), and its sessionEnd finds the session by id', async ({ expect }) => {
+    const { data } = await machine();
+    const copilotHome = scratch();
+    const events = path.join(copilotHome, 'session-state', COPILOT_SESSION, 'events.jsonl');
+    const lines = (await fs.readFile(COPILOT_EVENTS, 'utf8')).split('\n').filter(Boolean);
+    const hooks = await copilotHookInputs();
+    const [firstStop, firstEnd, secondStop, secondEnd] = hooks;
+    const upTo = (line: number) => `${lines.slice(0, line + 1).join('\n')}\n`;
+    // A new session's first agentStop starts before Copilot has written its events file, and before its own hook.start event.
+    const run = hook(['--data', data, 'hook'], JSON.stringify({ ...firstStop!.input, transcriptPath: events }), {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await fs.mkdir(path.dirname(events), { recursive: true });
+    await fs.writeFile(events, upTo(firstStop!.line - 3));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await fs.writeFile(events, upTo(firstStop!.line));
+    expect(await run).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    // The second run's turn, and the hook.start of its sessionEnd: found by the session's id under COPILOT_HOME.
+    await fs.writeFile(events, upTo(secondEnd!.line));
+    const end = await hook(['--data', data, 'hook'], JSON.stringify(secondEnd!.input), { COPILOT_HOME: copilotHome });
+    expect(end).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect([firstEnd!.type, secondStop!.type]).toEqual(['sessionEnd', 'agentStop']);
+    const logged = (await hookLog(data)).map((l) => l.msg);
+    expect(logged[0]).toMatch(/events\.jsonl appeared after \d+ ms$/);
+    expect(logged[1]).toMatch(new RegExp(`${COPILOT_SESSION}: 2 messages: 2 new`));
+    expect(logged.at(-1)).toMatch(new RegExp(`${COPILOT_SESSION}: (4 messages: 2 new|saved by the process serving hooks \\(2 new\\))`));
+    // Had it not waited for its hook.start, the first save would have found the turn without its answer.
+    expect(lines.slice(firstStop!.line - 2, firstStop!.line).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['assistant.message', 'assistant.turn_end']);
+  }, 60_000);
 
   it('never exits 2 nor prints on stdout, whatever it is given; the log says why, and --verbose says it on stderr too', async ({ expect }) => {
     const { data, log, codexHome } = await machine();

@@ -55,6 +55,8 @@ describe('the sources catalogue', () => {
       'openclaw-moltbot': '/home/ana/.moltbot',
       codex: '/home/ana/.codex',
       'gemini-cli': '/home/ana/.gemini',
+      'qwen-code': '/home/ana/.qwen',
+      'copilot-cli': '/home/ana/.copilot',
       continue: '/home/ana/.continue',
       cline: '/home/ana/.config/Code/User/globalStorage/saoudrizwan.claude-dev',
       'roo-code-cursor': '/home/ana/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline',
@@ -77,7 +79,7 @@ describe('the sources catalogue', () => {
     });
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -97,6 +99,14 @@ describe('the sources catalogue', () => {
     expect(placesOf({ env: { XDG_CONFIG_HOME: '/data/config' }, platform: 'linux', home: '/home/ana' })['cline-windsurf']).toBe('/data/config/Windsurf/User/globalStorage/saoudrizwan.claude-dev');
     expect(placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' })).toMatchObject({ continue: '/Users/ana/.continue', codex: '/Users/ana/.codex', 'gemini-cli': '/Users/ana/.gemini' });
     expect(placesOf({ env: { GEMINI_CLI_HOME: 'D:\\agents' }, platform: 'win32', home: 'C:\\Users\\ana' })['gemini-cli']).toBe('D:\\agents\\.gemini');
+    // Qwen Code's QWEN_HOME moves its whole folder; QWEN_RUNTIME_DIR, where its chats are written, wins over it.
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })['qwen-code']).toBe('C:\\Users\\ana\\.qwen');
+    expect(placesOf({ env: { QWEN_HOME: '/data/qwen' }, platform: 'linux', home: '/home/ana' })['qwen-code']).toBe('/data/qwen');
+    expect(placesOf({ env: { QWEN_HOME: '/data/qwen', QWEN_RUNTIME_DIR: '/scratch/qwen' }, platform: 'linux', home: '/home/ana' })['qwen-code']).toBe('/scratch/qwen');
+    expect(linux['qwen-code']!.globs).toEqual(['projects/*/chats/*.jsonl']);
+    expect(linux['copilot-cli']!.globs).toEqual(['session-state/*/events.jsonl']);
+    expect(placesOf({ env: { COPILOT_HOME: '/data/copilot' }, platform: 'linux', home: '/home/ana' })['copilot-cli']).toBe('/data/copilot');
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })['copilot-cli']).toBe('C:\\Users\\ana\\.copilot');
     expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ continue: 'C:\\Users\\ana\\.continue', openclaw: 'C:\\Users\\ana\\.openclaw', opencode: 'C:\\Users\\ana\\.local\\share\\opencode' });
 
     // VS Code's own chat: each workspace's sessions and those of windows without a folder, in VS Code, Insiders and VSCodium.

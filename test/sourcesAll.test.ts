@@ -18,7 +18,7 @@ const CODEX_DAY = path.join('sessions', '2026', '12', '04');
 const RESUMED = 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl';
 const FIRST_RUN_LINES = 14;
 
-const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
+const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
 
 async function copy(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -37,6 +37,8 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   const lines = (await fs.readFile(rollout, 'utf8')).split('\n').filter(Boolean);
   await fs.writeFile(rollout, `${lines.slice(0, FIRST_RUN_LINES).join('\n')}\n`);
   await copy(path.join('gemini-cli', 'home'), path.join(home, '.gemini'));
+  await copy(path.join('qwen-code', 'home'), path.join(home, '.qwen'));
+  await copy(path.join('copilot-cli', 'home'), path.join(home, '.copilot'));
   await copy(path.join('continue', 'home'), path.join(home, '.continue'));
   const globalStorage = path.join(home, '.config', 'Code', 'User', 'globalStorage');
   await copy(path.join('cline', 'saoudrizwan.claude-dev'), path.join(globalStorage, 'saoudrizwan.claude-dev'));
@@ -62,7 +64,7 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   const rest = scratch();
   // The subject is finding and reading each tool's files, not embedding: the runs embed with the hashing
   // stand-in (test/sync.test.ts syncs and hooks with the real model).
-  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', CONTINUE_GLOBAL_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
+  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', COPILOT_HOME: '', CONTINUE_GLOBAL_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
   return { home, env, rest };
 }
 
@@ -120,6 +122,8 @@ describe('every source on one machine', () => {
       'c0ffee00-2222-4333-8444-555566667777',
       '01a24248-6b59-73c0-90ab-a4be87ba89c2',
       'e6d2941f-b4a9-41f8-9ef2-077175452184',
+      '05634392-e641-4a60-998d-363cd111e5d1',
+      '57de8b1b-71f6-4dfc-b47e-fb3ff89a390a',
       'c501fd76-d09e-46b3-ba25-cc1421792f13',
       '1767258000000',
       '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70',

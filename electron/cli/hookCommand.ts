@@ -30,7 +30,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
   const dataDir = dataDirOf(globals);
   // Both loaded side by side, not one after the other as the hook reaches them: every hook reads its
   // input and tries the hand-over. (Not imported at the top: `sync` and `--help` load this module too.)
-  const [{ codexHome, findCodexRollout, notifyPayloadOf, stdinTargetOf }, { HANDOFF_TIMEOUT_MS, handOff }] = await Promise.all([import('../sources/hookInput.js'), import('../sources/handoff.js')]);
+  const [{ codexHome, copilotHookWritten, copilotSessionEvents, findCodexRollout, notifyPayloadOf, stdinTargetOf }, { HANDOFF_TIMEOUT_MS, handOff }] = await Promise.all([import('../sources/hookInput.js'), import('../sources/handoff.js')]);
   const target = flags.file ? ({ kind: 'file', file: flags.file } as const) : (notifyPayloadOf(payload) ?? stdinTargetOf(await readStdin()));
   const event = 'event' in target && target.event ? ` (${target.event})` : '';
   let file: string;
@@ -45,12 +45,24 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
       return;
     }
     file = found;
+  } else if (target.kind === 'copilot-session') {
+    file = copilotSessionEvents(target.sessionId);
   } else {
     file = path.resolve(target.file);
   }
-  if (!(await exists(file))) {
+  // A file the client named may not be on disk yet: GitHub Copilot CLI writes a new session's events a
+  // moment after its first agentStop hook has started. One named with --file is there or not.
+  const waited = flags.file ? (await exists(file) ? 0 : -1) : await waitForFile(file, NAMED_FILE_WAIT_MS);
+  if (waited < 0) {
     io.err(`hook: nothing saved: ${file} does not exist`);
     return;
+  }
+  if (waited > 0) io.err(`hook: ${file} appeared after ${waited} ms`);
+  // Copilot CLI runs its hook before it writes the turn: the save waits for the hook's own event in the file.
+  if ('copilotHookAt' in target && target.copilotHookAt !== undefined) {
+    const startedAt = target.copilotHookAt;
+    const caughtUp = await waitFor(() => copilotHookWritten(file, startedAt), NAMED_FILE_WAIT_MS);
+    if (caughtUp < 0) io.err(`hook${event}: ${file} did not show this hook's start within ${NAMED_FILE_WAIT_MS} ms; saving what it holds`);
   }
   // The save report goes to stdout only when asked for (--json); else to the log (and stderr with --verbose).
   const said = (line: string) => (flags.json ? io.out(line) : io.err(line));
@@ -91,7 +103,7 @@ export async function saveFromHook(io: Io, globals: GlobalOptions, payload: stri
     // The next turns' hooks hand their saves to a saver left running, rather than each starting
     // cold as this one did; not when the session ends, after which no turn comes.
     const stay = stayMinutesOf(flags.stay);
-    if (stay > 0 && !('event' in target && target.event === 'SessionEnd')) (await import('./hookSaver.js')).startHookSaver(globals, stay);
+    if (stay > 0 && !('event' in target && target.event?.toLowerCase() === 'sessionend')) (await import('./hookSaver.js')).startHookSaver(globals, stay);
   }
   // Without the file's path: it may hold only forgotten sessions, whose paths stay out of the data folder.
   if (saved === 0 && failed === 0) io.err(`hook${event}: nothing new`);
@@ -154,6 +166,25 @@ export function syncPrinter(io: Io, json: boolean, failed: () => void): Pick<Syn
 
 async function exists(file: string): Promise<boolean> {
   return fs.stat(file).then(() => true, () => false);
+}
+
+/** How long a hook waits for the file its client named to appear. */
+const NAMED_FILE_WAIT_MS = 3_000;
+
+/** The milliseconds waited until `file` was there (0: at once), or -1 when it was not within `ms`. */
+function waitForFile(file: string, ms: number): Promise<number> {
+  return waitFor(() => exists(file), ms);
+}
+
+/** The milliseconds waited until `check` held (0: at once), or -1 when it did not within `ms`. */
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<number> {
+  if (await check()) return 0;
+  const start = Date.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (await check()) return Math.max(1, Date.now() - start);
+    if (Date.now() - start >= ms) return -1;
+  }
 }
 
 /** The hook's stdin, or nothing when it is a terminal (a person typing `hook` by hand). */

@@ -8,6 +8,12 @@
  * - Codex CLI: `[mcp_servers.<name>]` in `~/.codex/config.toml`, hooks in `~/.codex/hooks.json`
  *   (`CODEX_HOME` moves both). Codex runs a new hook only once it is trusted: codexTrust.ts.
  * - Gemini CLI: `mcpServers` and `hooks` in `~/.gemini/settings.json`; a hook's `timeout` is in ms.
+ * - Qwen Code: the same in `~/.qwen/settings.json` (`QWEN_HOME` moves it), with Claude Code's events
+ *   (`Stop` after every turn, `SessionEnd`); a hook's `timeout` is in ms (checked with Qwen Code 0.15.10).
+ * - GitHub Copilot CLI: `mcpServers` in `~/.copilot/mcp-config.json` (`{type: "local", command, args,
+ *   env?, tools: ["*"]}`, the entry `copilot mcp add` writes); hooks in `~/.copilot/settings.json`
+ *   (`hooks.agentStop` and `hooks.sessionEnd`: `[{type: "command", bash, powershell?, env?, timeoutSec}]`, flat lists;
+ *   `COPILOT_HOME` moves both). Checked with Copilot CLI 1.0.102.
  * - Cursor: `~/.cursor/mcp.json` and `~/.cursor/hooks.json` (`{version: 1, hooks: {stop: [...]}}`).
  * - Claude Desktop: `claude_desktop_config.json` in the app's folder; MCP only.
  * - OpenClaw: `mcp.servers` in `openclaw.json` (JSON5), and an internal hook (a folder with
@@ -59,12 +65,12 @@ function launches(context: ConnectContext, hookArgs: string[] = []): { mcp: McpL
   return { mcp: cliCommand(context.launcher, [], ['mcp']), hook: shellCommandLine(cliCommand(context.launcher, [], ['hook', ...hookArgs])) };
 }
 
-/** Our hook on each of `events` in a `{hooks: {Event: [group, ...]}}` file (Claude Code, Codex, Gemini CLI). */
+/** Our hook on each of `events` in a `{hooks: {Event: [group, ...]}}` file (Claude Code, Codex, Gemini CLI, Qwen Code). */
 function setHookGroups(file: string, doc: JsonObject, events: readonly string[], group: JsonObject, remove: boolean) {
   return events.map((event) => setHookInList(file, doc, ['hooks'], event, remove ? undefined : group, ourHook, 'groups'));
 }
 
-/** A hook group that runs `command`; Gemini CLI counts a timeout in ms, the others in seconds. */
+/** A hook group that runs `command`; Gemini CLI and Qwen Code count a timeout in ms, the others in seconds. */
 function commandGroup(command: string, timeout: number, extra: JsonObject = {}): JsonObject {
   return { hooks: [{ ...extra, type: 'command', command, timeout }] };
 }
@@ -85,6 +91,17 @@ function codexFolder(context: PlaceContext): string {
 function geminiFolder(context: PlaceContext): string {
   return join(context, context.env.GEMINI_CLI_HOME || context.home, '.gemini');
 }
+
+function qwenFolder(context: PlaceContext): string {
+  return context.env.QWEN_HOME || join(context, context.home, '.qwen');
+}
+
+function copilotFolder(context: PlaceContext): string {
+  return context.env.COPILOT_HOME || join(context, context.home, '.copilot');
+}
+
+/** Copilot CLI's hook entries name their command per shell: `bash` elsewhere, `powershell` on Windows. */
+const ourCopilotHook = (hook: unknown) => isObject(hook) && (isOurHookCommand(hook.bash) || isOurHookCommand(hook.powershell));
 
 function openclawFolder(context: PlaceContext): string {
   return context.env.OPENCLAW_STATE_DIR || join(context, context.home, '.openclaw');
@@ -152,6 +169,50 @@ export const ASSISTANTS: readonly Assistant[] = [
           setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
           ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], group, remove),
         ]),
+      ];
+    },
+  },
+  {
+    id: 'qwen-code',
+    name: 'Qwen Code',
+    folder: qwenFolder,
+    perTurn: 'saves after every turn (Stop) and at the end of each session (SessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const file = join(context, qwenFolder(context), 'settings.json');
+      // On Windows Qwen Code runs a hook with cmd.exe unless the hook names PowerShell; the hook's variables come from its `env`.
+      const group =
+        context.platform === 'win32'
+          ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, shell: 'powershell', ...envOf(context.launcher) })
+          : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
+      return [
+        await planJsonFile(file, 'json', (doc) => [
+          setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
+          ...setHookGroups(file, doc, ['Stop', 'SessionEnd'], group, remove),
+        ]),
+      ];
+    },
+  },
+  {
+    id: 'copilot-cli',
+    name: 'GitHub Copilot CLI',
+    folder: copilotFolder,
+    perTurn: 'saves after every turn (agentStop) and at the end of each session (sessionEnd)',
+    plan: async (context, remove) => {
+      const { mcp, hook } = launches(context);
+      const folder = copilotFolder(context);
+      const mcpFile = join(context, folder, 'mcp-config.json');
+      const settings = join(context, folder, 'settings.json');
+      // agentStop names the transcript, but may run before the turn's last events are written:
+      // sessionEnd (which names only the session) saves what a turn's hook missed.
+      const entry =
+        context.platform === 'win32'
+          ? { type: 'command', powershell: powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), ...envOf(context.launcher), timeoutSec: HOOK_TIMEOUT_S }
+          : { type: 'command', bash: hook, timeoutSec: HOOK_TIMEOUT_S };
+      return [
+        await planJsonFile(mcpFile, 'json', (doc) => [setEntry(mcpFile, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : { tools: ['*'], type: 'local', ...mcpEntry(mcp) })]),
+        // Copilot writes comments into its JSON files (config.json): read as JSON5, written back as JSON.
+        await planJsonFile(settings, 'json5', (doc) => ['agentStop', 'sessionEnd'].map((event) => setHookInList(settings, doc, ['hooks'], event, remove ? undefined : entry, ourCopilotHook, 'flat'))),
       ];
     },
   },

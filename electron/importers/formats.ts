@@ -28,6 +28,8 @@ import { isAiStudioPrompt, mapAiStudioPrompt } from './exports/ai-studio.js';
 import { isEngineSession, mapEngineSession } from './exports/engine-json.js';
 import { isGeminiActivity } from './exports/gemini.js';
 import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './agents/gemini-cli.js';
+import { isCopilotCliEvents, mapCopilotCliEvents } from './agents/copilot-cli.js';
+import { isQwenCodeChat, mapQwenCodeChat, qwenCodeRewound } from './agents/qwen-code.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './exports/grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
@@ -63,7 +65,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'vscode-chat' | 'jan'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'vscode-chat' | 'jan'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -131,7 +133,10 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isSillyTavernChat(records)) return 'sillytavern';
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
+  if (isCopilotCliEvents(records)) return 'copilot-cli';
   if (isJanThreadMessages(records)) return 'jan';
+  // Before Claude Code's, whose lines have the same fields around another kind of message.
+  if (isQwenCodeChat(records)) return 'qwen-code';
   if (isClaudeCodeTranscript(records)) return 'claude-code';
   if (isVsCodeChatLog(records)) return 'vscode-chat';
   return undefined;
@@ -139,7 +144,8 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
 
 /**
  * @param baseName the file name without folders: Claude Code and Codex name their files after the session.
- * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent.
+ * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent,
+ *   GitHub Copilot CLI a session's after the session.
  */
 export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions, folderName = ''): SessionInput {
   switch (format) {
@@ -147,6 +153,10 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapCodexRollout(records, baseName, options);
     case 'gemini-cli':
       return mapGeminiCliChat(records, options, folderName);
+    case 'qwen-code':
+      return mapQwenCodeChat(records, options);
+    case 'copilot-cli':
+      return mapCopilotCliEvents(records, options, folderName);
     case 'openclaw':
       return mapOpenClawSession(records, options);
     case 'sillytavern':
@@ -163,7 +173,7 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
 /**
  * Whether a stored message of a conversation was dropped by its tool, for the formats whose file is
  * the whole conversation as the tool keeps it and says what was dropped: Claude Code (a branch the
- * person left by rewinding or editing a prompt), Gemini CLI (`/rewind`) and LM Studio (a version of a
+ * person left by rewinding or editing a prompt), Gemini CLI and Qwen Code (`/rewind`) and LM Studio (a version of a
  * message the person switched away from, a message deleted). Undefined for the others:
  * their files only add (Codex, OpenClaw's event logs, SillyTavern's swipes are kept as they are), or
  * are exports a person made, which say nothing of what was removed since the last one.
@@ -173,6 +183,10 @@ export function rewoundByTool(format: ImportFormat, records: readonly JsonlRecor
   if (format === 'claude-code') {
     const left = claudeCodeRewound(records);
     return (msgId) => left.has(msgId);
+  }
+  if (format === 'qwen-code') {
+    const dropped = qwenCodeRewound(records);
+    return (msgId) => dropped.has(msgId);
   }
   if (format === 'lmstudio') return lmStudioRewound(records[0]?.value);
   if (format === 'gemini-cli') {

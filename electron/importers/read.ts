@@ -28,7 +28,7 @@ import { decompressedSource, fileSource, prefixSource, unreadableError, type Tra
 import { findCutArray } from './readers/json-cut.js';
 import { detectDocumentFormat } from './formats.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw/openclaw-store.js';
-import { isDatabaseFileName, isTranscriptFileName, isZipFileName } from './transcript-files.js';
+import { isDatabaseFileName, isToolLogFolder, isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './readers/zip.js';
 import { decompressZstd, isZstd } from './readers/zstd.js';
 import { AIDER_HISTORY_FILE, isAiderHistory } from './agents/aider.js';
@@ -96,7 +96,8 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
 /**
  * Files under a folder that look like transcripts or archives, in name order, and folders that are
  * read as a whole (a Cline task, opencode's storage). Hidden files and folders are skipped (but
- * aider's log, which is hidden), and symbolic links to folders are not followed (they can form loops).
+ * aider's log, which is hidden), and so are a tool's own run logs (transcript-files.ts); symbolic links
+ * to folders are not followed (they can form loops).
  */
 async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; size: number } | { path: string; toolFolder: ToolFolderKind } | FailedFile> {
   let entries;
@@ -112,10 +113,12 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const names = new Set(entries.map((entry) => entry.name));
   for (const entry of entries) {
     if ((entry.name.startsWith('.') && entry.name !== AIDER_HISTORY_FILE) || entry.name === 'node_modules' || entry.name === '__MACOSX') continue;
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
+      if (isToolLogFolder(entry.name, names)) continue;
       yield* filesInFolder(full);
       continue;
     }

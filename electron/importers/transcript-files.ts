@@ -15,7 +15,8 @@ const TRANSCRIPT_NAME = /\.(json|jsonl|md|markdown|txt|jsonl\.zst)$|\.jsonl\.(re
  * Files that sit beside transcripts in the exports but hold none: OpenClaw's session index, the
  * account, settings, manifest and project files of the ChatGPT and Claude.ai exports (Claude.ai's
  * `memories.json` is what the assistant noted about the person, not a conversation), the coding agents' indexes, prompt
- * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`), the
+ * logs and settings (Codex CLI's `~/.codex`, Gemini CLI's `~/.gemini`, Continue's `~/.continue`; Qwen Code's
+ * project notes `meta.json`, `extract-cursor.json` and `memory/MEMORY.md`, and its `output-language.md`), the
  * task index and settings of Cline and its forks (their tasks are read from the task folders), and
  * Jan's `thread.json` (its title is read beside the thread's `messages.jsonl`).
  */
@@ -46,10 +47,28 @@ const COMPANION_FILES = new Set([
   'version.json',
   'models_cache.json',
   'thread.json',
+  'meta.json',
+  'extract-cursor.json',
+  'memory.md',
+  'output-language.md',
 ]);
 
 export function isTranscriptFileName(baseName: string): boolean {
   return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase());
+}
+
+/** GitHub Copilot CLI's state beside a session's `events.jsonl`: its checkpoints' notes, the files its rewinds restore, and the session's own workspace folders (`files/`, `research/`). */
+const COPILOT_SESSION_STATE = new Set(['checkpoints', 'rewind-file-snapshots', 'files', 'research']);
+
+/**
+ * A folder of a tool's own logs or state, which holds no conversation: Qwen Code's `debug/` (a text file
+ * per run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home, and
+ * GitHub Copilot CLI's state in a session's folder, told by the `events.jsonl` and `workspace.yaml` there.
+ * @param siblings the names of the entries of the folder that holds it.
+ */
+export function isToolLogFolder(name: string, siblings: ReadonlySet<string>): boolean {
+  if (name === 'debug') return siblings.has('projects') && siblings.has('installation_id');
+  return COPILOT_SESSION_STATE.has(name) && siblings.has('events.jsonl') && siblings.has('workspace.yaml');
 }
 
 /**

@@ -195,6 +195,23 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl', 'tmp/*/chats/*/*.jsonl'], imports: true }],
   },
   {
+    id: 'qwen-code',
+    tool: 'Qwen Code',
+    variable: 'QWEN_HOME',
+    // QWEN_HOME moves the whole folder; QWEN_RUNTIME_DIR only what Qwen Code writes as it runs, the chats among it.
+    roots: (context) => [{ path: context.env.QWEN_RUNTIME_DIR || context.env.QWEN_HOME || joinFor(context.platform, context.home, '.qwen') }],
+    // `projects/<project path with dashes>/chats/<session id>.jsonl`.
+    picks: [{ kind: 'files', globs: ['projects/*/chats/*.jsonl'], imports: true }],
+  },
+  {
+    id: 'copilot-cli',
+    tool: 'GitHub Copilot CLI',
+    variable: 'COPILOT_HOME',
+    roots: homeFolder('COPILOT_HOME', '.copilot'),
+    // A folder per session, named by its id, with its events and the tool's own state beside them.
+    picks: [{ kind: 'files', globs: ['session-state/*/events.jsonl'], imports: true }],
+  },
+  {
     id: 'continue',
     tool: 'Continue',
     variable: 'CONTINUE_GLOBAL_DIR',

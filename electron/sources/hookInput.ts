@@ -1,8 +1,12 @@
 /**
  * What each assistant hands `session-memory hook` after a turn, and the transcript it names:
- * - Claude Code (`Stop`, `SessionEnd`), Gemini CLI (`AfterAgent`, `SessionEnd`) and Codex's own hooks
- *   (`Stop` in hooks.json) write one JSON object on stdin with `transcript_path` (and `session_id`,
- *   `hook_event_name`; Codex's `transcript_path` is null when it keeps no rollout);
+ * - Claude Code (`Stop`, `SessionEnd`), Gemini CLI (`AfterAgent`, `SessionEnd`), Qwen Code (`Stop`,
+ *   `SessionEnd`) and Codex's own hooks (`Stop` in hooks.json) write one JSON object on stdin with
+ *   `transcript_path` (and `session_id`, `hook_event_name`; Codex's `transcript_path` is null when it
+ *   keeps no rollout);
+ * - GitHub Copilot CLI's hooks write camelCase fields: `agentStop` `{sessionId, transcriptPath, stopReason,
+ *   ...}`, `sessionEnd` `{sessionId, reason, ...}` without the path: the session's events are then found
+ *   by its id under `$COPILOT_HOME` (default `~/.copilot`), in `session-state/<session id>/events.jsonl`;
  * - Codex's `notify` program gets the turn as JSON in its last argument,
  *   `{"type": "agent-turn-complete", "thread-id", "turn-id", "cwd", "input-messages", ...}`, and
  *   nothing on stdin: the rollout is found by the thread id under `$CODEX_HOME` (default `~/.codex`),
@@ -14,8 +18,9 @@ import path from 'node:path';
 
 /** The transcript a hook names, or the Codex thread whose rollout holds it, or why there is none. */
 export type HookTarget =
-  | { kind: 'file'; file: string; event?: string }
+  | { kind: 'file'; file: string; event?: string; copilotHookAt?: number }
   | { kind: 'codex-thread'; threadId: string; event: string }
+  | { kind: 'copilot-session'; sessionId: string; event: string; copilotHookAt?: number }
   | { kind: 'none'; reason: string };
 
 /** The Codex `notify` payload among the arguments (Codex appends it last), if any. */
@@ -37,9 +42,50 @@ export function stdinTargetOf(input: string): HookTarget {
   const parsed = parseObject(input);
   if (!parsed) return { kind: 'none', reason: 'the hook input on stdin is not a JSON object' };
   const event = typeof parsed.hook_event_name === 'string' ? parsed.hook_event_name : undefined;
-  const file = parsed.transcript_path;
-  if (typeof file === 'string' && file !== '') return { kind: 'file', file, ...(event ? { event } : {}) };
+  // Copilot CLI alone writes `sessionId` in camelCase, and the time its hook started (ms) as `timestamp`.
+  const copilot = typeof parsed.sessionId === 'string' && typeof parsed.timestamp === 'number' ? { copilotHookAt: parsed.timestamp } : {};
+  const file = parsed.transcript_path ?? parsed.transcriptPath;
+  if (typeof file === 'string' && file !== '') return { kind: 'file', file, ...(event ? { event } : {}), ...copilot };
+  // Copilot CLI's sessionEnd names its session only.
+  if (typeof parsed.sessionId === 'string' && /^[\w-]+$/.test(parsed.sessionId)) return { kind: 'copilot-session', sessionId: parsed.sessionId, event: typeof parsed.reason === 'string' ? 'sessionEnd' : 'copilot', ...copilot };
   return { kind: 'none', reason: `the hook input${event ? ` (${event})` : ''} has no "transcript_path"` };
+}
+
+/** A GitHub Copilot CLI session's events: `$COPILOT_HOME`, else `~/.copilot`, then `session-state/<id>/events.jsonl`. */
+export function copilotSessionEvents(sessionId: string, env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const folder = env.COPILOT_HOME && env.COPILOT_HOME.trim() !== '' ? path.resolve(env.COPILOT_HOME) : path.join(home, '.copilot');
+  return path.join(folder, 'session-state', sessionId, 'events.jsonl');
+}
+
+/**
+ * Whether Copilot CLI's events file holds the `hook.start` event of the hook that started at `startedAt`
+ * (ms; its input's `timestamp`, which that event's time equals). Copilot writes its events a moment
+ * after it runs a hook; the file is written in order, so once that event is there, so is the turn
+ * before it. Looks at the file's last 256 KB.
+ */
+export async function copilotHookWritten(file: string, startedAt: number): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, 256 * 1024);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .some((line) => {
+        if (!line.includes('"hook.start"')) return false;
+        const event = parseObject(line);
+        return event !== null && event.type === 'hook.start' && typeof event.timestamp === 'string' && Date.parse(event.timestamp) >= startedAt;
+      });
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Codex's folder: `$CODEX_HOME`, else `~/.codex`. */

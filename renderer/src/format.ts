@@ -18,6 +18,8 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   gemini: 'Gemini',
   codex: 'Codex CLI',
   'gemini-cli': 'Gemini CLI',
+  'qwen-code': 'Qwen Code',
+  'copilot-cli': 'GitHub Copilot CLI',
   continue: 'Continue',
   cline: 'Cline',
   'roo-code': 'Roo Code',

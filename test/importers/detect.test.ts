@@ -23,6 +23,8 @@ const SAMPLES: Array<[string, string[]]> = [
   ['codex', ['codex', 'home', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T18-19-32-01a24248-6b59-73c0-90ab-a4be87ba89c2.jsonl']],
   ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', 'session-2026-12-04T18-20-80635437.jsonl']],
   ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', 'e6d2941f-b4a9-41f8-9ef2-077175452184.jsonl']],
+  ['qwen-code', ['qwen-code', 'home', 'projects', '-tmp-qf-project', 'chats', '05634392-e641-4a60-998d-363cd111e5d1.jsonl']],
+  ['copilot-cli', ['copilot-cli', 'home', 'session-state', '57de8b1b-71f6-4dfc-b47e-fb3ff89a390a', 'events.jsonl']],
   ['continue', ['continue', 'home', 'sessions', 'c501fd76-d09e-46b3-ba25-cc1421792f13.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'workspaceStorage', '3c9a1f7e5b2d4c6a8e0f1b3d5c7a9e2f', 'chatSessions', '8e1f4c2a-6b3d-4f7e-9a05-2c7d8e9f1a3b.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'globalStorage', 'emptyWindowChatSessions', '4a7d2b9e-0c1f-4e3a-8b6d-5f9e1c2a7b40.jsonl']],
@@ -59,7 +61,7 @@ describe('format detection by content', () => {
 
   it('ignores misleading file names: every sample renamed keeps its format', async () => {
     const dir = tempDir();
-    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl', 'f.json', 'g.txt', 'h.json', 'i.jsonl', 'j.jsonl', 'backup', 'k.txt', 'l.md', 'm.json', 'n.jsonl', 'o.txt', 'p'];
+    const names = ['export.txt', 'notes.md', 'chat.json', 'session.jsonl', 'README', 'conversations.json', 'a.jsonl', 'b.txt', 'c.md', 'd.json', 'e.jsonl', 'f.json', 'g.txt', 'h.json', 'i.jsonl', 'j.jsonl', 'backup', 'k.txt', 'l.md', 'm.json', 'n.jsonl', 'o.txt', 'p', 'q.jsonl'];
     for (const [index, [format, parts]] of [...SAMPLES, ...DATABASES].entries()) {
       const renamed = path.join(dir, `${index}-${names[index]}`);
       copyFileSync(fixture(...parts), renamed);

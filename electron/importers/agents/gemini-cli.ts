@@ -156,7 +156,7 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
   const timestamp = isoFromDateString(message.timestamp);
   const meta = { id, ...(timestamp !== undefined ? { timestamp } : {}) };
   if (message.type === 'user') {
-    const parts = contentParts(message.content).filter((part) => part.kind !== 'text' || !INJECTED_PREFIXES.some((prefix) => part.text.trimStart().startsWith(prefix)));
+    const parts = geminiContentParts(message.content).filter((part) => part.kind !== 'text' || !INJECTED_PREFIXES.some((prefix) => part.text.trimStart().startsWith(prefix)));
     const onlyResults = parts.length > 0 && parts.every((part) => part.kind === 'tool-result');
     return messagesFromParts({ ...meta, role: onlyResults ? 'tool' : 'user' }, parts, options);
   }
@@ -168,7 +168,7 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
       parts.push({ kind: 'thinking', text });
     }
   }
-  parts.push(...contentParts(message.content));
+  parts.push(...geminiContentParts(message.content));
   if (Array.isArray(message.toolCalls)) {
     for (const call of message.toolCalls.filter(isObject)) {
       const name = optionalText(call.name) ?? 'tool';
@@ -192,10 +192,13 @@ function completedTaskText(args: unknown): string | undefined {
   return isObject(result) ? optionalText(result.response) : undefined;
 }
 
-/** Gemini's content: a string, or parts (`text`, `inlineData`, `functionCall`, `functionResponse`, ...). */
-function contentParts(content: unknown): MessagePart[] {
+/**
+ * Gemini's content: a string, or parts (`text`, `inlineData`, `functionResponse`, ...). A `functionCall`
+ * part gives nothing here: Gemini CLI keeps the calls beside the content (Qwen Code's reader adds them).
+ */
+export function geminiContentParts(content: unknown): MessagePart[] {
   if (typeof content === 'string') return [{ kind: 'text', text: content }];
-  if (isObject(content)) return contentParts([content]);
+  if (isObject(content)) return geminiContentParts([content]);
   if (!Array.isArray(content)) return [];
   return content.flatMap((part): MessagePart[] => {
     if (typeof part === 'string') return [{ kind: 'text', text: part }];

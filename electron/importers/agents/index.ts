@@ -1,6 +1,6 @@
 /**
  * Coding agents' logs and databases: Claude Code, Codex (its rollouts and saved sessions, and the items
- * both share), Gemini CLI, the Cline family's task folders, aider's chat history, opencode (its
+ * both share), Gemini CLI, Qwen Code, GitHub Copilot CLI, the Cline family's task folders, aider's chat history, opencode (its
  * `storage/` folder and its database), Continue, Cursor's `state.vscdb`, and VS Code's own chat sessions. One module per tool, each
  * with its check and its mapper; the registry (../formats.ts) and the folder reader (../tool-folders.ts)
  * decide which one reads a file. Inside the importers, modules import these by path; this entry is for
@@ -12,8 +12,10 @@ export * from './cline.js';
 export * from './codex-items.js';
 export * from './codex.js';
 export * from './continue.js';
+export * from './copilot-cli.js';
 export * from './cursor.js';
 export * from './gemini-cli.js';
 export * from './opencode-files.js';
 export * from './opencode.js';
+export * from './qwen-code.js';
 export * from './vscode-chat.js';

@@ -9,6 +9,8 @@ export const DEMO_ASSISTANTS: AssistantView[] = [
   { id: 'claude-code', name: 'Claude Code', found: true, connected: false },
   { id: 'codex', name: 'Codex CLI', found: true, connected: false },
   { id: 'gemini-cli', name: 'Gemini CLI', found: false, connected: false },
+  { id: 'qwen-code', name: 'Qwen Code', found: false, connected: false },
+  { id: 'copilot-cli', name: 'GitHub Copilot CLI', found: false, connected: false },
   { id: 'openclaw', name: 'OpenClaw', found: true, connected: true },
   { id: 'cursor', name: 'Cursor', found: false, connected: false },
   { id: 'claude-desktop', name: 'Claude Desktop', found: false, connected: false },

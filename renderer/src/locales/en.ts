@@ -317,6 +317,8 @@ export const en = {
   'settings.assistants.perTurn.claude-code': 'Saves after every reply and when a session ends (Stop and SessionEnd hooks).',
   'settings.assistants.perTurn.codex': 'Saves after every turn (Stop hook). Connecting also trusts the hook in Codex (which runs no hook it does not trust); without Codex on this computer\'s PATH, open /hooks in Codex once.',
   'settings.assistants.perTurn.gemini-cli': 'Saves after every turn and when a session ends (AfterAgent and SessionEnd hooks).',
+  'settings.assistants.perTurn.qwen-code': 'Saves after every turn and when a session ends (Stop and SessionEnd hooks).',
+  'settings.assistants.perTurn.copilot-cli': 'Saves after every turn and when a session ends (agentStop and sessionEnd hooks).',
   'settings.assistants.perTurn.openclaw': 'Saves after every reply the Gateway sends (an internal hook on message:sent).',
   'settings.assistants.perTurn.cursor': 'Saves after every agent turn (stop hook), from Cursor\'s chat database.',
   'settings.assistants.perTurn.claude-desktop': 'Has no hooks: it searches and saves through the memory tools; its chats are not saved as they happen.',

@@ -319,6 +319,8 @@ export const zhCN: Dictionary = {
   'settings.assistants.perTurn.claude-code': '每次回复后及会话结束时保存（Stop 和 SessionEnd 钩子）。',
   'settings.assistants.perTurn.codex': '每轮对话后保存（Stop 钩子）。连接时也会在 Codex 中信任该钩子（Codex 不运行未信任的钩子）；若本机 PATH 中没有 Codex，请在 Codex 中打开一次 /hooks。',
   'settings.assistants.perTurn.gemini-cli': '每轮对话后及会话结束时保存（AfterAgent 和 SessionEnd 钩子）。',
+  'settings.assistants.perTurn.qwen-code': '每轮对话后及会话结束时保存（Stop 和 SessionEnd 钩子）。',
+  'settings.assistants.perTurn.copilot-cli': '每轮对话后及会话结束时保存（agentStop 和 sessionEnd 钩子）。',
   'settings.assistants.perTurn.openclaw': 'Gateway 每发送一条回复后保存（message:sent 上的内部钩子）。',
   'settings.assistants.perTurn.cursor': '每轮智能体对话后从 Cursor 的聊天数据库保存（stop 钩子）。',
   'settings.assistants.perTurn.claude-desktop': '没有钩子：它通过记忆工具搜索和保存；聊天不会随时保存。',
