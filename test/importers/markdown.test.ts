@@ -123,6 +123,22 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it('ends a code block only where Markdown ends it: a diff of a README with "  ```bash" in it hides no label', async () => {
+    const file = path.join(tempDir(), 'readme-edit.md');
+    writeFileSync(
+      file,
+      '### Human\n\nadd the install command to the README\n\n---\n\n### Assistant\n\n```diff\n  ## Install\n  ```bash\n+ npm install mytool\n```\n\n---\n\n' +
+        '### Human\n\nthanks\n\n---\n\n### Assistant\n\nYou are welcome.\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'add the install command to the README' },
+      { role: 'assistant', content: '```diff\n  ## Install\n  ```bash\n+ npm install mytool\n```' },
+      { role: 'user', content: 'thanks' },
+      { role: 'assistant', content: 'You are welcome.' },
+    ]);
+  });
+
   it('prose with words like "model:" or "me:" is not split into turns', async () => {
     const file = path.join(tempDir(), 'specs.md');
     writeFileSync(file, '**User:** which laptop?\n**Assistant:** This one.\nModel: X1\nMe: not a speaker here\n');

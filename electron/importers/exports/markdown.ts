@@ -30,6 +30,7 @@
  * updates the same session.
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
+import { CodeFences } from '../fences.js';
 import { titleFromMessages } from '../titles.js';
 import { isoFromWrittenTime } from '../time.js';
 
@@ -68,7 +69,6 @@ const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
 const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
 /** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
 const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
-const FENCE = /^\s{0,3}(```|~~~)/;
 /** `Chat Session \`2ff46cd5-…\``, `Session: abc123…`, `Conversation 8d1f…`: a heading that is only an id. */
 const HEADING_ID = /^(?:chat[ \t]+)?(?:session|conversation)[ \t]*:?[ \t]*`?([\w.:-]{8,128})`?$/i;
 
@@ -121,10 +121,9 @@ export async function zoneTimeReaderFor(text: string): Promise<ZoneTimeReader | 
 
 /** Whether the text has at least one speaker label outside code blocks. */
 export function looksLikeMarkdownTranscript(text: string): boolean {
-  let inFence = false;
+  const fences = new CodeFences();
   for (const line of text.split(/\r?\n/)) {
-    if (FENCE.test(line)) inFence = !inFence;
-    else if (!inFence && speakerOf(line)) return true;
+    if (fences.step(line) === 'text' && speakerOf(line)) return true;
   }
   return false;
 }
@@ -136,13 +135,11 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
   let conversationId: string | undefined;
   /** Whether the heading was only the session's id: the person's first line is the title then. */
   let idHeading = false;
-  let inFence = false;
+  const fences = new CodeFences();
 
   for (const line of text.split(/\r?\n/)) {
     const current = turns.at(-1);
-    const fence = FENCE.test(line);
-    if (fence) inFence = !inFence;
-    const code = inFence || fence;
+    const code = fences.step(line) !== 'text';
     const speaker = code ? undefined : speakerOf(line);
     if (speaker) {
       turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest], ...(speaker.timestamp ? { timestamp: speaker.timestamp } : {}) });
