@@ -217,19 +217,25 @@ function partText(lines: readonly string[], include: ReadonlySet<IncludedExtra>)
   /** The closing tag of the block being left out, while in one. */
   let skipping: RegExp | undefined;
   const fences = new CodeFences();
+  /** Where the code block being read starts in `kept`. */
+  let codeFrom = 0;
   for (const [index, line] of lines.entries()) {
     if (skipping) {
       if (skipping.test(line)) skipping = undefined;
       continue;
     }
-    if (fences.step(line) === 'text') {
+    const step = fences.step(line);
+    if (step === 'text') {
       const block = blockAt(line, lines.slice(index + 1, index + 3).join('\n'), include);
       if (block) {
         if (!block.test(line)) skipping = block;
         continue;
       }
     }
+    if (step === 'opens') codeFrom = kept.length;
     kept.push(line);
+    // An empty code block (SpecStory for Copilot writes one for each edit it could not read) says nothing.
+    if (step === 'closes' && kept.slice(codeFrom + 1, -1).every((code) => code.trim() === '')) kept.length = codeFrom;
   }
   return kept.join('\n').trim();
 }
