@@ -114,6 +114,32 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     ]);
   });
 
+  it('reads a tool result whose command holds brackets, quotes and lines as a result, not as the person', async () => {
+    // Cline of January 2026 (gmfstu/Online-Card-Architecture): native tool calls, results as text headers.
+    const task = path.join(tempDir(), '1769053680585');
+    mkdirSync(task);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const command = "for f in A.cs B.cs; do\n  echo \"guid: $(uuidgen | tr -d '-' | tr '[:upper:]' '[:lower:]')\" >> \"$f.meta\"\ndone";
+    const history = [
+      { role: 'user', content: [text('<task>\nAdd .meta files for the new scripts.\n</task>')] },
+      { role: 'assistant', content: [text('I will write them with a loop.'), { type: 'tool_use', id: 'toolu_1', name: 'execute_command', input: { command, requires_approval: false } }] },
+      { role: 'user', content: [text(`[execute_command for '${command}'] Result:\nCommand executed.\nOutput:\nbash: uuidgen: command not found`), text('<environment_details>\n# Current Mode\nACT MODE\n</environment_details>')] },
+      { role: 'assistant', content: [text('uuidgen is missing; I will use python instead.')] },
+    ];
+    writeFileSync(path.join(task, 'api_conversation_history.json'), JSON.stringify(history));
+    const [session] = await sessionsOf(task);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Add .meta files for the new scripts.'],
+      ['assistant', 'I will write them with a loop.'],
+      ['assistant', 'uuidgen is missing; I will use python instead.'],
+    ]);
+    const [withTools] = await sessionsOf(task, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      expect.stringContaining('execute_command'),
+      expect.stringContaining('bash: uuidgen: command not found'),
+    ]);
+  });
+
   it("names a task's panel log imported without its API history for what it is", async () => {
     const dir = tempDir();
     const file = path.join(dir, 'ui_messages.json');

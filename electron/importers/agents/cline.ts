@@ -99,7 +99,12 @@ function apiMessageTimes(ui: readonly JsonObject[]): Map<number, string> {
   return times;
 }
 
-const TOOL_RESULT_TEXT = /^\s*\[([\w-]+)(?: for [^\]]*)?\] Result:/;
+/**
+ * `[read_file for 'src/app.ts'] Result:`. What follows `for` is the call's argument as given, which can
+ * hold brackets and quotes and span lines (`[execute_command for 'tr '[:upper:]' …'] Result:`): the
+ * header ends at the first `] Result:`.
+ */
+const TOOL_RESULT_TEXT = /^\s*\[([\w-]+)(?: for [\s\S]*?)?\] Result:/;
 // A resumed task in plan mode with nothing new said gets `(The user did not provide a new message. …)`.
 const INJECTED_TEXT = /^\s*(?:# task_progress\b|# TODO LIST|\[TASK RESUMPTION\]|\[ERROR\]|\(The user did not provide a new message\b)/;
 /** Files the person attached to a message, written out whole after this line. */
