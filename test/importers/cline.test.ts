@@ -140,6 +140,42 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     ]);
   });
 
+  it('reads a task exported as Markdown (XML tool calls): the words, the answer, the times the extension wrote', async () => {
+    // In the shape of IBM Bob's exports (Jaruvit0867/AI-Document-Generator, bob_sessions/…/bob_task_*.md).
+    const file = fixture('cline', 'exports', 'bob_task_may-16-2026_5-41-57-pm.md');
+    expect(detectFormat(readFileSync(file))).toBe('cline');
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: 'bob_task_may-16-2026_5-41-57-pm', source: 'cline', title: 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.' });
+    expect(session!.messages.map((message) => [message.role, message.content, message.timestamp])).toEqual([
+      ['user', 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.', '2026-05-16T10:41:23.814Z'],
+      // Without the thinking, the read_file call and the extension's note on the interrupted reply.
+      ['assistant', 'Let me read the TypeScript settings first.', undefined],
+      // The result of apply_diff is no one's words; the feedback beside it is the person's.
+      ['user', 'Also restart the dev server.', '2026-05-16T10:42:05.500Z'],
+      ['assistant', 'The alias now points to ./src/* and the dev server is restarted.', undefined],
+    ]);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content.split(']')[0])).toEqual([
+      '[tool call: read_file',
+      '[tool result: read_file',
+      '[tool call: apply_diff',
+      '[tool result: apply_diff',
+    ]);
+  });
+
+  it('reads a task exported as Markdown with native tool calls ([Tool Use: …], [Tool]) as a Roo Code session', async () => {
+    const [session] = await sessionsOf(fixture('cline', 'exports', 'roo_task_may-16-2026_6-10-00-pm.md'), { include: ['tools'] });
+    expect(session!.source).toBe('roo-code');
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.'],
+      ['assistant', "I'll read the settings."],
+      ['tool', '[tool call: read_file] {"path":"frontend/tsconfig.json"}'],
+      ['tool', '[tool result: read_file] 1 | { "compilerOptions": { "paths": { "@/*": ["./*"] } } }'],
+      // The answer runs over its paragraphs, a line that looks like an argument ("Note: …") included.
+      ['assistant', 'The alias pointed to the project root.\n\nNote: it now points to ./src/*.'],
+    ]);
+  });
+
   it("names a task's panel log imported without its API history for what it is", async () => {
     const dir = tempDir();
     const file = path.join(dir, 'ui_messages.json');

@@ -182,12 +182,20 @@ const XML_TOOLS = [
 const DIALOGUE_PARAMETER: Record<string, string> = { attempt_completion: 'result', ask_followup_question: 'question', plan_mode_respond: 'response' };
 const TEXT_SEGMENT = new RegExp(`<thinking>([\\s\\S]*?)</thinking>|<(${XML_TOOLS.join('|')})>([\\s\\S]*?)</\\2>`, 'g');
 
+/** What the extension appends to a reply it cut short: `[Response interrupted by a tool use result. …]`, `[Response interrupted by user]`. */
+const INTERRUPTION_NOTE = /\[Response interrupted by (?:a tool use result|user|API Error)[^\]\n]*\]/g;
+
+/** The model's words between its tool calls, without the extension's notes and the blank lines a call left. */
+function modelWords(text: string): string {
+  return text.replace(INTERRUPTION_NOTE, '').replace(/\n{3,}/g, '\n\n');
+}
+
 /** Text with the model's `<thinking>` and its XML tool calls taken apart. */
 function textWithThinking(text: string): MessagePart[] {
   const parts: MessagePart[] = [];
   let last = 0;
   for (const match of text.matchAll(TEXT_SEGMENT)) {
-    parts.push({ kind: 'text', text: text.slice(last, match.index) });
+    parts.push({ kind: 'text', text: modelWords(text.slice(last, match.index)) });
     last = match.index + match[0].length;
     if (match[1] !== undefined) {
       parts.push({ kind: 'thinking', text: match[1] });
@@ -198,7 +206,7 @@ function textWithThinking(text: string): MessagePart[] {
     const spoken = DIALOGUE_PARAMETER[name];
     parts.push(spoken !== undefined && args[spoken] !== undefined ? { kind: 'text', text: args[spoken] } : { kind: 'tool-call', name, args });
   }
-  parts.push({ kind: 'text', text: text.slice(last) });
+  parts.push({ kind: 'text', text: modelWords(text.slice(last)) });
   return parts;
 }
 
