@@ -67,6 +67,17 @@ describe('WhatsApp chat exports', () => {
     ]);
   });
 
+  it('leaves out the missed calls an Android phone logs under the caller, not words typed about a call', async () => {
+    // As in a real Android export (Tapan48/Whatsapp-Chat-analyzer, WhatsApp Chat with Mom.txt).
+    const file = path.join(tempDir(), 'WhatsApp Chat with Mom.txt');
+    writeFileSync(file, '05/09/2023, 22:40 - Mom: Missed voice call\n05/09/2023, 22:41 - Mom: Missed video call\n05/09/2023, 23:19 - Ravi: Will call tom\n05/09/2023, 23:20 - Ravi: video call\n');
+    const [session] = await sessionsOf(file);
+    expect(lines(session!.messages)).toEqual([
+      ['user', 'Ravi', 'Will call tom', '2023-09-05T23:19:00.000Z'],
+      ['user', 'Ravi', 'video call', '2023-09-05T23:20:00.000Z'],
+    ]);
+  });
+
   it('is told by its lines, and prose with a date in it is not', () => {
     expect(detectFormat(readFileSync(ANDROID_US))).toBe('whatsapp');
     expect(detectFormat(readFileSync(IPHONE))).toBe('whatsapp');

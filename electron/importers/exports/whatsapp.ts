@@ -10,7 +10,8 @@
  * A line that does not start with a date and time continues the message before it. Lines with no
  * sender (`Messages and calls are end-to-end encrypted…`, `Alice added Bob`), and those an iPhone
  * writes under the chat's name with a left-to-right mark before the text, are WhatsApp's notices
- * and are left out, as are `<Media omitted>` and deleted messages' placeholders; an attached photo is
+ * and are left out, as are `<Media omitted>`, deleted messages' placeholders and the calls an Android
+ * phone logs under the caller's name (`Missed voice call`); an attached photo is
  * `[image]`, another file `[file: name]`. Every message keeps its sender's name (its speaker). The
  * person who exported the chat is the user: in `WhatsApp Chat with Alice`, or in an iPhone's file whose
  * first notice is under Alice's name (a chat with one person is under that person's name), whoever is
@@ -31,6 +32,11 @@ const OMITTED = /^[\u200e]?(?:<Media omitted>|<Médias omis>|<Medien ausgeschlos
 const ATTACHED = /^[\u200e]?<attached: ([^>]+)>$/;
 const PHOTO = /\.(?:jpe?g|png|gif|webp|heic)$|PHOTO/i;
 const IMAGE_OMITTED = /^[\u200e]?(?:image|sticker|GIF) omitted$/i;
+/**
+ * A call an Android phone logs under the caller's name (`Mom: Missed voice call`): a record, not words.
+ * An iPhone's (`‎Voice call, ‎No answer`) starts with a left-to-right mark and is left out as its notices are.
+ */
+const CALL_RECORD = /^Missed (?:group )?(?:voice|video) call$/i;
 
 interface Parsed {
   fields: [number, number, number];
@@ -129,7 +135,7 @@ function isAttachment(text: string): boolean {
 }
 
 function messageText(text: string): string {
-  if (OMITTED.test(text)) return '';
+  if (OMITTED.test(text) || CALL_RECORD.test(text)) return '';
   if (IMAGE_OMITTED.test(text)) return IMAGE_PLACEHOLDER;
   const attached = ATTACHED.exec(text);
   if (attached) return PHOTO.test(attached[1]!) ? IMAGE_PLACEHOLDER : `[file: ${attached[1]!}]`;
