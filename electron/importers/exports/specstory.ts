@@ -25,7 +25,8 @@
  * timestamp; a time without a zone is read as UTC, so the same file gives the same times on every
  * machine. The model's reasoning (`<think>`) and its tool calls (`<tool-use>`, and the older
  * `<details><summary>Tool use: …` / `Searched codebase …` blocks) are left out unless asked for
- * (`include`), as in the agents' own logs. A sub-agent's turns (`_**Agent - sidechain (…)**_`) are a
+ * (`include`), as in the agents' own logs, and so are the commands a person gave Claude Code itself
+ * (`/plugin` with the client's answer ` ⎿  …` under it). A sub-agent's turns (`_**Agent - sidechain (…)**_`) are a
  * conversation of their own and are left out, as Claude Code's importer leaves them out of the main
  * session. The session id is the one in the header comment (`<!-- Claude Code Session <id> … -->`,
  * `**Session ID:** <id>`), else the file's base name; the title is the first-level heading without
@@ -121,7 +122,7 @@ export function mapSpecStory(text: string, baseName: string, include: ReadonlySe
   const older = !VERSIONED_GENERATOR.test(text.slice(0, 4096));
   const messages: MessageInput[] = turns
     .filter((turn) => !turn.label.sidechain)
-    .map((turn): MessageInput => ({ role: turn.label.role, content: turnText(turn.lines, include, older), ...(turn.label.timestamp ? { timestamp: turn.label.timestamp } : {}) }))
+    .map((turn): MessageInput => ({ role: turn.label.role, content: turnContent(turn, include, older), ...(turn.label.timestamp ? { timestamp: turn.label.timestamp } : {}) }))
     .filter((message) => message.content !== '');
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
   const startedAt = messages.some((message) => message.timestamp !== undefined) ? undefined : startOf(heading, stem);
@@ -159,6 +160,18 @@ function titleOf(heading: string | undefined): string | undefined {
   const withoutTime = heading.replace(/\s*\(\s*\d{4}-\d{2}-\d{2}[^()]*\)\s*$/, '').trim();
   if (withoutTime === '' || WRITTEN_TIME_AT_END.test(withoutTime) && withoutTime.replace(WRITTEN_TIME_AT_END, '').trim() === '') return undefined;
   return withoutTime;
+}
+
+/**
+ * A command the person gave Claude Code itself (`/plugin`, `/exit`), written as their turn with the
+ * client's answer under it (`/exit` then ` ⎿  See ya!`): a tool call and its result, as the Claude Code
+ * importer takes it, not words. A command the model runs (`/review the parser`) has no such answer.
+ */
+const CLIENT_COMMAND = /^\/[\w:.-]+(?:[ \t][^\n]*)?\n[ \t]*⎿/;
+
+function turnContent(turn: Turn, include: ReadonlySet<IncludedExtra>, older: boolean): string {
+  const text = turnText(turn.lines, include, older);
+  return turn.label.role === 'user' && !include.has('tools') && CLIENT_COMMAND.test(text) ? '' : text;
 }
 
 /**
