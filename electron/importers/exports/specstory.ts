@@ -17,11 +17,11 @@
  *   I'll freeze the clock in the test.
  *
  * A label starts a turn, which runs to the next label; the `---` rules between its parts are not
- * text. Code blocks open and close as CommonMark says (`CodeFences`); a label right after a rule starts
- * a turn even inside a block a model left open. An older export (no `Markdown v2` in its header) writes
+ * text. Code blocks open and close as CommonMark says (`CodeFences`); nothing inside a tool call
+ * (`<tool-use>` … `</tool-use>`) is a turn, since its output can quote a history. An older export (no `Markdown v2` in its header) writes
  * each tool call as a part of its own (`Read file: …`, a lone diff, a terminal run) and no time in its
- * labels: those parts are left out like the newer `<tool-use>` blocks, and the heading's time dates the
- * first message. The time in a label's parentheses (at their end, after a model's name) is the message's
+ * labels: those parts are left out like the newer `<tool-use>` blocks, the heading's time dates the
+ * first message, and a label right after a rule starts a turn even inside a block a model left open. The time in a label's parentheses (at their end, after a model's name) is the message's
  * timestamp; a time without a zone is read as UTC, so the same file gives the same times on every
  * machine. The model's reasoning (`<think>`) and its tool calls (`<tool-use>`, and the older
  * `<details><summary>Tool use: …` / `Searched codebase …` blocks) are left out unless asked for
@@ -92,13 +92,25 @@ export function mapSpecStory(text: string, baseName: string, include: ReadonlySe
   const turns: Turn[] = [];
   let heading: string | undefined;
   let sessionId: string | undefined;
+  const older = !VERSIONED_GENERATOR.test(text.slice(0, 4096));
   const fences = new CodeFences();
   /** Whether the last line that was not blank is a rule (`---`), which SpecStory writes before every label. */
   let afterRule = false;
+  /** Inside a tool call of a newer export (`<tool-use …>` to `</tool-use>`): its output may quote a history, labels and all. */
+  let inToolUse = false;
   for (const line of text.split(/\r?\n/)) {
     let step = fences.step(line);
-    // A label right after a rule ends a code block the model left open: the export wrote it there.
-    if (step === 'code' && afterRule && labelOf(line)) {
+    if (step === 'text' && line.startsWith('<tool-use')) inToolUse = !line.includes('</tool-use>');
+    else if (inToolUse && line.includes('</tool-use>')) {
+      // The call ends here (`</details></tool-use>`), and with it any code block its output left open.
+      inToolUse = false;
+      fences.leave();
+      step = 'code';
+    }
+    if (inToolUse && step === 'text') step = 'code';
+    // In an older export, a label right after a rule ends a code block the model left open: the export
+    // wrote it there. (A newer export wraps tool output, which can quote such lines, in <tool-use>.)
+    if (older && !inToolUse && step === 'code' && afterRule && labelOf(line)) {
       fences.leave();
       step = 'text';
       const lines = turns.at(-1)?.lines ?? [];
@@ -119,7 +131,6 @@ export function mapSpecStory(text: string, baseName: string, include: ReadonlySe
     sessionId ??= SESSION_COMMENT.exec(line)?.[1] ?? SESSION_LINE.exec(line)?.[1];
   }
 
-  const older = !VERSIONED_GENERATOR.test(text.slice(0, 4096));
   const messages: MessageInput[] = turns
     .filter((turn) => !turn.label.sidechain)
     .map((turn): MessageInput => ({ role: turn.label.role, content: turnContent(turn, include, older), ...(turn.label.timestamp ? { timestamp: turn.label.timestamp } : {}) }))
@@ -196,6 +207,8 @@ function partsOf(lines: readonly string[]): string[][] {
     }
     const part = parts.at(-1)!;
     part.push(line);
+    // A tool call's end ends any code block its output left open (a `head` cut off mid-block).
+    if (line.includes('</tool-use>')) fences.leave();
     // A project rule the model fetched is written as a code block whose closing backticks end its last
     // line (`… the output directly.\`\`\``): the block ends there, not at the end of the turn.
     if (step === 'code' && /\S```\s*$/.test(line) && FETCHED_RULE.test(part.find((kept) => kept.trim() !== '') ?? '')) fences.leave();
