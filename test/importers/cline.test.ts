@@ -140,6 +140,33 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     ]);
   });
 
+  it("keeps the person's answer to the model's question, written after the question's result header", async () => {
+    // Cline 3 (mike4567/MRA04242026): `[ask_followup_question for '<question>'] Result:` then `<answer>` in the same block.
+    const task = path.join(tempDir(), '1777072000001');
+    mkdirSync(task);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const history = [
+      { role: 'user', content: [text('<task>\nMove the auth to NextAuth.\n</task>')] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_q', name: 'ask_followup_question', input: { question: 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?' } }] },
+      { role: 'user', content: [text("[ask_followup_question for 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?'] Result:\n<answer>\nApproved - Proceed to Phase 3\n</answer>")] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_e', name: 'replace_in_file', input: { path: 'a.ts', diff: '…' } }] },
+      { role: 'user', content: [text("[replace_in_file for 'a.ts'] Result:\nThe user denied this operation.\n<feedback>\nuse tabs, not spaces\n</feedback>")] },
+    ];
+    writeFileSync(path.join(task, 'api_conversation_history.json'), JSON.stringify(history));
+    const [session] = await sessionsOf(task);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Move the auth to NextAuth.'],
+      ['assistant', 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?'],
+      ['user', 'Approved - Proceed to Phase 3'],
+      ['user', 'use tabs, not spaces'],
+    ]);
+    const [withTools] = await sessionsOf(task, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      expect.stringContaining('replace_in_file'),
+      '[tool result: replace_in_file] The user denied this operation.',
+    ]);
+  });
+
   it('reads a task exported as Markdown (XML tool calls): the words, the answer, the times the extension wrote', async () => {
     // In the shape of IBM Bob's exports (Jaruvit0867/AI-Document-Generator, bob_sessions/…/bob_task_*.md).
     const file = fixture('cline', 'exports', 'bob_task_may-16-2026_5-41-57-pm.md');

@@ -122,7 +122,7 @@ function userParts(content: unknown, toolNames: Map<string, string>): MessagePar
   if (!Array.isArray(content)) return [];
   // Text after `[tool for 'x'] Result:` in the same turn is that tool's output, unless wrapped as the person's.
   let resultOf: string | undefined;
-  return content.filter(isObject).map((block): MessagePart => {
+  return content.filter(isObject).flatMap((block): MessagePart | MessagePart[] => {
     if (block.type === 'tool_result') {
       const name = (typeof block.tool_use_id === 'string' ? toolNames.get(block.tool_use_id) : undefined) ?? 'tool';
       return { kind: 'tool-result', name, text: textOfResultContent(block.content), isError: block.is_error === true };
@@ -133,8 +133,13 @@ function userParts(content: unknown, toolNames: Map<string, string>): MessagePar
     if (result) {
       resultOf = result[1]!;
       const output = withoutEnvironment(text.slice(result[0].length)).trim();
+      // The person's answer to a question, or feedback on a denied edit, can follow in the same block
+      // (`[ask_followup_question for '…'] Result:\n<answer>\n…\n</answer>`): those words are theirs.
+      const spoken = PERSON_WRAPPED.test(output) ? personText(output) : '';
+      const rest = spoken === '' ? output : output.replace(PERSON_WRAPPER, '').trim();
       // Roo Code puts the output in the blocks after the header.
-      return output === '' ? { kind: 'text', text: '' } : { kind: 'tool-result', name: resultOf, text: output };
+      const parts: MessagePart[] = rest === '' ? [] : [{ kind: 'tool-result', name: resultOf, text: rest }];
+      return spoken === '' ? (parts.length > 0 ? parts : { kind: 'text', text: '' }) : [...parts, { kind: 'text', text: spoken }];
     }
     if (INJECTED_TEXT.test(text)) return { kind: 'text', text: '' };
     if (ATTACHED_FILES.test(text)) return { kind: 'text', text: attachedFileNames(text) };
