@@ -78,6 +78,19 @@ describe('WhatsApp chat exports', () => {
     ]);
   });
 
+  it("leaves out the mark an iPhone appends to an edited message, in the phone's language", async () => {
+    // As in KerYagciHTL/ChatAnalyse (German, 370 of them), GabrielGabes/PegaPlantao (Portuguese), CharlyA84's (English).
+    const file = path.join(tempDir(), '_chat.txt');
+    writeFileSync(
+      file,
+      '[27.09.23, 18:02:11] Lena: Wir treffen uns um 8 \u200e<Diese Nachricht wurde bearbeitet.>\n' +
+        '[27.09.23, 18:03:40] Tom: Passt, bis\nmorgen \u200e<This message was edited>\n' +
+        '[27.09.23, 18:04:02] Lena: \u200e<attached: 00000012-PHOTO-2023-09-27-18-04-02.jpg> \u200e<Mensagem editada>\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((message) => message.content)).toEqual(['Wir treffen uns um 8', 'Passt, bis\nmorgen', '[image]']);
+  });
+
   it('is told by its lines, and prose with a date in it is not', () => {
     expect(detectFormat(readFileSync(ANDROID_US))).toBe('whatsapp');
     expect(detectFormat(readFileSync(IPHONE))).toBe('whatsapp');
