@@ -52,7 +52,7 @@ const SESSION_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:session|conversation|cha
 /** The summary of an older export's tool block: `<summary>Searched codebase "…" • **9** results</summary>`. */
 const TOOL_SUMMARY = /<summary>\s*(?:Tool use\b|Searched\b|Listed\b|Grep(?:ped)?\b|Read file\b|Edited\b|Deleted\b|Ran tool\b|Called tool\b|MCP\b)/i;
 /** The line an older export writes for a tool call or its failure, alone between two rules. */
-const TOOL_STATUS_LINE = /^(?:Read file:|Listed (?:current )?directory\b|Cancelled$|Could not (?:find|resolve|determine|read|apply)\b|Model provided invalid arguments\b|Tool call timed out\b|Ran tool$|Called tool\b|Error calling tool\b)/i;
+const TOOL_STATUS_LINE = /^(?:Read file:|Listed (?:current )?directory\b|Cancelled$|File not found$|Could not (?:find|resolve|determine|read|apply)\b|Model provided invalid arguments\b|Tool call timed out\b|Ran tool$|Called tool\b|Error calling tool\b)/i;
 /** The heading of a project rule the model fetched (Cursor's rules), written as a part of its own. */
 const FETCHED_RULE = /^### Rule: \S/;
 /** The languages of the code blocks an older export writes for an edit (a diff) or a terminal command. */
@@ -192,7 +192,13 @@ function turnContent(turn: Turn, include: ReadonlySet<IncludedExtra>, older: boo
  */
 function turnText(lines: readonly string[], include: ReadonlySet<IncludedExtra>, older: boolean): string {
   const parts = partsOf(lines).filter((part) => !older || include.has('tools') || !isToolRecord(part));
-  return parts.map((part) => partText(part, include)).join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  return parts
+    .map((part) => partText(part, include))
+    // A newer export writes a failed call's status beside its <tool-use> block (`File not found`).
+    .filter((text) => include.has('tools') || !(TOOL_STATUS_LINE.test(text) && !text.includes('\n')))
+    .join('\n\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** The parts of a turn: its lines between the `---` rules that are not inside code. */
