@@ -139,6 +139,26 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it("reads claude-conversation-extractor's logs: the first prompt as title, the preamble's date, no interruption notes", async () => {
+    // In the shape of DrXuQian/claude-conversations (September 2025): the same heading on every file.
+    const file = path.join(tempDir(), 'claude-conversation-2025-09-07-0e6ba46b.md');
+    writeFileSync(
+      file,
+      '# Claude Conversation Log\n\nSession ID: 0e6ba46b-b564-4d3c-955a-6e1cae923109\nDate: 2025-09-07 09:22:16\n\n---\n\n' +
+        '## 👤 User\n\nWhat does the open file do?\n\n---\n\n## 🤖 Claude\n\nIt runs a split-K GEMM.\n\n---\n\n' +
+        '## 👤 User\n\n[Request interrupted by user for tool use]\n\n---\n\n## 👤 User\n\n[Request interrupted by user]\n\n---\n\n' +
+        '## 👤 User\n\nand the workspace size?\n\n---\n\n## 🤖 Claude\n\nSixteen partial products.\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: 'markdown:0e6ba46b-b564-4d3c-955a-6e1cae923109', title: 'What does the open file do?' });
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'What does the open file do?', timestamp: '2025-09-07T09:22:16.000Z' },
+      { role: 'assistant', content: 'It runs a split-K GEMM.' },
+      { role: 'user', content: 'and the workspace size?' },
+      { role: 'assistant', content: 'Sixteen partial products.' },
+    ]);
+  });
+
   it('prose with words like "model:" or "me:" is not split into turns', async () => {
     const file = path.join(tempDir(), 'specs.md');
     writeFileSync(file, '**User:** which laptop?\n**Assistant:** This one.\nModel: X1\nMe: not a speaker here\n');

@@ -69,6 +69,12 @@ const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
 const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
 /** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
 const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
+/** `Date: 2025-09-07 09:22:16`, `- **Started:** 2026-03-01 17:38:47 EST` in the preamble: when the conversation began. */
+const PREAMBLE_DATE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:date|started|created)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(\S.*?)[ \t]*$/i;
+/** A heading a tool writes on every file it exports (claude-conversation-extractor's), which names no conversation. */
+const TOOL_HEADING = /^Claude Conversation Log$/i;
+/** What Claude Code logs as the person's turn when they stop the model: no words of theirs. */
+const INTERRUPTION = /^\[Request interrupted by user(?: for tool use)?\]$/;
 /** `Chat Session \`2ff46cd5-…\``, `Session: abc123…`, `Conversation 8d1f…`: a heading that is only an id. */
 const HEADING_ID = /^(?:chat[ \t]+)?(?:session|conversation)[ \t]*:?[ \t]*`?([\w.:-]{8,128})`?$/i;
 
@@ -135,6 +141,8 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
   let conversationId: string | undefined;
   /** Whether the heading was only the session's id: the person's first line is the title then. */
   let idHeading = false;
+  /** When the preamble says the conversation began, for a file whose turns carry no time. */
+  let startedAt: string | undefined;
   const fences = new CodeFences();
 
   for (const line of text.split(/\r?\n/)) {
@@ -159,14 +167,18 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
       if (headingId !== undefined) {
         conversationId ??= headingId;
         idHeading = true;
-      } else if (heading !== undefined) title = heading;
+      } else if (heading !== undefined && TOOL_HEADING.test(heading)) idHeading = true;
+      else if (heading !== undefined) title = heading;
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
+      const date = startedAt === undefined ? PREAMBLE_DATE.exec(line)?.[1] : undefined;
+      if (date !== undefined) startedAt = isoFromWrittenTime(date, 'line') ?? zoneTime?.(date);
     }
   }
 
   const messages: MessageInput[] = turns
     .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
-    .filter((message) => message.content !== '');
+    .filter((message) => message.content !== '' && !(message.role === 'user' && INTERRUPTION.test(message.content)));
+  if (startedAt !== undefined && messages[0] && messages.every((message) => message.timestamp === undefined)) messages[0] = { ...messages[0], timestamp: startedAt };
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
   return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? (idHeading ? titleFromMessages(messages) : undefined) ?? stem, source: 'markdown', messages };
 }
