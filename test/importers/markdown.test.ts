@@ -159,6 +159,14 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it('dates a conversation by a day alone in its preamble', async () => {
+    // As emarion1/claude-conversations writes its summaries with the full conversation under them.
+    const file = path.join(tempDir(), 'repo-setup.md');
+    writeFileSync(file, '# Conversation: Setting Up a Repository\n\n**Date:** 2025-01-15\n**Duration:** ~10 minutes\n\n## Full Conversation\n\nuser: can i save conversations to git?\n\nassistant: Yes, commit them as Markdown.\n');
+    const [session] = await sessionsOf(file);
+    expect(session!.messages[0]).toEqual({ role: 'user', content: 'can i save conversations to git?', timestamp: '2025-01-15T00:00:00.000Z' });
+  });
+
   it('prose with words like "model:" or "me:" is not split into turns', async () => {
     const file = path.join(tempDir(), 'specs.md');
     writeFileSync(file, '**User:** which laptop?\n**Assistant:** This one.\nModel: X1\nMe: not a speaker here\n');

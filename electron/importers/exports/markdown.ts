@@ -171,7 +171,8 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
       else if (heading !== undefined) title = heading;
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
       const date = startedAt === undefined ? PREAMBLE_DATE.exec(line)?.[1] : undefined;
-      if (date !== undefined) startedAt = isoFromWrittenTime(date, 'line') ?? zoneTime?.(date);
+      // A day alone (`**Date:** 2025-01-15`) dates it to that day's start, in UTC.
+      if (date !== undefined) startedAt = isoFromWrittenTime(date, 'line') ?? zoneTime?.(date) ?? (/^\d{4}-\d{2}-\d{2}$/.test(date) ? isoFromWrittenTime(`${date} 00:00`, 'line') : undefined);
     }
   }
 
