@@ -18,15 +18,17 @@
  *
  * A label starts a turn, which runs to the next label; the `---` rules between its parts are not
  * text. Code blocks open and close as CommonMark says (`CodeFences`); nothing inside a tool call
- * (`<tool-use>` … `</tool-use>`) is a turn, since its output can quote a history. An older export (no `Markdown v2` in its header) writes
- * each tool call as a part of its own (`Read file: …`, a lone diff, a terminal run) and no time in its
- * labels: those parts are left out like the newer `<tool-use>` blocks, the heading's time dates the
- * first message, and a label right after a rule starts a turn even inside a block a model left open. The time in a label's parentheses (at their end, after a model's name) is the message's
- * timestamp; a time without a zone is read as UTC, so the same file gives the same times on every
- * machine. The model's reasoning (`<think>`) and its tool calls (`<tool-use>`, and the older
- * `<details><summary>Tool use: …` / `Searched codebase …` blocks) are left out unless asked for
- * (`include`), as in the agents' own logs, and so are the commands a person gave Claude Code itself
- * (`/plugin` with the client's answer ` ⎿  …` under it). A sub-agent's turns (`_**Agent - sidechain (…)**_`) are a
+ * (`<tool-use>` … `</tool-use>`) is a turn, since its output can quote a history. An older export
+ * (no `Markdown v2` in its header) writes each tool call as a part of its own (`Read file: …`, a lone
+ * diff, a terminal run) and no time in its labels: those parts are left out like the newer
+ * `<tool-use>` blocks, the heading's time dates the first message, and a label right after a rule
+ * starts a turn even inside a block a model left open. The time in a label's parentheses (at their
+ * end, after a model's name) is the message's timestamp; a time without a zone is read as UTC, so the
+ * same file gives the same times on every machine. The model's reasoning (`<think>`) and its tool
+ * calls (`<tool-use>`, and the older `<details><summary>Tool use: …` / `Searched codebase …` blocks)
+ * are left out unless asked for (`include`), as in the agents' own logs, and so are the commands a
+ * person gave Claude Code itself (`/plugin` with the client's answer ` ⎿  …` under it) and the status
+ * a failed call leaves (`File not found`). A sub-agent's turns (`_**Agent - sidechain (…)**_`) are a
  * conversation of their own and are left out, as Claude Code's importer leaves them out of the main
  * session. The session id is the one in the header comment (`<!-- Claude Code Session <id> … -->`,
  * `**Session ID:** <id>`), else the file's base name; the title is the first-level heading without
