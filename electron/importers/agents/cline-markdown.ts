@@ -79,7 +79,8 @@ export function mapClineMarkdownExport(text: string, baseName: string, options: 
     const time = ISO_TIME.exec(body)?.[1];
     const blocks = userBlocks(turn.lines).map((block): ApiBlock => {
       const native = NATIVE_RESULT.exec(block);
-      return native && lastCall !== undefined ? { type: 'tool_result', tool_use_id: lastCall, content: block.slice(native[0].length), is_error: native[1] !== undefined } : { type: 'text', text: block };
+      if (!native || lastCall === undefined) return { type: 'text', text: block };
+      return { type: 'tool_result', tool_use_id: lastCall, content: block.slice(native[0].length), is_error: native[1] !== undefined };
     });
     return { role: turn.role, content: blocks, ...(time !== undefined ? { ts: Date.parse(time) } : {}) };
   });

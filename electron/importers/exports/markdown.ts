@@ -172,14 +172,16 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
       const date = startedAt === undefined ? PREAMBLE_DATE.exec(line)?.[1] : undefined;
       // A day alone (`**Date:** 2025-01-15`) dates it to that day's start, in UTC.
-      if (date !== undefined) startedAt = isoFromWrittenTime(date, 'line') ?? zoneTime?.(date) ?? (/^\d{4}-\d{2}-\d{2}$/.test(date) ? isoFromWrittenTime(`${date} 00:00`, 'line') : undefined);
+      const day = date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} 00:00` : date;
+      if (day !== undefined) startedAt = isoFromWrittenTime(day, 'line') ?? zoneTime?.(day);
     }
   }
 
   const messages: MessageInput[] = turns
     .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
     .filter((message) => message.content !== '' && !(message.role === 'user' && INTERRUPTION.test(message.content)));
-  if (startedAt !== undefined && messages[0] && messages.every((message) => message.timestamp === undefined)) messages[0] = { ...messages[0], timestamp: startedAt };
+  const undated = messages.every((message) => message.timestamp === undefined);
+  if (startedAt !== undefined && undated && messages[0]) messages[0] = { ...messages[0], timestamp: startedAt };
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
   return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? (idHeading ? titleFromMessages(messages) : undefined) ?? stem, source: 'markdown', messages };
 }
