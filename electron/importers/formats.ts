@@ -45,6 +45,7 @@ import type { ImportFormat } from './read-types.js';
 import { isObject } from './shape.js';
 import { isSillyTavernChat, mapSillyTavernChat } from './exports/sillytavern.js';
 import { isAiderHistory } from './agents/aider.js';
+import { isClineMarkdownExport } from './agents/cline-markdown.js';
 import { isClineApiHistory } from './agents/cline.js';
 import { isOpencodeDatabase } from './agents/opencode-files.js';
 import { isCursorDatabase } from './agents/cursor.js';
@@ -233,6 +234,7 @@ export function detectFormat(content: string | Uint8Array): ImportFormat | undef
   }
   if (isAiderHistory(text)) return 'aider';
   if (looksLikeSpecStory(text)) return 'specstory';
+  if (isClineMarkdownExport(text)) return 'cline';
   if (looksLikeWhatsAppChat(text)) return 'whatsapp';
   return looksLikeMarkdownTranscript(text) ? 'markdown' : undefined;
 }

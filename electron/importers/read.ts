@@ -23,7 +23,8 @@ import { looksLikeWhatsAppChat } from './exports/whatsapp.js';
 import { looksLikeChatMessageListStart } from './exports/chatMessages.js';
 import type { IncludedExtra } from './parts.js';
 import type { FailedFile, ImportedFile, ReadMapping, SkippedPart, TranscriptFile } from './read-types.js';
-import { aiderResult, badLineCollector, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, whatsAppResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
+import { isClineMarkdownExport } from './agents/cline-markdown.js';
+import { aiderResult, badLineCollector, clineMarkdownResult, documentResult, documentSyntaxError, jsonlResult, markdownResult, specStoryResult, whatsAppResult, streamDocument, unknownFormat, validatedBytes } from './results.js';
 import { decompressedSource, fileSource, prefixSource, unreadableError, type TranscriptSource } from './readers/sources.js';
 import { findCutArray } from './readers/json-cut.js';
 import { detectDocumentFormat } from './formats.js';
@@ -259,6 +260,7 @@ async function readText(source: TranscriptSource, text: string, bytes: Buffer, m
   }
   if (isAiderHistory(text)) return aiderResult(source, text, mapping);
   if (looksLikeSpecStory(text)) return specStoryResult(source, text, mapping);
+  if (isClineMarkdownExport(text)) return clineMarkdownResult(source, text, mapping);
   if (looksLikeWhatsAppChat(text)) return whatsAppResult(source, text);
   if (looksLikeMarkdownTranscript(text)) return markdownResult(source, text);
   throw unknownFormat(source.label);

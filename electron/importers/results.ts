@@ -19,6 +19,7 @@ import { mapSpecStory } from './exports/specstory.js';
 import { mapWhatsAppChat } from './exports/whatsapp.js';
 import { areChatMessagesLines, isChatMessageList, mapChatMessages } from './exports/chatMessages.js';
 import { mapAiderHistory } from './agents/aider.js';
+import { mapClineMarkdownExport } from './agents/cline-markdown.js';
 import { CLINE_API_HISTORY, clineToolOf, isClineApiHistory, isClineUiMessages, mapClineTask } from './agents/cline.js';
 import { sessionsResult, type ImportedFile, type ReadMapping, type SkippedPart } from './read-types.js';
 import type { TranscriptSource } from './readers/sources.js';
@@ -140,6 +141,10 @@ export async function markdownResult(source: TranscriptSource, text: string): Pr
 
 export function whatsAppResult(source: TranscriptSource, text: string): ImportedFile {
   return sessionsResult(source.label, 'whatsapp', [mapWhatsAppChat(text, source.baseName, folderName(source))], []);
+}
+
+export function clineMarkdownResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {
+  return sessionsResult(source.label, 'cline', [mapShape(source.label, () => mapClineMarkdownExport(text, source.baseName, mapping))], []);
 }
 
 export function specStoryResult(source: TranscriptSource, text: string, mapping: ReadMapping): ImportedFile {

@@ -69,6 +69,25 @@ describe('aider chat history', () => {
     expect(full!.messages.map((message) => message.content)).toEqual(['Which sort is stable?', '[thinking] Merge sort keeps equal keys in order.', 'Merge sort is stable; quicksort usually is not.']);
   });
 
+  it("keeps apart the <think> a reasoning model opens its reply with, but not the words <think> later in a reply", async () => {
+    // As aider 0.82.2 wrote a local reasoning model's replies (AndrewJacop/Simple-Calulator).
+    const file = path.join(tempDir(), 'history.md');
+    writeFileSync(
+      file,
+      '# aider chat started at 2026-03-01 09:00:00\n\n#### please continue  \n\n<think>\nOkay, the SEARCH block failed to match.\n</think>\n\nThe SEARCH block now matches `getRandomPosition`.\n\n' +
+        '#### what does <think> do in your replies?  \n\nA `<think>` tag marks reasoning.\n',
+    );
+    const [plain] = await sessionsOf(file);
+    expect(plain!.messages.map((message) => message.content)).toEqual([
+      'please continue',
+      'The SEARCH block now matches `getRandomPosition`.',
+      'what does <think> do in your replies?',
+      'A `<think>` tag marks reasoning.',
+    ]);
+    const [full] = await sessionsOf(file, { include: ['thinking'] });
+    expect(full!.messages[1]!.content).toBe('[thinking] Okay, the SEARCH block failed to match.');
+  });
+
   it('treats file commands as tool calls and keeps the question of /ask', async () => {
     const file = path.join(tempDir(), 'history.md');
     writeFileSync(file, '# aider chat started at 2026-03-01 09:00:00\n\n#### /add src/sort.ts  \n> Added src/sort.ts to the chat  \n\n#### /ask why is this slow?  \n\nIt copies the array on every call.\n');

@@ -114,6 +114,95 @@ describe('Cline, Roo Code and Kilo Code task folders', () => {
     ]);
   });
 
+  it('reads a tool result whose command holds brackets, quotes and lines as a result, not as the person', async () => {
+    // Cline of January 2026 (gmfstu/Online-Card-Architecture): native tool calls, results as text headers.
+    const task = path.join(tempDir(), '1769053680585');
+    mkdirSync(task);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const command = "for f in A.cs B.cs; do\n  echo \"guid: $(uuidgen | tr -d '-' | tr '[:upper:]' '[:lower:]')\" >> \"$f.meta\"\ndone";
+    const history = [
+      { role: 'user', content: [text('<task>\nAdd .meta files for the new scripts.\n</task>')] },
+      { role: 'assistant', content: [text('I will write them with a loop.'), { type: 'tool_use', id: 'toolu_1', name: 'execute_command', input: { command, requires_approval: false } }] },
+      { role: 'user', content: [text(`[execute_command for '${command}'] Result:\nCommand executed.\nOutput:\nbash: uuidgen: command not found`), text('<environment_details>\n# Current Mode\nACT MODE\n</environment_details>')] },
+      { role: 'assistant', content: [text('uuidgen is missing; I will use python instead.')] },
+    ];
+    writeFileSync(path.join(task, 'api_conversation_history.json'), JSON.stringify(history));
+    const [session] = await sessionsOf(task);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Add .meta files for the new scripts.'],
+      ['assistant', 'I will write them with a loop.'],
+      ['assistant', 'uuidgen is missing; I will use python instead.'],
+    ]);
+    const [withTools] = await sessionsOf(task, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      expect.stringContaining('execute_command'),
+      expect.stringContaining('bash: uuidgen: command not found'),
+    ]);
+  });
+
+  it("keeps the person's answer to the model's question, written after the question's result header", async () => {
+    // Cline 3 (mike4567/MRA04242026): `[ask_followup_question for '<question>'] Result:` then `<answer>` in the same block.
+    const task = path.join(tempDir(), '1777072000001');
+    mkdirSync(task);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const history = [
+      { role: 'user', content: [text('<task>\nMove the auth to NextAuth.\n</task>')] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_q', name: 'ask_followup_question', input: { question: 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?' } }] },
+      { role: 'user', content: [text("[ask_followup_question for 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?'] Result:\n<answer>\nApproved - Proceed to Phase 3\n</answer>")] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_e', name: 'replace_in_file', input: { path: 'a.ts', diff: '…' } }] },
+      { role: 'user', content: [text("[replace_in_file for 'a.ts'] Result:\nThe user denied this operation.\n<feedback>\nuse tabs, not spaces\n</feedback>")] },
+    ];
+    writeFileSync(path.join(task, 'api_conversation_history.json'), JSON.stringify(history));
+    const [session] = await sessionsOf(task);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Move the auth to NextAuth.'],
+      ['assistant', 'Phase 2 done (see `src/app/api/auth/[...nextauth]/route.ts`). Proceed to Phase 3?'],
+      ['user', 'Approved - Proceed to Phase 3'],
+      ['user', 'use tabs, not spaces'],
+    ]);
+    const [withTools] = await sessionsOf(task, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      expect.stringContaining('replace_in_file'),
+      '[tool result: replace_in_file] The user denied this operation.',
+    ]);
+  });
+
+  it('reads a task exported as Markdown (XML tool calls): the words, the answer, the times the extension wrote', async () => {
+    // In the shape of IBM Bob's exports (Jaruvit0867/AI-Document-Generator, bob_sessions/…/bob_task_*.md).
+    const file = fixture('cline', 'exports', 'bob_task_may-16-2026_5-41-57-pm.md');
+    expect(detectFormat(readFileSync(file))).toBe('cline');
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: 'bob_task_may-16-2026_5-41-57-pm', source: 'cline', title: 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.' });
+    expect(session!.messages.map((message) => [message.role, message.content, message.timestamp])).toEqual([
+      ['user', 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.', '2026-05-16T10:41:23.814Z'],
+      // Without the thinking, the read_file call and the extension's note on the interrupted reply.
+      ['assistant', 'Let me read the TypeScript settings first.', undefined],
+      // The result of apply_diff is no one's words; the feedback beside it is the person's.
+      ['user', 'Also restart the dev server.', '2026-05-16T10:42:05.500Z'],
+      ['assistant', 'The alias now points to ./src/* and the dev server is restarted.', undefined],
+    ]);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.role === 'tool').map((message) => message.content.split(']')[0])).toEqual([
+      '[tool call: read_file',
+      '[tool result: read_file',
+      '[tool call: apply_diff',
+      '[tool result: apply_diff',
+    ]);
+  });
+
+  it('reads a task exported as Markdown with native tool calls ([Tool Use: …], [Tool]) as a Roo Code session', async () => {
+    const [session] = await sessionsOf(fixture('cline', 'exports', 'roo_task_may-16-2026_6-10-00-pm.md'), { include: ['tools'] });
+    expect(session!.source).toBe('roo-code');
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Fix the `@/` path alias: imports of `@/lib/auth` are not found.'],
+      ['assistant', "I'll read the settings."],
+      ['tool', '[tool call: read_file] {"path":"frontend/tsconfig.json"}'],
+      ['tool', '[tool result: read_file] 1 | { "compilerOptions": { "paths": { "@/*": ["./*"] } } }'],
+      // The answer runs over its paragraphs, a line that looks like an argument ("Note: …") included.
+      ['assistant', 'The alias pointed to the project root.\n\nNote: it now points to ./src/*.'],
+    ]);
+  });
+
   it("names a task's panel log imported without its API history for what it is", async () => {
     const dir = tempDir();
     const file = path.join(dir, 'ui_messages.json');

@@ -123,6 +123,50 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it('ends a code block only where Markdown ends it: a diff of a README with "  ```bash" in it hides no label', async () => {
+    const file = path.join(tempDir(), 'readme-edit.md');
+    writeFileSync(
+      file,
+      '### Human\n\nadd the install command to the README\n\n---\n\n### Assistant\n\n```diff\n  ## Install\n  ```bash\n+ npm install mytool\n```\n\n---\n\n' +
+        '### Human\n\nthanks\n\n---\n\n### Assistant\n\nYou are welcome.\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'add the install command to the README' },
+      { role: 'assistant', content: '```diff\n  ## Install\n  ```bash\n+ npm install mytool\n```' },
+      { role: 'user', content: 'thanks' },
+      { role: 'assistant', content: 'You are welcome.' },
+    ]);
+  });
+
+  it("reads claude-conversation-extractor's logs: the first prompt as title, the preamble's date, no interruption notes", async () => {
+    // In the shape of DrXuQian/claude-conversations (September 2025): the same heading on every file.
+    const file = path.join(tempDir(), 'claude-conversation-2025-09-07-0e6ba46b.md');
+    writeFileSync(
+      file,
+      '# Claude Conversation Log\n\nSession ID: 0e6ba46b-b564-4d3c-955a-6e1cae923109\nDate: 2025-09-07 09:22:16\n\n---\n\n' +
+        '## 👤 User\n\nWhat does the open file do?\n\n---\n\n## 🤖 Claude\n\nIt runs a split-K GEMM.\n\n---\n\n' +
+        '## 👤 User\n\n[Request interrupted by user for tool use]\n\n---\n\n## 👤 User\n\n[Request interrupted by user]\n\n---\n\n' +
+        '## 👤 User\n\nand the workspace size?\n\n---\n\n## 🤖 Claude\n\nSixteen partial products.\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: 'markdown:0e6ba46b-b564-4d3c-955a-6e1cae923109', title: 'What does the open file do?' });
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'What does the open file do?', timestamp: '2025-09-07T09:22:16.000Z' },
+      { role: 'assistant', content: 'It runs a split-K GEMM.' },
+      { role: 'user', content: 'and the workspace size?' },
+      { role: 'assistant', content: 'Sixteen partial products.' },
+    ]);
+  });
+
+  it('dates a conversation by a day alone in its preamble', async () => {
+    // As emarion1/claude-conversations writes its summaries with the full conversation under them.
+    const file = path.join(tempDir(), 'repo-setup.md');
+    writeFileSync(file, '# Conversation: Setting Up a Repository\n\n**Date:** 2025-01-15\n**Duration:** ~10 minutes\n\n## Full Conversation\n\nuser: can i save conversations to git?\n\nassistant: Yes, commit them as Markdown.\n');
+    const [session] = await sessionsOf(file);
+    expect(session!.messages[0]).toEqual({ role: 'user', content: 'can i save conversations to git?', timestamp: '2025-01-15T00:00:00.000Z' });
+  });
+
   it('prose with words like "model:" or "me:" is not split into turns', async () => {
     const file = path.join(tempDir(), 'specs.md');
     writeFileSync(file, '**User:** which laptop?\n**Assistant:** This one.\nModel: X1\nMe: not a speaker here\n');

@@ -67,6 +67,30 @@ describe('WhatsApp chat exports', () => {
     ]);
   });
 
+  it('leaves out the missed calls an Android phone logs under the caller, not words typed about a call', async () => {
+    // As in a real Android export (Tapan48/Whatsapp-Chat-analyzer, WhatsApp Chat with Mom.txt).
+    const file = path.join(tempDir(), 'WhatsApp Chat with Mom.txt');
+    writeFileSync(file, '05/09/2023, 22:40 - Mom: Missed voice call\n05/09/2023, 22:41 - Mom: Missed video call\n05/09/2023, 23:19 - Ravi: Will call tom\n05/09/2023, 23:20 - Ravi: video call\n');
+    const [session] = await sessionsOf(file);
+    expect(lines(session!.messages)).toEqual([
+      ['user', 'Ravi', 'Will call tom', '2023-09-05T23:19:00.000Z'],
+      ['user', 'Ravi', 'video call', '2023-09-05T23:20:00.000Z'],
+    ]);
+  });
+
+  it("leaves out the mark an iPhone appends to an edited message, in the phone's language", async () => {
+    // As in KerYagciHTL/ChatAnalyse (German, 370 of them), GabrielGabes/PegaPlantao (Portuguese), CharlyA84's (English).
+    const file = path.join(tempDir(), '_chat.txt');
+    writeFileSync(
+      file,
+      '[27.09.23, 18:02:11] Lena: Wir treffen uns um 8 \u200e<Diese Nachricht wurde bearbeitet.>\n' +
+        '[27.09.23, 18:03:40] Tom: Passt, bis\nmorgen \u200e<This message was edited>\n' +
+        '[27.09.23, 18:04:02] Lena: \u200e<attached: 00000012-PHOTO-2023-09-27-18-04-02.jpg> \u200e<Mensagem editada>\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((message) => message.content)).toEqual(['Wir treffen uns um 8', 'Passt, bis\nmorgen', '[image]']);
+  });
+
   it('is told by its lines, and prose with a date in it is not', () => {
     expect(detectFormat(readFileSync(ANDROID_US))).toBe('whatsapp');
     expect(detectFormat(readFileSync(IPHONE))).toBe('whatsapp');

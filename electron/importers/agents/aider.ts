@@ -2,7 +2,8 @@
  * aider's chat log, `.aider.chat.history.md` in each project folder: every run of aider appends a
  * session that starts `# aider chat started at <local time>`; the person's input is on lines
  * starting `#### `, aider's own output (commands, token counts, commits) on lines quoted `> `, and
- * everything else is the model's reply (its reasoning inside `<thinking-content-…>` tags).
+ * everything else is the model's reply (its reasoning inside `<thinking-content-…>` tags, or a
+ * reasoning model's own `<think>` at the start of the reply).
  *
  * The file only grows, so everything is identified by position: a session by its start time and
  * its first input (two projects can start aider in the same second), a message by the number of
@@ -118,14 +119,18 @@ function partsOf(block: Block): MessagePart[] {
   }
 }
 
-/** The reply with its reasoning apart: `<thinking-content-…>` tags, or older `► **THINKING**` … `► **ANSWER**` sections. */
+/**
+ * The reply with its reasoning apart: `<thinking-content-…>` tags, older `► **THINKING**` … `► **ANSWER**`
+ * sections, or the `<think>` … `</think>` a reasoning model served as plain text (Qwen3, DeepSeek-R1
+ * through Ollama) opens its reply with, which aider writes as it came.
+ */
 function modelParts(text: string): MessagePart[] {
   const parts: MessagePart[] = [];
-  const reasoning = /<thinking-content-[0-9a-f]*>([\s\S]*?)(?:<\/thinking-content-[0-9a-f]*>|$)|►\s*\*\*THINKING\*\*([\s\S]*?)►\s*\*\*ANSWER\*\*/g;
+  const reasoning = /<thinking-content-[0-9a-f]*>([\s\S]*?)(?:<\/thinking-content-[0-9a-f]*>|$)|►\s*\*\*THINKING\*\*([\s\S]*?)►\s*\*\*ANSWER\*\*|^\s*<think>([\s\S]*?)(?:<\/think>|$)/g;
   let last = 0;
   for (let match = reasoning.exec(text); match !== null; match = reasoning.exec(text)) {
     parts.push({ kind: 'text', text: text.slice(last, match.index) });
-    parts.push({ kind: 'thinking', text: match[1] ?? match[2] ?? '' });
+    parts.push({ kind: 'thinking', text: match[1] ?? match[2] ?? match[3] ?? '' });
     last = match.index + match[0].length;
   }
   parts.push({ kind: 'text', text: text.slice(last) });

@@ -99,7 +99,12 @@ function apiMessageTimes(ui: readonly JsonObject[]): Map<number, string> {
   return times;
 }
 
-const TOOL_RESULT_TEXT = /^\s*\[([\w-]+)(?: for [^\]]*)?\] Result:/;
+/**
+ * `[read_file for 'src/app.ts'] Result:`. What follows `for` is the call's argument as given, which can
+ * hold brackets and quotes and span lines (`[execute_command for 'tr '[:upper:]' …'] Result:`): the
+ * header ends at the first `] Result:`.
+ */
+const TOOL_RESULT_TEXT = /^\s*\[([\w-]+)(?: for [\s\S]*?)?\] Result:/;
 // A resumed task in plan mode with nothing new said gets `(The user did not provide a new message. …)`.
 const INJECTED_TEXT = /^\s*(?:# task_progress\b|# TODO LIST|\[TASK RESUMPTION\]|\[ERROR\]|\(The user did not provide a new message\b)/;
 /** Files the person attached to a message, written out whole after this line. */
@@ -117,7 +122,7 @@ function userParts(content: unknown, toolNames: Map<string, string>): MessagePar
   if (!Array.isArray(content)) return [];
   // Text after `[tool for 'x'] Result:` in the same turn is that tool's output, unless wrapped as the person's.
   let resultOf: string | undefined;
-  return content.filter(isObject).map((block): MessagePart => {
+  return content.filter(isObject).flatMap((block): MessagePart | MessagePart[] => {
     if (block.type === 'tool_result') {
       const name = (typeof block.tool_use_id === 'string' ? toolNames.get(block.tool_use_id) : undefined) ?? 'tool';
       return { kind: 'tool-result', name, text: textOfResultContent(block.content), isError: block.is_error === true };
@@ -128,8 +133,13 @@ function userParts(content: unknown, toolNames: Map<string, string>): MessagePar
     if (result) {
       resultOf = result[1]!;
       const output = withoutEnvironment(text.slice(result[0].length)).trim();
+      // The person's answer to a question, or feedback on a denied edit, can follow in the same block
+      // (`[ask_followup_question for '…'] Result:\n<answer>\n…\n</answer>`): those words are theirs.
+      const spoken = PERSON_WRAPPED.test(output) ? personText(output) : '';
+      const rest = spoken === '' ? output : output.replace(PERSON_WRAPPER, '').trim();
       // Roo Code puts the output in the blocks after the header.
-      return output === '' ? { kind: 'text', text: '' } : { kind: 'tool-result', name: resultOf, text: output };
+      const parts: MessagePart[] = rest === '' ? [] : [{ kind: 'tool-result', name: resultOf, text: rest }];
+      return spoken === '' ? (parts.length > 0 ? parts : { kind: 'text', text: '' }) : [...parts, { kind: 'text', text: spoken }];
     }
     if (INJECTED_TEXT.test(text)) return { kind: 'text', text: '' };
     if (ATTACHED_FILES.test(text)) return { kind: 'text', text: attachedFileNames(text) };
@@ -177,12 +187,20 @@ const XML_TOOLS = [
 const DIALOGUE_PARAMETER: Record<string, string> = { attempt_completion: 'result', ask_followup_question: 'question', plan_mode_respond: 'response' };
 const TEXT_SEGMENT = new RegExp(`<thinking>([\\s\\S]*?)</thinking>|<(${XML_TOOLS.join('|')})>([\\s\\S]*?)</\\2>`, 'g');
 
+/** What the extension appends to a reply it cut short: `[Response interrupted by a tool use result. …]`, `[Response interrupted by user]`. */
+const INTERRUPTION_NOTE = /\[Response interrupted by (?:a tool use result|user|API Error)[^\]\n]*\]/g;
+
+/** The model's words between its tool calls, without the extension's notes and the blank lines a call left. */
+function modelWords(text: string): string {
+  return text.replace(INTERRUPTION_NOTE, '').replace(/\n{3,}/g, '\n\n');
+}
+
 /** Text with the model's `<thinking>` and its XML tool calls taken apart. */
 function textWithThinking(text: string): MessagePart[] {
   const parts: MessagePart[] = [];
   let last = 0;
   for (const match of text.matchAll(TEXT_SEGMENT)) {
-    parts.push({ kind: 'text', text: text.slice(last, match.index) });
+    parts.push({ kind: 'text', text: modelWords(text.slice(last, match.index)) });
     last = match.index + match[0].length;
     if (match[1] !== undefined) {
       parts.push({ kind: 'thinking', text: match[1] });
@@ -193,7 +211,7 @@ function textWithThinking(text: string): MessagePart[] {
     const spoken = DIALOGUE_PARAMETER[name];
     parts.push(spoken !== undefined && args[spoken] !== undefined ? { kind: 'text', text: args[spoken] } : { kind: 'tool-call', name, args });
   }
-  parts.push({ kind: 'text', text: text.slice(last) });
+  parts.push({ kind: 'text', text: modelWords(text.slice(last)) });
   return parts;
 }
 

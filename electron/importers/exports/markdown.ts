@@ -30,6 +30,7 @@
  * updates the same session.
  */
 import type { MessageInput, Role, SessionInput } from '../../../shared/domain.js';
+import { CodeFences } from '../fences.js';
 import { titleFromMessages } from '../titles.js';
 import { isoFromWrittenTime } from '../time.js';
 
@@ -68,7 +69,12 @@ const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
 const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
 /** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
 const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
-const FENCE = /^\s{0,3}(```|~~~)/;
+/** `Date: 2025-09-07 09:22:16`, `- **Started:** 2026-03-01 17:38:47 EST` in the preamble: when the conversation began. */
+const PREAMBLE_DATE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:date|started|created)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(\S.*?)[ \t]*$/i;
+/** A heading a tool writes on every file it exports (claude-conversation-extractor's), which names no conversation. */
+const TOOL_HEADING = /^Claude Conversation Log$/i;
+/** What Claude Code logs as the person's turn when they stop the model: no words of theirs. */
+const INTERRUPTION = /^\[Request interrupted by user(?: for tool use)?\]$/;
 /** `Chat Session \`2ff46cd5-…\``, `Session: abc123…`, `Conversation 8d1f…`: a heading that is only an id. */
 const HEADING_ID = /^(?:chat[ \t]+)?(?:session|conversation)[ \t]*:?[ \t]*`?([\w.:-]{8,128})`?$/i;
 
@@ -121,10 +127,9 @@ export async function zoneTimeReaderFor(text: string): Promise<ZoneTimeReader | 
 
 /** Whether the text has at least one speaker label outside code blocks. */
 export function looksLikeMarkdownTranscript(text: string): boolean {
-  let inFence = false;
+  const fences = new CodeFences();
   for (const line of text.split(/\r?\n/)) {
-    if (FENCE.test(line)) inFence = !inFence;
-    else if (!inFence && speakerOf(line)) return true;
+    if (fences.step(line) === 'text' && speakerOf(line)) return true;
   }
   return false;
 }
@@ -136,13 +141,13 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
   let conversationId: string | undefined;
   /** Whether the heading was only the session's id: the person's first line is the title then. */
   let idHeading = false;
-  let inFence = false;
+  /** When the preamble says the conversation began, for a file whose turns carry no time. */
+  let startedAt: string | undefined;
+  const fences = new CodeFences();
 
   for (const line of text.split(/\r?\n/)) {
     const current = turns.at(-1);
-    const fence = FENCE.test(line);
-    if (fence) inFence = !inFence;
-    const code = inFence || fence;
+    const code = fences.step(line) !== 'text';
     const speaker = code ? undefined : speakerOf(line);
     if (speaker) {
       turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest], ...(speaker.timestamp ? { timestamp: speaker.timestamp } : {}) });
@@ -162,14 +167,21 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
       if (headingId !== undefined) {
         conversationId ??= headingId;
         idHeading = true;
-      } else if (heading !== undefined) title = heading;
+      } else if (heading !== undefined && TOOL_HEADING.test(heading)) idHeading = true;
+      else if (heading !== undefined) title = heading;
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
+      const date = startedAt === undefined ? PREAMBLE_DATE.exec(line)?.[1] : undefined;
+      // A day alone (`**Date:** 2025-01-15`) dates it to that day's start, in UTC.
+      const day = date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} 00:00` : date;
+      if (day !== undefined) startedAt = isoFromWrittenTime(day, 'line') ?? zoneTime?.(day);
     }
   }
 
   const messages: MessageInput[] = turns
     .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
-    .filter((message) => message.content !== '');
+    .filter((message) => message.content !== '' && !(message.role === 'user' && INTERRUPTION.test(message.content)));
+  const undated = messages.every((message) => message.timestamp === undefined);
+  if (startedAt !== undefined && undated && messages[0]) messages[0] = { ...messages[0], timestamp: startedAt };
   const stem = baseName.replace(/\.[^.]*$/, '') || baseName;
   return { sessionId: `markdown:${conversationId ?? stem}`, title: title ?? (idHeading ? titleFromMessages(messages) : undefined) ?? stem, source: 'markdown', messages };
 }

@@ -10,7 +10,9 @@
  * A line that does not start with a date and time continues the message before it. Lines with no
  * sender (`Messages and calls are end-to-end encrypted…`, `Alice added Bob`), and those an iPhone
  * writes under the chat's name with a left-to-right mark before the text, are WhatsApp's notices
- * and are left out, as are `<Media omitted>` and deleted messages' placeholders; an attached photo is
+ * and are left out, as are `<Media omitted>`, deleted messages' placeholders and the calls an Android
+ * phone logs under the caller's name (`Missed voice call`), and the mark an iPhone appends to an edited
+ * message (`‎<This message was edited>`, in the phone's language); an attached photo is
  * `[image]`, another file `[file: name]`. Every message keeps its sender's name (its speaker). The
  * person who exported the chat is the user: in `WhatsApp Chat with Alice`, or in an iPhone's file whose
  * first notice is under Alice's name (a chat with one person is under that person's name), whoever is
@@ -31,6 +33,20 @@ const OMITTED = /^[\u200e]?(?:<Media omitted>|<Médias omis>|<Medien ausgeschlos
 const ATTACHED = /^[\u200e]?<attached: ([^>]+)>$/;
 const PHOTO = /\.(?:jpe?g|png|gif|webp|heic)$|PHOTO/i;
 const IMAGE_OMITTED = /^[\u200e]?(?:image|sticker|GIF) omitted$/i;
+/**
+ * A call an Android phone logs under the caller's name (`Mom: Missed voice call`): a record, not words.
+ * An iPhone's (`‎Voice call, ‎No answer`) starts with a left-to-right mark and is left out as its notices are.
+ */
+const CALL_RECORD = /^Missed (?:group )?(?:voice|video) call$/i;
+/**
+ * What an iPhone appends to an edited message, in the phone's language after a left-to-right mark:
+ * `‎<This message was edited>`, `‎<Diese Nachricht wurde bearbeitet.>`, `‎<Mensagem editada>`.
+ */
+const EDITED_MARK = /[ \t]*\u200e<(?!attached:)[^<>\n]{1,60}>[ \t]*$/;
+
+function withoutEditedMark(text: string): string {
+  return text.replace(EDITED_MARK, '');
+}
 
 interface Parsed {
   fields: [number, number, number];
@@ -124,12 +140,14 @@ export function mapWhatsAppChat(text: string, baseName: string, folderName = '')
   return { sessionId: `whatsapp:${stem}`, title, source: 'whatsapp', messages };
 }
 
-function isAttachment(text: string): boolean {
+function isAttachment(message: string): boolean {
+  const text = withoutEditedMark(message);
   return ATTACHED.test(text) || IMAGE_OMITTED.test(text) || OMITTED.test(text);
 }
 
-function messageText(text: string): string {
-  if (OMITTED.test(text)) return '';
+function messageText(message: string): string {
+  const text = withoutEditedMark(message).trim();
+  if (OMITTED.test(text) || CALL_RECORD.test(text)) return '';
   if (IMAGE_OMITTED.test(text)) return IMAGE_PLACEHOLDER;
   const attached = ATTACHED.exec(text);
   if (attached) return PHOTO.test(attached[1]!) ? IMAGE_PLACEHOLDER : `[file: ${attached[1]!}]`;
