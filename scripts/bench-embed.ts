@@ -1,5 +1,6 @@
 /**
  * `npm run bench:embed [-- --messages N] [-- --texts N] [-- --rounds N] [-- --variants fp32:0,fp32:1024,int8] [-- --request 32] [-- --spinning] [-- --json]`
+ * (`int8:<n>`: the int8 graph in n workers; `int8` alone: as many as the engine starts, defaultWorkers)
  *
  * The embedding model alone, on the texts a save embeds: the chunks of the benchmark's generated
  * conversation (the one of `npm run bench:peer`), in the order and batches the save hands them to the
@@ -90,15 +91,15 @@ async function main(): Promise<void> {
   // int8: one text a call (groupTokens -1 in the padding count).
   const wanted = values.variants.split(',').map((v) => {
     const [precision, tokens] = v.trim().split(':');
-    if (precision === 'int8') return { label: 'int8', precision: 'int8' as const, groupTokens: -1 };
-    if (precision !== 'fp32' || !/^\d+$/.test(tokens ?? '')) throw new Error(`--variants: "${v}" is neither int8 nor fp32:<group tokens>`);
-    return { label: `fp32:${tokens}`, precision: 'fp32' as const, groupTokens: Number(tokens) };
+    if (precision === 'int8' && (tokens === undefined || /^\d+$/.test(tokens))) return { label: tokens ? `int8:${tokens}` : 'int8', precision: 'int8' as const, groupTokens: -1, workers: tokens ? Number(tokens) : undefined };
+    if (precision !== 'fp32' || !/^\d+$/.test(tokens ?? '')) throw new Error(`--variants: "${v}" is neither int8[:<workers>] nor fp32:<group tokens>`);
+    return { label: `fp32:${tokens}`, precision: 'fp32' as const, groupTokens: Number(tokens), workers: undefined };
   });
   log(`use-lite-en on ${texts.length} chunk texts of a ${values.messages}-message conversation (${(realTokens / texts.length).toFixed(1)} tokens on average), requests of ${requestSize}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const variants: Variant[] = [];
   try {
-    for (const { label, precision, groupTokens } of wanted) {
-      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, precision, ...(groupTokens >= 0 ? { groupTokens } : {}), spinning: values.spinning });
+    for (const { label, precision, groupTokens, workers } of wanted) {
+      const embedder = await WorkerEmbedder.start(USE_LITE_EN.name, { modelsDir, precision, ...(groupTokens >= 0 ? { groupTokens } : {}), ...(workers ? { workers } : {}), spinning: values.spinning });
       await embedder.embed(texts.slice(0, 32)); // warm
       variants.push({ label, precision, groupTokens, embedder, runs: [], vectors: [] });
     }

@@ -136,7 +136,7 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
   // The peer calls the model as LangChain's embeddings classes do: its own batches, each in one call
   // of the plain pipeline (groupTokens 0), not in the engine's groups of like lengths, with ONNX
   // Runtime's default threads, which spin between calls (ours sleep: embeddingThreads.ts).
-  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0, spinning: true, precision: values['peer-int8'] ? 'int8' : 'fp32' });
+  const peerEmbedder = await WorkerEmbedder.start('use-lite-en', { modelsDir, groupTokens: 0, spinning: true, workers: 1, precision: values['peer-int8'] ? 'int8' : 'fp32' });
   const sides = { ours: await ours(path.join(tmp, name, 'ours'), modelsDir), peer: await peer(path.join(tmp, name, 'peer'), peerEmbedder) };
   try {
     // Warm-up: another conversation saved on each side (model loaded and run, stores open).

@@ -20,7 +20,8 @@ afterEach(() => {
 
 async function faultyEmbedder(fault: string, batchTimeoutMs?: number): Promise<WorkerEmbedder> {
   process.env.SM_FAULT = fault;
-  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workerUrl: FAULTY_WORKER, ...(batchTimeoutMs ? { batchTimeoutMs } : {}) });
+  // One worker: what its failure does to a save (two workers: below).
+  const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workerUrl: FAULTY_WORKER, workers: 1, ...(batchTimeoutMs ? { batchTimeoutMs } : {}) });
   // Workers started from now on are healthy.
   delete process.env.SM_FAULT;
   return embedder;
@@ -92,7 +93,8 @@ describe('the model threads between requests', () => {
     // that follows an edit's one embedding. CPU time of the whole process (the worker thread and
     // the model's threads are in it), so the machine's load does not decide the outcome.
     const run = async (options: { spinning?: boolean }) => {
-      const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, ...options });
+      // One worker, whose model runs one thread a core (two workers run one thread each, which has no other to wait for).
+      const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workers: 1, ...options });
       try {
         await embedder.embed(['warm up']);
         const vectors: Float32Array[] = [];
@@ -111,5 +113,63 @@ describe('the model threads between requests', () => {
     const sleeping = await run({});
     expect(sleeping.cpuMs, `CPU of 20 requests: ${sleeping.cpuMs.toFixed(0)} ms sleeping, ${spinning.cpuMs.toFixed(0)} ms spinning`).toBeLessThan(spinning.cpuMs / 2);
     sleeping.vectors.forEach((v, i) => v.forEach((x, k) => expect(Math.abs(x - spinning.vectors[i]![k]!)).toBeLessThan(1e-6)));
+  });
+});
+
+describe('two workers embed side by side', () => {
+  const texts = Array.from({ length: 96 }, (_, i) => `message ${i}: the apple tree wants pruning before the frost, said the gardener on day ${i % 13}`);
+  const requests = [texts.slice(0, 32), texts.slice(32, 64), texts.slice(64)];
+
+  it('a request that comes while the first worker is busy starts the second; one-text requests in turn never do; the vectors are one worker\'s', async () => {
+    const one = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workers: 1 });
+    const two = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workers: 2 });
+    try {
+      for (let i = 0; i < 5; i++) await two.embed([`the message edited a moment ago, number ${i}`]);
+      expect(two.workerStarts).toBe(1);
+      // Three requests in flight, as a save sends them: the second and third wait on the first worker.
+      const pooled = (await Promise.all(requests.map((request) => two.embed(request)))).flat();
+      expect(two.workerStarts).toBe(2);
+      const alone = (await Promise.all(requests.map((request) => one.embed(request)))).flat();
+      expect(pooled).toHaveLength(texts.length);
+      pooled.forEach((v, i) => v.forEach((x, k) => expect(Math.abs(x - alone[i]![k]!)).toBeLessThan(1e-5)));
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('the second worker ends once it has had nothing to do for a while, and the next burst starts it again', async () => {
+    const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workers: 2, spareIdleMs: 300 });
+    try {
+      await Promise.all(requests.map((request) => embedder.embed(request)));
+      expect(embedder.runningWorkers).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(embedder.runningWorkers).toBe(1);
+      // The first stays, and serves alone what comes one at a time.
+      expect(await embedder.embed(['a search'])).toHaveLength(1);
+      expect(embedder.workerStarts).toBe(2);
+      await Promise.all(requests.map((request) => embedder.embed(request)));
+      expect(embedder.workerStarts).toBe(3);
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  it('a worker that crashes fails the requests it held, not the other worker\'s, and the next request that needs it starts it again', async () => {
+    const embedder = await WorkerEmbedder.start('use-lite-en', { modelsDir: TEST_MODELS_DIR, workerUrl: FAULTY_WORKER, workers: 2 });
+    try {
+      // The second worker starts with the fault (a worker reads the environment as it starts): it exits at its first batch.
+      process.env.SM_FAULT = 'crash:1';
+      const first = embedder.embed(requests[0]!);
+      const second = embedder.embed(requests[1]!);
+      delete process.env.SM_FAULT;
+      await expect(second).rejects.toThrow(/the embedding worker stopped \(exit code 3\)/);
+      expect(await first).toHaveLength(32);
+      expect(embedder.workerStarts).toBe(2);
+      const again = await Promise.all(requests.map((request) => embedder.embed(request)));
+      expect(again.flat()).toHaveLength(texts.length);
+      expect(embedder.workerStarts).toBe(3);
+    } finally {
+      await embedder.close();
+    }
   });
 });

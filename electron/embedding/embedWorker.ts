@@ -20,11 +20,11 @@ function post(message: WorkerResponse, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean, precision: UseLiteEnPrecision | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
+async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: boolean, precision: UseLiteEnPrecision | undefined, threads: number | undefined): Promise<{ fn: EmbedFn; maxTokens: number }> {
   if (spec.kind === 'builtin') {
     const { ensureUseLiteEn, loadUseLiteEn } = await import('./useLiteEn.js');
     await ensureUseLiteEn(spec.modelsDir);
-    return { fn: await loadUseLiteEn(spec.modelsDir, { spinning, ...(groupTokens === undefined ? {} : { groupTokens }), ...(precision === undefined ? {} : { precision }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
+    return { fn: await loadUseLiteEn(spec.modelsDir, { spinning, ...(groupTokens === undefined ? {} : { groupTokens }), ...(precision === undefined ? {} : { precision }), ...(threads === undefined ? {} : { threads }) }), maxTokens: KNOWN_WINDOWS[spec.name] ?? 128 };
   }
   const transformers = await import('@huggingface/transformers');
   const { env, pipeline } = transformers;
@@ -47,7 +47,7 @@ async function load(spec: ModelSpec, groupTokens: number | undefined, spinning: 
   try {
     extractor = await pipeline('feature-extraction', modelId, {
       dtype: spec.kind === 'hub' ? 'q8' : 'fp32',
-      session_options: modelSessionOptions(spinning),
+      session_options: modelSessionOptions(spinning, threads),
       progress_callback: (info: { status?: string; file?: string; loaded?: number; total?: number }) => {
         if (info.status === 'progress' || info.status === 'download' || info.status === 'done') {
           post({ type: 'progress', file: info.file ?? '', loaded: info.loaded ?? 0, total: info.total ?? 0, status: info.status });
@@ -85,7 +85,7 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     if (request.type === 'init') {
       const started = performance.now();
-      const loaded = await load(request.spec, request.groupTokens, request.spinning ?? false, request.precision);
+      const loaded = await load(request.spec, request.groupTokens, request.spinning ?? false, request.precision, request.threads);
       embed = loaded.fn;
       const [probe] = await embed(['dimension probe']);
       post({ type: 'ready', id: request.id, dim: probe!.length, maxTokens: loaded.maxTokens, loadMs: performance.now() - started });

@@ -1,12 +1,14 @@
 /**
- * The embedder used by the engine: a worker thread running transformers.js.
- * Batches are queued to the worker as fast as they are asked for, so the caller can write the
+ * The embedder used by the engine: worker threads running the model (ONNX Runtime, through
+ * transformers.js for models other than the built-in one).
+ * Batches are queued to the workers as fast as they are asked for, so the caller can write the
  * previous batch to the store while the next one is being embedded.
  */
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { EngineError } from '../../shared/errors.js';
-import { resolveModel, type ModelSpec } from './models.js';
+import { OFFLINE_MODEL, resolveModel, type ModelSpec } from './models.js';
 import type { WorkerRequest, WorkerResponse } from './protocol.js';
 import type { UseLiteEnPrecision } from './useLiteEn.js';
 
@@ -46,7 +48,30 @@ export interface WorkerEmbedderOptions {
   spinning?: boolean;
   /** use-lite-en only: its int8 graph (default) or its float32 one (see UseLiteEnOptions). */
   precision?: UseLiteEnPrecision;
+  /**
+   * How many workers may embed side by side, each with its own copy of the model and a share of the
+   * cores for its threads (default: defaultWorkers). The first starts with the embedder; another
+   * only when a request comes while every running one is busy, so one-text requests (a search, an
+   * edit) never start it.
+   */
+  workers?: number;
+  /** How long a worker other than the first may have nothing to do before it ends (default SPARE_IDLE_MS). */
+  spareIdleMs?: number;
 }
+
+/**
+ * Workers for a model: two for use-lite-en's int8 graph on a machine of two cores or more, else one.
+ * That graph runs one text a model call (useLiteEn.ts), calls too small for ONNX Runtime to spread
+ * over several threads well: two workers of one thread each embed more texts a second, for less CPU
+ * a text, than one worker of two threads (docs/benchmarks.md). The other models run a request's texts
+ * in one call, which their threads share; a copy of a model of 118 MB more is not worth it there.
+ */
+export function defaultWorkers(modelName: string, precision: UseLiteEnPrecision | undefined): number {
+  return modelName === OFFLINE_MODEL && (precision ?? 'int8') === 'int8' && os.availableParallelism() >= 2 ? 2 : 1;
+}
+
+/** How long a worker other than the first stays with nothing to do before it ends (WorkerEmbedder.retire). */
+export const SPARE_IDLE_MS = 30_000;
 
 /** A batch is at most a few dozen chunks: minutes without an answer mean the worker is stuck. */
 export const BATCH_TIMEOUT_MS = 5 * 60_000;
@@ -66,11 +91,11 @@ export class WorkerEmbedder implements Embedder {
   private nextId = 1;
   private readonly pending = new Map<number, { worker: Worker; resolve: (value: WorkerResponse) => void; reject: (error: Error) => void; timer?: NodeJS.Timeout }>();
   private closed = false;
-  private worker: Worker | null = null;
+  /** The places for workers: each running, starting or empty (never started, or lost). */
+  private readonly slots: Array<{ worker: Worker | null; starting: Promise<Worker> | null; underWay: number; idle?: NodeJS.Timeout }>;
   /** Workers whose thread has ended. */
   private readonly exited = new WeakSet<Worker>();
-  private starting: Promise<Worker> | null = null;
-  /** Workers started so far (1 unless one had to be replaced). */
+  /** Workers started so far (one per place used, and one more for each that had to be replaced). */
   private starts = 0;
 
   private readyInfo = { dim: 0, maxTokens: 0, loadMs: 0 };
@@ -78,7 +103,10 @@ export class WorkerEmbedder implements Embedder {
   private constructor(
     private readonly spec: ModelSpec,
     private readonly options: WorkerEmbedderOptions,
-  ) {}
+  ) {
+    const count = Math.max(1, Math.floor(options.workers ?? defaultWorkers(spec.name, options.precision)));
+    this.slots = Array.from({ length: count }, () => ({ worker: null, starting: null, underWay: 0 }));
+  }
 
   get model(): string {
     return this.spec.name;
@@ -97,7 +125,12 @@ export class WorkerEmbedder implements Embedder {
     return this.readyInfo.loadMs;
   }
 
-  /** How many workers were started: more than one after a crash or a stuck batch. */
+  /** How many workers are running now. */
+  get runningWorkers(): number {
+    return this.slots.filter((slot) => slot.worker).length;
+  }
+
+  /** How many workers were started: more than the places used after a crash or a stuck batch. */
   get workerStarts(): number {
     return this.starts;
   }
@@ -105,7 +138,7 @@ export class WorkerEmbedder implements Embedder {
   static async start(modelName: string, options: WorkerEmbedderOptions): Promise<WorkerEmbedder> {
     const embedder = new WorkerEmbedder(resolveModel(modelName, options.modelsDir), options);
     try {
-      await embedder.liveWorker();
+      await embedder.liveWorker(0);
     } catch (error) {
       await embedder.close();
       throw error;
@@ -126,10 +159,14 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed) return;
     this.closed = true;
     this.failAll(new EngineError('cancelled', 'the embedder was closed'));
-    const worker = this.worker ?? (await this.starting?.catch(() => null)) ?? null;
-    this.worker = null;
-    if (!worker) return;
-    await this.stop(worker);
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        clearTimeout(slot.idle);
+        const worker = slot.worker ?? (await slot.starting?.catch(() => null)) ?? null;
+        slot.worker = null;
+        if (worker) await this.stop(worker);
+      }),
+    );
   }
 
   /**
@@ -152,15 +189,32 @@ export class WorkerEmbedder implements Embedder {
     });
   }
 
-  /** The running worker, or a new one with the model loaded. */
-  private liveWorker(): Promise<Worker> {
+  /** The worker running in a place, or a new one there with the model loaded. */
+  private liveWorker(index: number): Promise<Worker> {
     if (this.closed) return Promise.reject(new EngineError('cancelled', 'the embedder was closed'));
-    if (this.worker) return Promise.resolve(this.worker);
-    this.starting ??= this.startWorker().finally(() => (this.starting = null));
-    return this.starting;
+    const slot = this.slots[index]!;
+    if (slot.worker) return Promise.resolve(slot.worker);
+    slot.starting ??= this.startWorker(index).finally(() => (slot.starting = null));
+    return slot.starting;
   }
 
-  private async startWorker(): Promise<Worker> {
+  /**
+   * Where the next request goes: the place with the fewest requests under way, a running worker
+   * before one starting and one starting before an empty place. So a request that finds every
+   * running worker busy starts another (when there is room for one), and one-text requests in turn
+   * all go to the first.
+   */
+  private placeForRequest(): number {
+    const state = (index: number) => (this.slots[index]!.worker ? 0 : this.slots[index]!.starting ? 1 : 2);
+    let best = 0;
+    for (let index = 1; index < this.slots.length; index++) {
+      const load = this.slots[index]!.underWay - this.slots[best]!.underWay;
+      if (load < 0 || (load === 0 && state(index) < state(best))) best = index;
+    }
+    return best;
+  }
+
+  private async startWorker(index: number): Promise<Worker> {
     const worker = new Worker(this.options.workerUrl ?? defaultWorkerUrl());
     this.starts++;
     worker.on('message', (message: WorkerResponse) => this.receive(message));
@@ -170,7 +224,9 @@ export class WorkerEmbedder implements Embedder {
       this.lose(worker, new EngineError(this.closed ? 'cancelled' : 'internal', `the embedding worker stopped (exit code ${code})`));
     });
     const { groupTokens, spinning, precision } = this.options;
-    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }), ...(precision === undefined ? {} : { precision }) }).catch(async (error: unknown) => {
+    // Several workers share the cores: each model's threads take its share (one worker: the default, one a core).
+    const threads = this.slots.length > 1 ? Math.max(1, Math.floor(os.availableParallelism() / this.slots.length)) : undefined;
+    const ready = await this.post(worker, { type: 'init', id: 0, spec: this.spec, ...(groupTokens === undefined ? {} : { groupTokens }), ...(spinning === undefined ? {} : { spinning }), ...(precision === undefined ? {} : { precision }), ...(threads === undefined ? {} : { threads }) }).catch(async (error: unknown) => {
       await this.stop(worker);
       throw error;
     });
@@ -180,20 +236,42 @@ export class WorkerEmbedder implements Embedder {
       await this.stop(worker);
       throw new EngineError('cancelled', 'the embedder was closed');
     }
-    this.worker = worker;
+    this.slots[index]!.worker = worker;
     return worker;
   }
 
   /** A worker crashed or stopped: what waited on it fails, and the next request starts another. */
   private lose(worker: Worker, error: Error): void {
-    if (this.worker === worker) this.worker = null;
+    for (const slot of this.slots) if (slot.worker === worker) slot.worker = null;
     this.failAll(error, worker);
   }
 
   private async request(message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {
-    const worker = await this.liveWorker();
-    if (this.closed) throw new EngineError('cancelled', 'the embedder was closed');
-    return this.post(worker, message, timeoutMs);
+    const index = this.placeForRequest();
+    const slot = this.slots[index]!;
+    slot.underWay++;
+    clearTimeout(slot.idle);
+    try {
+      const worker = await this.liveWorker(index);
+      if (this.closed) throw new EngineError('cancelled', 'the embedder was closed');
+      return await this.post(worker, message, timeoutMs);
+    } finally {
+      slot.underWay--;
+      if (index > 0 && slot.underWay === 0 && !this.closed) slot.idle = setTimeout(() => this.retire(index), this.options.spareIdleMs ?? SPARE_IDLE_MS).unref();
+    }
+  }
+
+  /**
+   * Ends the worker of a place other than the first, idle for `spareIdleMs`: a process that saved
+   * once and then only searches (an MCP server, a hooks' saver) keeps one copy of the model. The place
+   * is emptied first, so a request that comes meanwhile starts another worker there.
+   */
+  private retire(index: number): void {
+    const slot = this.slots[index]!;
+    const worker = slot.worker;
+    if (!worker || slot.underWay > 0) return;
+    slot.worker = null;
+    void this.stop(worker);
   }
 
   private post(worker: Worker, message: WorkerRequest, timeoutMs?: number): Promise<WorkerResponse> {

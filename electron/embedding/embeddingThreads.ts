@@ -9,7 +9,10 @@
  * have work waiting.
  */
 
-/** The session options of a model: threads that sleep while they wait, unless `spinning`. */
-export function modelSessionOptions(spinning: boolean): { extra?: Record<string, unknown> } {
-  return spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } };
+/**
+ * The session options of a model: threads that sleep while they wait, unless `spinning`; `threads`
+ * of them when given (ONNX Runtime's default: one a core).
+ */
+export function modelSessionOptions(spinning: boolean, threads?: number): { extra?: Record<string, unknown>; intraOpNumThreads?: number } {
+  return { ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }), ...(threads === undefined ? {} : { intraOpNumThreads: threads }) };
 }

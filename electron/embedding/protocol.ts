@@ -3,7 +3,8 @@ import type { UseLiteEnPrecision } from './useLiteEn.js';
 
 /** Messages between the embedder and its worker thread. */
 export type WorkerRequest =
-  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean; precision?: UseLiteEnPrecision }
+  /** `threads`: the model's threads (ONNX Runtime's intra-op threads; default one a core). */
+  | { type: 'init'; id: number; spec: ModelSpec; groupTokens?: number; spinning?: boolean; precision?: UseLiteEnPrecision; threads?: number }
   | { type: 'embed'; id: number; texts: string[] }
   /** Exit between two model calls (see WorkerEmbedder's stop). */
   | { type: 'stop'; id: number };

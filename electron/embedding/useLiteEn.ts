@@ -154,6 +154,8 @@ export interface UseLiteEnOptions {
    * each vector within cosine 0.998 of the float32 one (docs/benchmarks.md).
    */
   precision?: UseLiteEnPrecision;
+  /** The model's threads (ONNX Runtime's intra-op threads; default one a core). */
+  threads?: number;
 }
 
 /**
@@ -172,7 +174,7 @@ export interface UseLiteEnOptions {
 export async function loadUseLiteEn(modelsDir: string, options: UseLiteEnOptions = {}): Promise<(texts: string[]) => Promise<Float32Array[]>> {
   const budget = options.groupTokens ?? GROUP_TOKENS;
   const int8 = (options.precision ?? 'int8') === 'int8';
-  const sessionOptions = modelSessionOptions(options.spinning ?? false);
+  const sessionOptions = modelSessionOptions(options.spinning ?? false, options.threads);
   const dir = path.join(path.resolve(modelsDir), USE_LITE_EN.name);
   const vectorsOf = (data: unknown, dims: readonly number[], count: number): Float32Array[] => {
     const expected = [count, USE_LITE_EN.dim];
