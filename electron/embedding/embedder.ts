@@ -51,8 +51,8 @@ export interface WorkerEmbedderOptions {
   /**
    * How many workers may embed side by side, each with its own copy of the model and a share of the
    * cores for its threads (default: defaultWorkers). The first starts with the embedder; another
-   * only when a request comes while every running one is busy, so one-text requests (a search, an
-   * edit) never start it.
+   * only when requests pile up on the running ones (SPARE_AFTER), so one-text requests (a search, an
+   * edit) and short bursts never start it.
    */
   workers?: number;
   /** How long a worker other than the first may have nothing to do before it ends (default SPARE_IDLE_MS). */
@@ -69,6 +69,12 @@ export interface WorkerEmbedderOptions {
 export function defaultWorkers(modelName: string, precision: UseLiteEnPrecision | undefined): number {
   return modelName === OFFLINE_MODEL && (precision ?? 'int8') === 'int8' && os.availableParallelism() >= 2 ? 2 : 1;
 }
+
+/**
+ * Requests under way on every running worker at which another is started (WorkerEmbedder.placeForRequest):
+ * a save keeps three requests of 32 texts in flight, an append of a few dozen texts one or two.
+ */
+export const SPARE_AFTER = 2;
 
 /** How long a worker other than the first stays with nothing to do before it ends (WorkerEmbedder.retire). */
 export const SPARE_IDLE_MS = 30_000;
@@ -199,17 +205,24 @@ export class WorkerEmbedder implements Embedder {
   }
 
   /**
-   * Where the next request goes: the place with the fewest requests under way, a running worker
-   * before one starting and one starting before an empty place. So a request that finds every
-   * running worker busy starts another (when there is room for one), and one-text requests in turn
-   * all go to the first.
+   * Where the next request goes: the running worker with the fewest requests under way (the first,
+   * started, when none runs). When even that one has SPARE_AFTER requests under way, a worker is
+   * started in an empty place meanwhile, and takes requests once its model is loaded: a short burst
+   * (an append of a few dozen texts, in one or two requests) neither waits for a model to load nor
+   * pays for it, and one-text requests in turn all go to the first.
    */
   private placeForRequest(): number {
-    const state = (index: number) => (this.slots[index]!.worker ? 0 : this.slots[index]!.starting ? 1 : 2);
-    let best = 0;
-    for (let index = 1; index < this.slots.length; index++) {
-      const load = this.slots[index]!.underWay - this.slots[best]!.underWay;
-      if (load < 0 || (load === 0 && state(index) < state(best))) best = index;
+    const running = this.slots.flatMap((slot, index) => (slot.worker ? [index] : []));
+    if (running.length === 0) return 0;
+    const best = running.reduce((a, b) => (this.slots[b]!.underWay < this.slots[a]!.underWay ? b : a));
+    if (this.slots[best]!.underWay >= SPARE_AFTER) {
+      const empty = this.slots.findIndex((slot) => !slot.worker && !slot.starting);
+      if (empty >= 0) {
+        this.liveWorker(empty).then(
+          () => this.idleLater(empty),
+          () => {}, // a worker that cannot start now: the running ones serve, and the next burst tries again
+        );
+      }
     }
     return best;
   }
@@ -257,8 +270,16 @@ export class WorkerEmbedder implements Embedder {
       return await this.post(worker, message, timeoutMs);
     } finally {
       slot.underWay--;
-      if (index > 0 && slot.underWay === 0 && !this.closed) slot.idle = setTimeout(() => this.retire(index), this.options.spareIdleMs ?? SPARE_IDLE_MS).unref();
+      this.idleLater(index);
     }
+  }
+
+  /** A worker other than the first with nothing under way is retired after `spareIdleMs` (unless a request comes first). */
+  private idleLater(index: number): void {
+    const slot = this.slots[index]!;
+    if (index === 0 || slot.underWay > 0 || this.closed) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => this.retire(index), this.options.spareIdleMs ?? SPARE_IDLE_MS).unref();
   }
 
   /**
