@@ -80,7 +80,7 @@ describe('sessions list', () => {
     renderApp(createMockMemory({ sample: false }));
     expect(await screen.findByRole('heading', { name: 'No memories yet' })).toBeTruthy();
     const formats = screen.getByText(/You can drop/);
-    for (const format of ['ChatGPT export ZIP', 'Claude export', 'OpenClaw sessions', 'Open WebUI', 'SillyTavern', 'Claude Code', 'JSON', 'Markdown']) {
+    for (const format of ['ChatGPT', 'Claude', 'Gemini', 'DeepSeek', 'WhatsApp', 'Claude Code', 'Codex', 'Cursor', 'OpenClaw', 'Open WebUI', 'SillyTavern', 'JSON', 'Markdown']) {
       expect(formats.textContent).toContain(format);
     }
     expect(screen.getByRole('button', { name: 'Choose files…' })).toBeTruthy();
