@@ -131,6 +131,7 @@ describe('the hooks\' saver', () => {
 
   it('ends once no hook came for --idle minutes; a second one waits while the first serves, and ends after its own idle time', async () => {
     const data = path.join(scratch(), 'data');
+    await fs.mkdir(data, { recursive: true });
     const first = startCli(['--data', data, 'hook-saver', '--idle', '0.25'], HASH_EMBEDDER);
     const firstRun = collect(first);
     try {
@@ -241,6 +242,7 @@ describe('the hooks\' saver', () => {
     const root = scratch();
     const data = path.join(root, 'data');
     const runtime = path.join(root, 'run');
+    await fs.mkdir(data, { recursive: true });
     await fs.mkdir(path.join(runtime, 'session-memory'), { recursive: true, mode: 0o700 });
     await fs.chown(path.join(runtime, 'session-memory'), 65534, 65534);
     const started = Date.now();
@@ -248,6 +250,16 @@ describe('the hooks\' saver', () => {
     expect(run).toMatchObject({ status: 0, stdout: '' });
     expect(run.stderr).toMatch(/cannot be served from here: the folder for its socket is not this user's own/);
     expect(Date.now() - started).toBeLessThan(60_000);
+  }, 120_000);
+
+  it('ends at once, making nothing, where its data folder is gone (removed between the hook that started it and its start)', async () => {
+    const data = path.join(scratch(), 'data');
+    const started = Date.now();
+    const run = await runCli(['--data', data, 'hook-saver', '--idle', '5'], HASH_EMBEDDER);
+    expect(run).toMatchObject({ status: 0, stdout: '' });
+    expect(run.stderr).toContain(`nothing to serve: the data folder ${data} does not exist`);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    await expect(fs.stat(data)).rejects.toThrow(/ENOENT/);
   }, 120_000);
 
   it('refuses an --idle or --stay that is not a number of minutes', async () => {

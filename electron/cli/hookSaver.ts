@@ -23,17 +23,21 @@ const LOOK_MS = 5_000;
 /** How often a saver that found the hooks served looks again whether they still are. */
 const WAIT_MS = 2_000;
 
-export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed' | 'no door';
+export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not needed' | 'no door' | 'no folder';
 
 /**
  * Serves the hooks of the data folder until one of the ends above (`no door` at once where the socket
- * cannot be opened: its folder is another account's, or its path too long). When another process serves them
+ * cannot be opened: its folder is another account's, or its path too long; `no folder` at once where
+ * the data folder is not there: a saver serves a folder hooks saved to, and one whose folder was
+ * removed before it started, say with the assistant's sandbox, must not make it again). When another process serves them
  * (an assistant's MCP server, which ends with its session; the app), it waits, and serves once that
  * one stops, within its idle time: `not needed` when that time passed without. A saver started by a
  * hook that saved on its own, just before the session's MCP server began to serve, so outlives it.
  */
 export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: number): Promise<SaverEnd> {
   const dataDir = dataDirOf(globals);
+  const present = () => fs.stat(dataDir).then((stat) => stat.isDirectory(), () => false);
+  if (!(await present())) return 'no folder';
   const signals = stopRequests();
   const ended = new AbortController();
   let end: SaverEnd = 'stopped';
@@ -106,7 +110,8 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
     await server.close();
     await saves.idle();
     const count = saves.count();
-    await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${count} save${count === 1 ? '' : 's'}` }]).catch(() => {});
+    // Not into a folder removed meanwhile (which the log would make again).
+    if (await present()) await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${count} save${count === 1 ? '' : 's'}` }]).catch(() => {});
     return end;
   } finally {
     if (idle) clearTimeout(idle);
