@@ -75,6 +75,20 @@ function commandGroup(command: string, timeout: number, extra: JsonObject = {}):
   return { hooks: [{ ...extra, type: 'command', command, timeout }] };
 }
 
+/**
+ * A `settings.json` that holds `mcpServers` and hook groups whose timeout counts in ms (Gemini CLI, Qwen
+ * Code): our server and our hook on each of `events`. On Windows the hook is a PowerShell line, with the
+ * launcher's variables in its `env`, and `windows` added to its entry (the shell the tool is to run it with).
+ */
+async function settingsWithHooks(context: ConnectContext, remove: boolean, file: string, events: readonly string[], windows: JsonObject): Promise<FilePlan> {
+  const { mcp, hook } = launches(context);
+  const group =
+    context.platform === 'win32'
+      ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, ...windows, ...envOf(context.launcher) })
+      : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
+  return planJsonFile(file, 'json', (doc) => [setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)), ...setHookGroups(file, doc, events, group, remove)]);
+}
+
 /** The launcher's variables as a hook entry's `env` (none when it has none). */
 function envOf(launcher: McpLaunch): JsonObject {
   return Object.keys(launcher.env).length > 0 ? { env: { ...launcher.env } } : {};
@@ -156,42 +170,16 @@ export const ASSISTANTS: readonly Assistant[] = [
     name: 'Gemini CLI',
     folder: geminiFolder,
     perTurn: 'saves after every turn (AfterAgent) and at the end of each session (SessionEnd)',
-    plan: async (context, remove) => {
-      const { mcp, hook } = launches(context);
-      const file = join(context, geminiFolder(context), 'settings.json');
-      // On Windows Gemini CLI runs a hook with PowerShell, and takes the hook's variables from its `env`.
-      const group =
-        context.platform === 'win32'
-          ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, ...envOf(context.launcher) })
-          : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
-      return [
-        await planJsonFile(file, 'json', (doc) => [
-          setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
-          ...setHookGroups(file, doc, ['AfterAgent', 'SessionEnd'], group, remove),
-        ]),
-      ];
-    },
+    // On Windows Gemini CLI runs a hook with PowerShell, and takes the hook's variables from its `env`.
+    plan: async (context, remove) => [await settingsWithHooks(context, remove, join(context, geminiFolder(context), 'settings.json'), ['AfterAgent', 'SessionEnd'], {})],
   },
   {
     id: 'qwen-code',
     name: 'Qwen Code',
     folder: qwenFolder,
     perTurn: 'saves after every turn (Stop) and at the end of each session (SessionEnd)',
-    plan: async (context, remove) => {
-      const { mcp, hook } = launches(context);
-      const file = join(context, qwenFolder(context), 'settings.json');
-      // On Windows Qwen Code runs a hook with cmd.exe unless the hook names PowerShell; the hook's variables come from its `env`.
-      const group =
-        context.platform === 'win32'
-          ? commandGroup(powershellCommandLine(cliCommand(context.launcher, [], ['hook'])), HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME, shell: 'powershell', ...envOf(context.launcher) })
-          : commandGroup(hook, HOOK_TIMEOUT_S * 1000, { name: SERVER_NAME });
-      return [
-        await planJsonFile(file, 'json', (doc) => [
-          setEntry(file, doc, ['mcpServers'], SERVER_NAME, remove ? undefined : mcpEntry(mcp)),
-          ...setHookGroups(file, doc, ['Stop', 'SessionEnd'], group, remove),
-        ]),
-      ];
-    },
+    // On Windows Qwen Code runs a hook with cmd.exe unless the hook names PowerShell; the hook's variables come from its `env`.
+    plan: async (context, remove) => [await settingsWithHooks(context, remove, join(context, qwenFolder(context), 'settings.json'), ['Stop', 'SessionEnd'], { shell: 'powershell' })],
   },
   {
     id: 'copilot-cli',
