@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../engine/files/index.js';
+import { readFileSlice } from './fileSlice.js';
 
 export const CURSOR_FILE = 'source-cursors.json';
 const HEAD_BYTES = 4096;
@@ -217,20 +218,8 @@ function sha256(text: string): string {
 
 /** A transcript file's cursor as it is now, or null when it is gone. */
 export async function fileCursor(file: string): Promise<FileCursor | null> {
-  let handle;
-  try {
-    handle = await fs.open(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const stat = await handle.stat();
-    const buffer = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), head: createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex') };
-  } finally {
-    await handle.close();
-  }
+  const head = await readFileSlice(file, 'start', HEAD_BYTES);
+  return head && { size: head.stat.size, mtimeMs: Math.trunc(head.stat.mtimeMs), head: createHash('sha256').update(head.bytes).digest('hex') };
 }
 
 /**

@@ -15,6 +15,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readFileSlice } from './fileSlice.js';
 
 /** The transcript a hook names, or the Codex thread whose rollout holds it, or why there is none. */
 export type HookTarget =
@@ -64,28 +65,18 @@ export function copilotSessionEvents(sessionId: string, env: NodeJS.ProcessEnv =
  * before it. Looks at the file's last 256 KB.
  */
 export async function copilotHookWritten(file: string, startedAt: number): Promise<boolean> {
-  let handle;
-  try {
-    handle = await fs.open(file, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, 256 * 1024);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, size - length);
-    return buffer
+  const tail = await readFileSlice(file, 'end', 256 * 1024);
+  return (
+    tail !== null &&
+    tail.bytes
       .toString('utf8')
       .split('\n')
       .some((line) => {
         if (!line.includes('"hook.start"')) return false;
         const event = parseObject(line);
         return event !== null && event.type === 'hook.start' && typeof event.timestamp === 'string' && Date.parse(event.timestamp) >= startedAt;
-      });
-  } finally {
-    await handle.close();
-  }
+      })
+  );
 }
 
 /** Codex's folder: `$CODEX_HOME`, else `~/.codex`. */

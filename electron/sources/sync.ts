@@ -9,7 +9,6 @@
  * still in the log is seen, and once that moved only the sessions whose own mark moved are read, in a
  * worker thread (databaseReader.ts).
  */
-import { promises as fs } from 'node:fs';
 import type { SaveReport } from '../../shared/domain.js';
 import { EngineError } from '../../shared/errors.js';
 // The importers' root modules only: the importers themselves load when a file is read.
@@ -17,6 +16,7 @@ import { isSqliteHeader } from '../importers/databaseHeader.js';
 import { ImportError } from '../importers/errors.js';
 import type { SkippedPart } from '../importers/read-types.js';
 import { databaseCursor, fileCursor, folderCursor, SourceCursors, type FileCursor, type SavedFrom } from './cursors.js';
+import { readFileSlice } from './fileSlice.js';
 import type { FoundSource } from './discover.js';
 import type { SavingEngine } from './saveFile.js';
 import type { SourcePick } from './catalogue.js';
@@ -206,16 +206,6 @@ async function syncDatabase(sourceId: string, file: string, cursor: FileCursor, 
 
 /** Whether a file is an SQLite database, by its first bytes. */
 async function isDatabaseFile(file: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await fs.open(file, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(16), 0, 16, 0);
-    return isSqliteHeader(buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
+  const head = await readFileSlice(file, 'start', 16);
+  return head !== null && isSqliteHeader(head.bytes);
 }
