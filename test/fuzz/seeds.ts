@@ -7,18 +7,20 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'codex' | 'gemini-cli' | 'continue';
+export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'codex' | 'gemini-cli' | 'continue' | 'qwen-code' | 'copilot-cli';
 
-export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue'];
+export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue', 'qwen-code', 'copilot-cli'];
 
 /** Formats whose transcripts are JSONL files. */
-const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern', 'claude-code', 'codex', 'gemini-cli']);
+const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli']);
 
 /** The transcripts among a fixture folder's files (the coding agents' homes hold indexes and notes too). */
 const TRANSCRIPT_FILES: Partial<Record<FuzzFormat, RegExp>> = {
   codex: /(^|\/)rollout-[^/]*\.jsonl?$/,
   'gemini-cli': /(^|\/)chats\/.*\.jsonl?$/,
   continue: /(^|\/)sessions\/(?!sessions\.json$)[^/]*\.json$/,
+  'qwen-code': /(^|\/)chats\/[^/]*\.jsonl$/,
+  'copilot-cli': /(^|\/)session-state\/[^/]+\/events\.jsonl$/,
 };
 
 export type Seed =
@@ -257,6 +259,8 @@ function fixtureSeeds(): Seed[] {
     ['codex', 'codex'],
     ['gemini-cli', 'gemini-cli'],
     ['continue', 'continue'],
+    ['qwen-code', 'qwen-code'],
+    ['copilot-cli', 'copilot-cli'],
   ];
   for (const [format, folder] of folders) {
     // Files in subfolders too (a Claude Code session's subagents/agent-*.jsonl).
