@@ -31,6 +31,7 @@ import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, type JsonObject } from '../shape.js';
+import { chainToLeaf } from '../parent-chain.js';
 import { isoFromDateString } from '../time.js';
 import { titleFromMessages } from '../titles.js';
 
@@ -135,33 +136,14 @@ function conversationPath(records: readonly JsonlRecord[], isConversationLine: (
   const conversation = records.filter((record) => isConversationLine(record.value));
   const linked = conversation.filter((record) => parentOf(record) !== undefined).length;
   if (conversation.length - linked > linked) return conversation;
-  const leaf = conversation.at(-1);
-  const path: JsonlRecord[] = [];
-  const seen = new Set<string>();
-  for (let record = leaf; record !== undefined; ) {
-    const uuid = record.value.uuid;
-    if (typeof uuid !== 'string' || seen.has(uuid)) break;
-    seen.add(uuid);
-    if (isConversationLine(record.value)) path.push(record);
-    const parent = parentOf(record);
-    if (parent === undefined) break;
-    // A parent that is not in the file: a session resumed from another file (nothing before this line
-    // then), or a damaged line that was skipped, which must not cost the conversation before it.
-    record = byUuid.get(parent) ?? previousConversationLine(records, record, seen, isConversationLine);
-  }
-  return path.reverse();
+  // A parent that is not in the file: a session resumed from another file (nothing before this line
+  // then), or a damaged line that was skipped, which must not cost the conversation before it.
+  const chain = chainToLeaf(records, conversation.at(-1), { idOf: (record) => (typeof record.value.uuid === 'string' ? record.value.uuid : undefined), parentOf, byId: byUuid, resumesAt: (record) => isConversationLine(record.value) });
+  return chain.filter((record) => isConversationLine(record.value));
 }
 
 function parentOf(record: JsonlRecord): string | undefined {
   return optionalText(record.value.parentUuid) ?? optionalText(record.value.logicalParentUuid);
-}
-
-function previousConversationLine(records: readonly JsonlRecord[], from: JsonlRecord, seen: ReadonlySet<string>, isConversationLine: (value: JsonObject) => boolean): JsonlRecord | undefined {
-  for (let i = records.indexOf(from) - 1; i >= 0; i--) {
-    const candidate = records[i]!;
-    if (isConversationLine(candidate.value) && typeof candidate.value.uuid === 'string' && !seen.has(candidate.value.uuid)) return candidate;
-  }
-  return undefined;
 }
 
 /** Commands Claude Code carries out itself, which send the model nothing (its `/help` lists them). */

@@ -21,6 +21,7 @@ import { ShapeError } from '../errors.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { isObject, lineWhere, optionalText, type JsonObject } from '../shape.js';
+import { chainToLeaf } from '../parent-chain.js';
 import { isoFromDateString } from '../time.js';
 import { titleFromMessages } from '../titles.js';
 import { geminiContentParts } from './gemini-cli.js';
@@ -94,21 +95,9 @@ function partsOf(value: JsonObject): unknown[] {
  */
 function conversationChain(records: readonly JsonlRecord[]): JsonlRecord[] {
   const byUuid = merged(records);
-  const order = [...byUuid.values()];
-  const chain: JsonlRecord[] = [];
-  const seen = new Set<string>();
-  let record = records.at(-1) === undefined ? undefined : byUuid.get(records.at(-1)!.value.uuid as string);
-  while (record !== undefined) {
-    const uuid = record.value.uuid as string;
-    if (seen.has(uuid)) break;
-    seen.add(uuid);
-    chain.push(record);
-    const parent = optionalText(record.value.parentUuid);
-    if (parent === undefined) break;
-    const from = order.indexOf(record);
-    record = byUuid.get(parent) ?? order.slice(0, from).reverse().find((earlier) => !seen.has(earlier.value.uuid as string));
-  }
-  return chain.reverse();
+  const last = records.at(-1);
+  const leaf = last === undefined ? undefined : byUuid.get(last.value.uuid as string);
+  return chainToLeaf([...byUuid.values()], leaf, { idOf: (record) => record.value.uuid as string, parentOf: (record) => optionalText(record.value.parentUuid), byId: byUuid, resumesAt: () => true });
 }
 
 function mapRecord(record: JsonlRecord, options: MappingOptions): MessageInput[] {
