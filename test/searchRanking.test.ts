@@ -10,6 +10,7 @@ import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
 import { favourNeighbours, NEIGHBOUR_SOURCES, NEIGHBOUR_WEIGHT, SHORT_SOURCE_CHARS } from '../electron/engine/search/neighbourTurns.js';
 import type { VectorHit } from '../electron/engine/store/storeRows.js';
+import { withPrompts, type Prompt } from '../electron/engine/search/searchPrompts.js';
 
 // A search loads chrono-node before it reads its question (searchChunks); these tests call the readers themselves.
 beforeAll(() => loadTimeReading());
@@ -39,6 +40,34 @@ describe('byMessage', () => {
       ['b0-copy', 0.09],
       ['b0-copy2', 0.09],
     ]);
+  });
+});
+
+describe('the other half of a turn', () => {
+  const result = (chunkId: string, msgIds: string[], text: string, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds, text } });
+
+  it('joins each result to the other half of its turn, but does not show a message a better result already shows', () => {
+    // Two parts of one long reply, both answering the request "ask"; a user message found alone gets the start of its reply.
+    const results = [result('part1', ['reply'], 'assistant: Use a token bucket.'), result('part2', ['reply'], 'assistant: Then back off exponentially.'), result('alone', ['later'], 'user: And for bursts?')];
+    const prompts = new Map<string, Prompt>([
+      ['part1', { msgId: 'ask', content: 'How do I rate-limit?' }],
+      ['part2', { msgId: 'ask', content: 'How do I rate-limit?' }],
+      ['alone', { msgId: 'answer', content: 'Queue them.', after: true }],
+    ]);
+    const joined = withPrompts(results, prompts);
+    expect(joined.map((r) => r.hit.msgIds)).toEqual([['ask', 'reply'], ['reply'], ['later', 'answer']]);
+    expect(joined[0]!.hit.text).toBe('user: How do I rate-limit?\nassistant: Use a token bucket.');
+    expect(joined[1]!.hit.text).toBe('assistant: Then back off exponentially.');
+    expect(joined[2]!.hit.text).toBe('user: And for bursts?\nassistant: Queue them.');
+  });
+
+  it('still shows a message of the same id from another session', () => {
+    const results = [result('a', ['reply'], 'assistant: One.', 'one'), result('b', ['reply'], 'assistant: Two.', 'two')];
+    const prompts = new Map<string, Prompt>([
+      ['a', { msgId: 'ask', content: 'Q?' }],
+      ['b', { msgId: 'ask', content: 'Q?' }],
+    ]);
+    expect(withPrompts(results, prompts).map((r) => r.hit.msgIds)).toEqual([['ask', 'reply'], ['ask', 'reply']]);
   });
 });
 

@@ -70,11 +70,21 @@ export function placeOf(hit: PromptableHit): ChunkPlace {
   return { sessionId: hit.sessionId, seq: hit.seq!, ...(hit.part !== undefined ? { part: hit.part } : {}), firstMsgId: hit.msgIds[0]!, lastMsgId: hit.msgIds[hit.msgIds.length - 1]! };
 }
 
-/** The results, each joined by the other half of its turn when `prompts` has it (see the top of this file). */
+/**
+ * The results, each joined by the other half of its turn when `prompts` has it (see the top of this
+ * file), unless a better result already shows that message: it is not shown twice.
+ */
 export function withPrompts<T extends { hit: PromptableHit & { chunkId: string } }>(results: readonly T[], prompts: ReadonlyMap<string, Prompt>): T[] {
+  const shown = new Set<string>();
   return results.map((result) => {
     const prompt = prompts.get(result.hit.chunkId);
-    if (!prompt) return result;
+    const key = (msgId: string) => `${result.hit.sessionId}\u0000${msgId}`;
+    const own = result.hit.msgIds.map(key);
+    if (!prompt || shown.has(key(prompt.msgId))) {
+      for (const id of own) shown.add(id);
+      return result;
+    }
+    for (const id of [...own, key(prompt.msgId)]) shown.add(id);
     const content = prompt.content.length > PROMPT_CHARS ? `${prompt.content.slice(0, PROMPT_CHARS).trimEnd()}…` : prompt.content;
     const hit = prompt.after
       ? { ...result.hit, text: `${result.hit.text}\n${prompt.speaker ?? 'assistant'}: ${content}`, msgIds: [...result.hit.msgIds, prompt.msgId] }
