@@ -31,8 +31,8 @@ try {
     await sketch.append([{ sessionId: `other-${s}`, previous: '', fingerprint: `f${s}`, replace: true, removed: [], added }]);
   }
   // Reach the entries as the sketch holds them (the grouped scan is what `candidates` runs).
-  const inner = sketch as unknown as { encoder: never; codes: Uint32Array; owners: Int32Array; count: number };
-  const entries = { encoder: (sketch as unknown as { encoder: never }).encoder, codes: inner.codes, owners: inner.owners, count: inner.count };
+  const inner = sketch as unknown as { encoder: never; space: never; count: number };
+  const entries = { encoder: inner.encoder, space: inner.space, count: inner.count };
   const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: 32 }, (_, i) => vectors[(b * 97 + i * 13) % vectors.length]!));
   const times = { all: [] as number[], grouped: [] as number[] };
   let same = true;

@@ -10,6 +10,7 @@ import { NEAR_DUPLICATE_FLOOR } from '../shared/domain.js';
 import { codeBits, CodeEncoder, maxDifferingBits } from '../electron/engine/duplicates/vectorCodes.js';
 import { SKETCH_FILE, VectorSketch, type SketchChange } from '../electron/engine/duplicates/vectorSketch.js';
 import { closeEntries } from '../electron/engine/duplicates/sketchScan.js';
+import type { CodeSpace } from '../electron/engine/duplicates/codeSpace.js';
 import { acquireWriteLock, assertWriteLock, LOCK_FILE } from '../electron/engine/files/writeLock.js';
 import { seededRandom } from '../scripts/transcriptGenerator.js';
 import { scratchDirs } from './helpers/engine.js';
@@ -35,7 +36,7 @@ const MODEL = { model: 'test-model', dim: 384 };
 
 describe('vector codes', () => {
   it('round the dimension up to a power of two, and bound the differing bits from the similarity', () => {
-    expect([codeBits(384), codeBits(512), codeBits(768), codeBits(10)]).toEqual([512, 512, 1024, 64]);
+    expect([codeBits(384), codeBits(512), codeBits(768), codeBits(10)]).toEqual([512, 512, 1024, 128]);
     // A cosine of 0.9 is an angle of 25.8 degrees: 14% of bits differ on average, never the half of unrelated vectors.
     const limit = maxDifferingBits(512, NEAR_DUPLICATE_FLOOR);
     expect(limit).toBeGreaterThan(512 * 0.143);
@@ -114,9 +115,9 @@ describe('the scan of a sketch holding copies', () => {
     // Then (the groups made) a session's copies removed (the chunks leave the sketch) and one written again.
     await sketch.append([{ sessionId: 'S2', previous: 'f2', fingerprint: 'g2', replace: false, removed: ['S2-0', 'S2-1'], added: [] }]);
     await sketch.append([{ sessionId: 'S3', previous: 'f3', fingerprint: 'g3', replace: false, removed: [], added: [{ chunkId: 'S3-4', code: sketch.encode(texts[4]!) }] }]);
-    const inner = sketch as unknown as { encoder: CodeEncoder; codes: Uint32Array; owners: Int32Array; count: number; sessionIndex: Map<string, number> };
+    const inner = sketch as unknown as { encoder: CodeEncoder; space: CodeSpace; count: number; sessionIndex: Map<string, number> };
     const everyEntry = (queries: Float32Array[], sessionId: string, most: number) =>
-      closeEntries({ encoder: inner.encoder, codes: inner.codes, owners: inner.owners, count: inner.count }, inner.sessionIndex.get(sessionId) ?? -2, queries, NEAR_DUPLICATE_FLOOR, most).map((list) => list.map((e) => sketch.entry(e).chunkId));
+      closeEntries({ encoder: inner.encoder, space: inner.space, count: inner.count }, inner.sessionIndex.get(sessionId) ?? -2, queries, NEAR_DUPLICATE_FLOOR, most).map((list) => list.map((e) => sketch.entry(e).chunkId));
     const grouped = (queries: Float32Array[], sessionId: string, most: number) => sketch.candidates(queries, sessionId, NEAR_DUPLICATE_FLOOR, most).map((list) => list.map((e) => sketch.entry(e).chunkId));
     for (const [sessionId, most] of [['Q', Infinity], ['Q', 3], ['S1', 4], ['N', 16]] as const) {
       const expected = everyEntry(queries, sessionId, most);

@@ -10,9 +10,9 @@
  * not built against it. The seed is fixed: codes written by one process are read by another.
  */
 
-/** Bits of a vector's code: its dimension rounded up to a power of two (64 at least). */
+/** Bits of a vector's code: its dimension rounded up to a power of two (128 at least: the scan, codeScan.wat, compares the first 128 bits of every pair at once). */
 export function codeBits(dim: number): number {
-  let bits = 64;
+  let bits = 128;
   while (bits < dim) bits *= 2;
   return bits;
 }

@@ -21,6 +21,7 @@ import { readSince, replaceWhole, truncateAt, writeAt } from '../files/journalFi
 import { encodeRecord, headerBytes, padded, parseHeader, recordLength, type SketchChange } from './sketchRecords.js';
 import { CodeEncoder } from './vectorCodes.js';
 import { closeEntries, type CodeGroups } from './sketchScan.js';
+import { CodeSpace } from './codeSpace.js';
 
 import { SKETCH_FILE } from '../files/layout.js';
 export { SKETCH_FILE };
@@ -45,8 +46,8 @@ const GROUP_FROM_QUERIES = 8;
 export class VectorSketch {
   private readonly encoder: CodeEncoder;
   private readonly words: number;
-  private codes = new Uint32Array(0);
-  private owners = new Int32Array(0);
+  /** The codes and owners of the entries, where the scan reads them (codeSpace.ts). */
+  private readonly space: CodeSpace;
   /** Where each entry's chunk id lies (decoded only when asked for): a buffer of `idSources`, offset, length. */
   private idSource = new Int32Array(0);
   private idAt = new Int32Array(0);
@@ -70,7 +71,18 @@ export class VectorSketch {
   ) {
     this.encoder = new CodeEncoder(model.dim);
     this.words = this.encoder.words;
+    this.space = new CodeSpace(this.words);
     this.file = path.join(dataDir, SKETCH_FILE);
+  }
+
+  /** Each entry's code (`words` words), valid until entries are added. */
+  private get codes(): Uint32Array {
+    return this.space.codes;
+  }
+
+  /** Each entry's session index, -1 for a removed entry. */
+  private get owners(): Int32Array {
+    return this.space.owners;
   }
 
   /** The dimension of the vectors it encodes. */
@@ -163,7 +175,7 @@ export class VectorSketch {
       this.groups = { heads: [], members: [], byHash: new Map() };
       for (let e = 0; e < this.count; e++) if (this.owners[e]! >= 0) this.group(e);
     }
-    return closeEntries({ encoder: this.encoder, codes: this.codes, owners: this.owners, count: this.count }, this.sessionIndex.get(sessionId) ?? -2, vectors, similarity, most, this.groups ?? undefined);
+    return closeEntries({ encoder: this.encoder, space: this.space, count: this.count }, this.sessionIndex.get(sessionId) ?? -2, vectors, similarity, most, this.groups ?? undefined);
   }
 
   /** Puts an entry into the group of its code (entries are grouped in increasing order). */
@@ -287,14 +299,9 @@ export class VectorSketch {
   }
 
   private grow(): number {
-    if (this.count === this.owners.length) {
-      const capacity = Math.max(1024, this.owners.length * 2);
-      const codes = new Uint32Array(capacity * this.words);
-      codes.set(this.codes);
-      const owners = new Int32Array(capacity).fill(-1);
-      owners.set(this.owners);
-      this.codes = codes;
-      this.owners = owners;
+    if (this.count === this.space.capacity) {
+      const capacity = Math.max(1024, this.space.capacity * 2);
+      this.space.reserve(capacity, this.count);
       const wider = (from: Int32Array) => {
         const to = new Int32Array(capacity);
         to.set(from);
@@ -348,11 +355,11 @@ export class VectorSketch {
 
   private clear(): void {
     this.groups = null;
-    this.codes = new Uint32Array(0);
-    this.owners = new Int32Array(0);
-    this.idSource = new Int32Array(0);
-    this.idAt = new Int32Array(0);
-    this.idLength = new Int32Array(0);
+    // The memory of the codes stays (it cannot shrink): the arrays beside it keep its capacity.
+    this.space.clear();
+    this.idSource = new Int32Array(this.space.capacity);
+    this.idAt = new Int32Array(this.space.capacity);
+    this.idLength = new Int32Array(this.space.capacity);
     this.idSources = [];
     this.count = 0;
     this.dead = 0;
