@@ -1,7 +1,7 @@
 /**
  * Where the vector sketch keeps its codes and owners: in the memory of the WebAssembly scan
  * (codeScan.wat), so that a scan reads them where they are, with the processor's population count,
- * instead of copying them or counting bits in JavaScript (2.5-4x the pairs a second at 200k chunks:
+ * instead of copying them or counting bits in JavaScript (1.3-2.7x the pairs a second, by the path:
  * docs/benchmarks.md). The sketch reads and writes `codes` and `owners` as typed arrays; they
  * are new arrays after `reserve` or a `scan` that needed more memory, so a caller reads them again
  * after either.

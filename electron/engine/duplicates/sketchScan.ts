@@ -1,7 +1,7 @@
 /**
  * The scan behind `VectorSketch.candidates` (vectorSketch.ts): every stored code against every
  * query's, 64 bits at a time, leaving a pair as soon as its differing bits pass what `similarity`
- * allows. The comparing runs in WebAssembly (codeScan.wat), 2.5-4x as fast as it did here (counting
+ * allows. The comparing runs in WebAssembly (codeScan.wat), 1.3-2.7x as fast as it did here (counting
  * bits by a table: docs/benchmarks.md); choosing the closest runs here.
  */
 import { maxDifferingBits, type CodeEncoder } from './vectorCodes.js';
