@@ -7,7 +7,9 @@
  * from what `connect` wrote), then three turns (a new session, then the same one resumed twice).
  * After each turn it reads the store (`show --json`) and prints whether the turn's question and
  * answer are there, with the right roles, what the client printed beyond its answer, and the lines
- * the hook wrote to its log. At the end, a search for each client's last turn.
+ * the hook wrote to its log. At the end, a search for each client's last turn, then `connect <tool>
+ * --remove`, and for Codex whether its config.toml still holds a trust record (`[hooks.state]`) of
+ * our hook (it must not: `--remove` has Codex delete it).
  *
  *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--clients <dir>] [--keep]
  *
@@ -20,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as TOML from 'smol-toml';
 import { mockReply, startMockModelServer } from './mockModelServer.js';
 import { askToYield } from '../electron/sources/handoff.js';
 
@@ -249,7 +252,18 @@ async function checkClient(client: Client, bin: string, work: string, server: st
   }
   // The saver the first turn's hook left running (the next turns' hooks handed their saves to it) ends here, as it would when an app starts.
   console.log(`   the hooks' saver left running: ${(await askToYield(data)) ? 'asked to end, ended' : 'none'}`);
-  return ok && found;
+  const removed = await run(process.execPath, [CLI, '--data', data, 'connect', client.id, '--remove'], { cwd: project, env });
+  console.log(`   connect --remove: exit ${removed.status}`);
+  console.log(removed.stdout.trimEnd().replace(/^/gm, '      '));
+  let trustLeft = false;
+  if (client.id === 'codex') {
+    const config = TOML.parse(readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8')) as { hooks?: { state?: Record<string, unknown> } };
+    const records = Object.keys(config.hooks?.state ?? {});
+    const hooks = JSON.parse(readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8')) as { hooks?: { Stop?: unknown[] } };
+    trustLeft = records.length > 0;
+    console.log(`   Codex trust records left in config.toml: ${records.length === 0 ? 'none' : records.join(', ')}; Stop hooks left: ${JSON.stringify(hooks.hooks?.Stop ?? [])}`);
+  }
+  return ok && found && removed.status === 0 && !trustLeft;
 }
 
 const { values } = parseArgs({

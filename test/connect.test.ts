@@ -229,6 +229,49 @@ describe.each(ASSISTANT_IDS.map((id) => [id]))('connect %s', (id) => {
   });
 });
 
+/**
+ * A stand-in for `codex app-server` on PATH: the protocol lines Codex 0.171.0 answered, over hooks.json
+ * and a trust file (Codex keeps trust in config.toml as [hooks.state."<key>"] trusted_hash; a key is
+ * the hook's place, the hash the hook's own). `config/batchWrite` upserts `hooks.state`, or with
+ * `value: null` deletes the record a quoted key path names, as Codex does. Requests go to requests.jsonl.
+ */
+async function fakeCodex(home: string): Promise<Record<string, string>> {
+  const bin = path.join(home, 'bin');
+  await fs.mkdir(bin);
+  await fs.writeFile(path.join(bin, 'codex'), `#!${process.execPath}
+const fs = require('node:fs'), path = require('node:path'), crypto = require('node:crypto');
+const dir = process.env.CODEX_HOME, hooksFile = path.join(dir, 'hooks.json'), trustFile = path.join(dir, 'trust.json');
+const log = (m) => fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(m) + '\\n');
+const trust = () => (fs.existsSync(trustFile) ? JSON.parse(fs.readFileSync(trustFile, 'utf8')) : {});
+const list = () => (JSON.parse(fs.readFileSync(hooksFile, 'utf8')).hooks.Stop ?? []).flatMap((group, i) => group.hooks.map((h, j) => {
+  const key = hooksFile + ':stop:' + i + ':' + j, currentHash = 'sha256:' + crypto.createHash('sha256').update(h.command).digest('hex');
+  const t = trust()[key];
+  return { key, eventName: 'stop', handlerType: 'command', command: h.command, sourcePath: hooksFile, source: 'user', isManaged: false, enabled: true, currentHash, trustStatus: !t ? 'untrusted' : t.trusted_hash === currentHash ? 'trusted' : 'modified' };
+}));
+const write = (edit) => {
+  const state = trust();
+  if (edit.keyPath === 'hooks.state') Object.assign(state, edit.value);
+  else if (edit.keyPath.startsWith('hooks.state.') && edit.value === null) delete state[JSON.parse(edit.keyPath.slice('hooks.state.'.length))];
+  else throw new Error('unexpected edit ' + JSON.stringify(edit));
+  fs.writeFileSync(trustFile, JSON.stringify(state));
+};
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let n;
+  while ((n = buffer.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buffer.slice(0, n)); buffer = buffer.slice(n + 1); log(m);
+    const answer = (result) => process.stdout.write(JSON.stringify({ id: m.id, result }) + '\\n');
+    if (m.method === 'initialize') answer({ userAgent: 'codex', codexHome: dir });
+    else if (m.method === 'hooks/list') answer({ data: [{ cwd: m.params.cwds[0], hooks: list(), warnings: [], errors: [] }] });
+    else if (m.method === 'config/read') answer({ config: { hooks: { state: trust() } }, origins: {}, layers: null });
+    else if (m.method === 'config/batchWrite') { m.params.edits.forEach(write); answer({ status: 'ok' }); }
+  }
+});
+`, { mode: 0o755 });
+  return { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_HOME: path.join(home, '.codex') };
+}
+
 describe('connect, per tool', () => {
   it('Claude Code: an earlier hook of ours without a timeout is replaced, not added to (a SessionEnd hook without one is cancelled after 1.5 s)', async () => {
     const home = scratch();
@@ -271,34 +314,7 @@ describe('connect, per tool', () => {
 
   it('Codex: its hook is trusted through Codex itself (an untrusted hook never runs), ours only, once', async () => {
     const home = await seed('codex');
-    // A stand-in for `codex app-server`: the protocol lines Codex 0.171.0 answered, over hooks.json
-    // and a trust file (Codex keeps trust in config.toml as [hooks.state."<key>"] trusted_hash).
-    const bin = path.join(home, 'bin');
-    await fs.mkdir(bin);
-    await fs.writeFile(path.join(bin, 'codex'), `#!${process.execPath}
-const fs = require('node:fs'), path = require('node:path'), crypto = require('node:crypto');
-const dir = process.env.CODEX_HOME, hooksFile = path.join(dir, 'hooks.json'), trustFile = path.join(dir, 'trust.json');
-const log = (m) => fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(m) + '\\n');
-const trust = () => (fs.existsSync(trustFile) ? JSON.parse(fs.readFileSync(trustFile, 'utf8')) : {});
-const list = () => JSON.parse(fs.readFileSync(hooksFile, 'utf8')).hooks.Stop.flatMap((group, i) => group.hooks.map((h, j) => {
-  const key = hooksFile + ':stop:' + i + ':' + j, currentHash = 'sha256:' + crypto.createHash('sha256').update(h.command).digest('hex');
-  const t = trust()[key];
-  return { key, eventName: 'stop', handlerType: 'command', command: h.command, source: 'user', isManaged: false, enabled: true, currentHash, trustStatus: !t ? 'untrusted' : t.trusted_hash === currentHash ? 'trusted' : 'modified' };
-}));
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let n;
-  while ((n = buffer.indexOf('\\n')) >= 0) {
-    const m = JSON.parse(buffer.slice(0, n)); buffer = buffer.slice(n + 1); log(m);
-    const answer = (result) => process.stdout.write(JSON.stringify({ id: m.id, result }) + '\\n');
-    if (m.method === 'initialize') answer({ userAgent: 'codex', codexHome: dir });
-    else if (m.method === 'hooks/list') answer({ data: [{ cwd: m.params.cwds[0], hooks: list(), warnings: [], errors: [] }] });
-    else if (m.method === 'config/batchWrite') { fs.writeFileSync(trustFile, JSON.stringify({ ...trust(), ...m.params.edits[0].value })); answer({ status: 'ok' }); }
-  }
-});
-`, { mode: 0o755 });
-    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_HOME: path.join(home, '.codex') };
+    const env = await fakeCodex(home);
     const result = await connectAssistant('codex', { ...options(home), env });
     expect(result.notes).toContain('Codex trusts the hook now (written by Codex itself, through `codex app-server`)');
     const requests = async () => (await fs.readFile(path.join(home, '.codex/requests.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Parsed);
@@ -313,6 +329,69 @@ process.stdin.on('data', (chunk) => {
     // Without Codex on PATH the person is told how to trust it.
     const elsewhere = await connectAssistant('codex', options(await seed('codex')));
     expect(elsewhere.notes.at(-1)).toMatch(/^Codex runs a new hook only once you trust it: open \/hooks in Codex \(Codex \(`codex`\) was not found on PATH\)$/);
+  });
+
+  it("Codex: --remove takes Codex's trust of our hook out too, through Codex itself, and leaves every other hook's", async () => {
+    const home = await seed('codex');
+    const env = await fakeCodex(home);
+    await connectAssistant('codex', { ...options(home), env });
+    const hooksFile = path.join(home, '.codex/hooks.json');
+    const trustFile = path.join(home, '.codex/trust.json');
+    const hash = (command: string) => `sha256:${createHash('sha256').update(command).digest('hex')}`;
+    const ours = `${hooksFile}:stop:1:0`;
+    const theirs = `${hooksFile}:stop:0:0`;
+    // The person trusted their own hook in /hooks; a hook of ours left a record at a place it has since
+    // left (a hook above it removed); a record at another place holds another hook's hash.
+    const trust = JSON.parse(await fs.readFile(trustFile, 'utf8')) as Record<string, { trusted_hash: string }>;
+    expect(trust).toEqual({ [ours]: { trusted_hash: hash(HOOK_LINE) } });
+    const others = { [theirs]: { trusted_hash: hash(OTHER_HOOK.command) }, [`${hooksFile}:stop:4:0`]: { trusted_hash: hash('make lint') } };
+    await fs.writeFile(trustFile, JSON.stringify({ ...trust, ...others, [`${hooksFile}:stop:2:0`]: { trusted_hash: hash(HOOK_LINE) } }));
+    const deletions = async () => (await fs.readFile(path.join(home, '.codex/requests.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Parsed).filter((m) => m.method === 'config/batchWrite' && m.params.edits.some((e: Parsed) => e.value === null));
+
+    const dry = await connectAssistant('codex', { ...options(home), env, remove: true, dryRun: true });
+    expect(dry.notes).toEqual([`Codex's trust of the hook would be removed from ${path.join(home, '.codex/config.toml')} (hooks.state.${JSON.stringify(ours)}, hooks.state.${JSON.stringify(`${hooksFile}:stop:2:0`)}), by Codex itself`]);
+    expect(await deletions()).toEqual([]);
+
+    const removed = await connectAssistant('codex', { ...options(home), env, remove: true });
+    expect(removed.changed).toBe(true);
+    expect(removed.notes.at(-1)).toMatch(/^Codex's trust of the hook removed from .*config\.toml \(hooks\.state\."[^"]*:stop:1:0", hooks\.state\."[^"]*:stop:2:0"\), by Codex itself through `codex app-server`$/);
+    // Written by Codex, one record at a time by its key (quoted: a key is a file path), after the hook left hooks.json.
+    expect((await deletions()).map((m) => m.params.edits)).toEqual([[ours, `${hooksFile}:stop:2:0`].map((key) => ({ keyPath: `hooks.state.${JSON.stringify(key)}`, mergeStrategy: 'replace', value: null }))]);
+    expect(JSON.parse(await fs.readFile(trustFile, 'utf8'))).toEqual(others);
+    expect((await json(home, '.codex/hooks.json')).hooks.Stop).toEqual([{ hooks: [OTHER_HOOK] }]);
+
+    // Gone already: Codex is asked nothing more, nothing changes.
+    const again = await connectAssistant('codex', { ...options(home), env, remove: true });
+    expect(again).toMatchObject({ changed: false, notes: [] });
+    expect(await deletions()).toHaveLength(1);
+  });
+
+  it('Codex: --remove says when a trusted hook of the person moved up into our place (Codex keys trust by place)', async () => {
+    const home = await seed('codex');
+    const env = await fakeCodex(home);
+    const hooksFile = path.join(home, '.codex/hooks.json');
+    await fs.writeFile(hooksFile, JSON.stringify({ hooks: { Stop: [] } }));
+    await connectAssistant('codex', { ...options(home), env });
+    // The person added their hook after ours and trusted it.
+    await fs.writeFile(hooksFile, JSON.stringify({ hooks: { Stop: [...(await json(home, '.codex/hooks.json')).hooks.Stop, { hooks: [OTHER_HOOK] }] } }));
+    const trustFile = path.join(home, '.codex/trust.json');
+    const theirs = { [`${hooksFile}:stop:1:0`]: { trusted_hash: `sha256:${createHash('sha256').update(OTHER_HOOK.command).digest('hex')}` } };
+    await fs.writeFile(trustFile, JSON.stringify({ ...(JSON.parse(await fs.readFile(trustFile, 'utf8')) as object), ...theirs }));
+    const removed = await connectAssistant('codex', { ...options(home), env, remove: true });
+    expect(removed.notes.slice(-2)).toEqual([
+      `Codex's trust of the hook removed from ${path.join(home, '.codex/config.toml')} (hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}), by Codex itself through \`codex app-server\``,
+      `a hook of yours after ours in ${hooksFile} moved up a place: Codex keys its trust by a hook's place, so open /hooks in Codex to trust it again`,
+    ]);
+    // Their record stays where Codex wrote it.
+    expect(JSON.parse(await fs.readFile(trustFile, 'utf8'))).toEqual(theirs);
+  });
+
+  it("Codex: --remove without Codex on PATH takes the hook out and says Codex's trust of it may be left", async () => {
+    const home = await seed('codex');
+    await connectAssistant('codex', { ...options(home), env: await fakeCodex(home) });
+    const removed = await connectAssistant('codex', { ...options(home), remove: true });
+    expect((await json(home, '.codex/hooks.json')).hooks.Stop).toEqual([{ hooks: [OTHER_HOOK] }]);
+    expect(removed.notes.at(-1)).toBe(`Codex's trust of the hook, if it keeps one, is left in ${path.join(home, '.codex/config.toml')} ([hooks.state]; it trusts nothing once the hook is gone): Codex (\`codex\`) was not found on PATH`);
   });
 
   it('Claude Code and Codex follow CLAUDE_CONFIG_DIR and CODEX_HOME', async () => {

@@ -22,6 +22,8 @@ const QWEN_SESSION = '05634392-e641-4a60-998d-363cd111e5d1';
 const QWEN_CHAT = path.join(REPO, 'test', 'fixtures', 'import', 'qwen-code', 'home', 'projects', '-tmp-qf-project', 'chats', `${QWEN_SESSION}.jsonl`);
 // Three turns of a Copilot CLI session with its agentStop and sessionEnd hooks, which Copilot records as hook.start events.
 const COPILOT_SESSION = 'e6feef19-08dd-4e17-a538-8ca91eb53a78';
+// An interactive Copilot CLI session with /rewind and /rename (test/fixtures/import/copilot-cli/PROVENANCE.md).
+const COPILOT_REWOUND = '3bf90121-7e33-4ec8-9a14-8b94327220c6';
 const COPILOT_EVENTS = path.join(REPO, 'test', 'fixtures', 'import', 'copilot-cli', 'hooked', 'session-state', COPILOT_SESSION, 'events.jsonl');
 /** What Copilot CLI 1.0.102 passed its hooks in that session (the `input` of each hook.start event). */
 async function copilotHookInputs(): Promise<Array<{ line: number; type: string; input: Record<string, unknown> }>> {
@@ -151,6 +153,27 @@ describe.concurrent('session-memory hook, as each assistant runs it', () => {
     expect(logged.at(-1)).toMatch(new RegExp(`${COPILOT_SESSION}: (4 messages: 2 new|saved by the process serving hooks \\(2 new\\))`));
     // Had it not waited for its hook.start, the first save would have found the turn without its answer.
     expect(lines.slice(firstStop!.line - 2, firstStop!.line).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['assistant.message', 'assistant.turn_end']);
+  }, 60_000);
+
+  it("Copilot CLI: its sessionEnd after /rewind and /rename drops the rewound turn from memory and takes the session's name", async ({ expect }) => {
+    const { data } = await machine();
+    const copilotHome = scratch();
+    const fixtures = path.join(REPO, 'test', 'fixtures', 'import', 'copilot-cli');
+    const folder = path.join(copilotHome, 'session-state', COPILOT_REWOUND);
+    await fs.mkdir(folder, { recursive: true });
+    // What Copilot CLI 1.0.102 passed its sessionEnd hook, less the time (these runs had no hook to record it).
+    const sessionEnd = JSON.stringify({ reason: 'complete', sessionId: COPILOT_REWOUND, cwd: '/tmp/cpr/project' });
+    // Two turns; then Copilot cut the second out of events.jsonl, another came, and the person named the session.
+    await fs.copyFile(path.join(fixtures, 'before-rewind', COPILOT_REWOUND, 'events.jsonl'), path.join(folder, 'events.jsonl'));
+    expect(await hook(['--data', data, 'hook'], sessionEnd, { COPILOT_HOME: copilotHome })).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    const rewound = path.join(fixtures, 'interactive', 'session-state', COPILOT_REWOUND);
+    await fs.copyFile(path.join(rewound, 'events.jsonl'), path.join(folder, 'events.jsonl'));
+    await fs.copyFile(path.join(rewound, 'workspace.yaml'), path.join(folder, 'workspace.yaml'));
+    expect(await hook(['--data', data, 'hook'], sessionEnd, { COPILOT_HOME: copilotHome })).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    const sessions = JSON.parse((await runCli(['--data', data, 'sessions', '--json'])).stdout) as Array<{ sessionId: string; title: string; messageCount: number }>;
+    expect(sessions.filter((s) => s.sessionId === COPILOT_REWOUND).map(({ title, messageCount }) => ({ title, messageCount }))).toEqual([{ title: 'Heron field notes', messageCount: 4 }]);
+    const shown = JSON.parse((await runCli(['--data', data, 'show', '--json', COPILOT_REWOUND])).stdout) as { messages: Array<{ content: string }> };
+    expect(shown.messages.map((m) => m.content).filter((content) => content.startsWith('Question'))).toEqual(['Question 1 (turn-heron1): what do herons eat in winter?', 'Question 2 (turn-heron3): where do herons nest?']);
   }, 60_000);
 
   it('never exits 2 nor prints on stdout, whatever it is given; the log says why, and --verbose says it on stderr too', async ({ expect }) => {

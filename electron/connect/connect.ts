@@ -42,7 +42,10 @@ export async function connectAssistant(id: AssistantId, options: ConnectOptions)
   const assistant = assistantById(id);
   if (!assistant) throw new Error(`no assistant "${id}"`);
   const remove = Boolean(options.remove);
-  const plans: FilePlan[] = await assistant.plan({ env: options.env, platform: options.platform, home: options.home, launcher: options.launcher }, remove);
+  const context = { env: options.env, platform: options.platform, home: options.home, launcher: options.launcher };
+  const plans: FilePlan[] = await assistant.plan(context, remove);
+  // What a remove undoes outside the files (Codex's trust of the hook) is read while the hook is still there.
+  const followUp = remove && assistant.beforeRemove ? await assistant.beforeRemove(context, plans) : undefined;
   const backups = options.dryRun ? new Map<string, string>() : await writePlans(plans, options.now);
   const files = plans.map((plan) => ({
     file: plan.file,
@@ -50,7 +53,15 @@ export async function connectAssistant(id: AssistantId, options: ConnectOptions)
     ...(backups.has(plan.file) ? { backup: backups.get(plan.file)! } : {}),
     entries: plan.entries.filter((e) => planChanges(plan) || e.before !== null || e.after !== null),
   }));
-  const after = !remove && !options.dryRun && assistant.afterConnect ? await assistant.afterConnect({ env: options.env, platform: options.platform, home: options.home, launcher: options.launcher }) : { changed: false, notes: [] };
+  const after = remove
+    ? followUp === undefined
+      ? { changed: false, notes: [] }
+      : options.dryRun
+        ? followUp.pending
+        : await followUp.run()
+    : !options.dryRun && assistant.afterConnect
+      ? await assistant.afterConnect(context)
+      : { changed: false, notes: [] };
   const notes = [...plans.flatMap((p) => p.notes ?? []), ...(remove ? [] : [`${assistant.name} ${assistant.perTurn}`]), ...after.notes];
   return { tool: id, name: assistant.name, action: remove ? 'remove' : 'connect', dryRun: Boolean(options.dryRun), changed: plans.some(planChanges) || after.changed, files, notes };
 }

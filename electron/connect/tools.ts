@@ -22,9 +22,9 @@
  */
 import type { AssistantId, McpLaunch } from '../../shared/ipc.js';
 import { configHome, joinFor, type PlaceContext } from '../sources/catalogue.js';
-import { planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
+import { planChanges, planJsonFile, planOwnFile, planTomlTable, setEntry, setHookInList, isObject, type FilePlan, type JsonObject } from './configFile.js';
 import { cliCommand, mcpEntry, powershellCommandLine, shellCommandLine } from './launch.js';
-import { trustCodexHook } from './codexTrust.js';
+import { forgetCodexHookTrust, trustCodexHook, trustedCodexHooks } from './codexTrust.js';
 import { openclawHandler, openclawHookDoc, OPENCLAW_HOOK_NAME } from './openclawHook.js';
 
 export { ASSISTANT_IDS, type AssistantId } from '../../shared/ipc.js';
@@ -50,7 +50,21 @@ export interface Assistant {
   perTurn: string;
   /** Run after a connect wrote its files (not on a dry run or a remove): what the person should know of it. */
   afterConnect?: (context: ConnectContext) => Promise<{ changed: boolean; notes: string[] }>;
+  /**
+   * Run on a remove (a dry run too) before its files are written: what else, outside them, the remove
+   * undoes once they are (a trust the tool keeps of the hook), read while the hook is still there.
+   */
+  beforeRemove?: (context: ConnectContext, plans: readonly FilePlan[]) => Promise<RemoveFollowUp>;
 }
+
+export interface RemoveFollowUp {
+  /** On a dry run: whether the remove would change anything besides the files, and what it would do. */
+  pending: { changed: boolean; notes: string[] };
+  /** Run once the files are written. */
+  run: () => Promise<{ changed: boolean; notes: string[] }>;
+}
+
+const NOTHING_TO_FOLLOW: RemoveFollowUp = { pending: { changed: false, notes: [] }, run: async () => ({ changed: false, notes: [] }) };
 
 const join = (context: PlaceContext, ...parts: string[]) => joinFor(context.platform, ...parts);
 
@@ -163,6 +177,35 @@ export const ASSISTANTS: readonly Assistant[] = [
       if (trust.status === 'trusted') return { changed: true, notes: ['Codex trusts the hook now (written by Codex itself, through `codex app-server`)'] };
       if (trust.status === 'already-trusted') return { changed: false, notes: [] };
       return { changed: false, notes: [`Codex runs a new hook only once you trust it: open /hooks in Codex (${trust.reason})`] };
+    },
+    // The trust Codex keeps of our hook goes with it, deleted by Codex itself; another hook's stays.
+    beforeRemove: async (context, plans) => {
+      const folder = codexFolder(context);
+      const hooksFile = join(context, folder, 'hooks.json');
+      const configFile = join(context, folder, 'config.toml');
+      const hookPlan = plans.find((plan) => plan.file === hooksFile);
+      if (hookPlan === undefined || !planChanges(hookPlan)) return NOTHING_TO_FOLLOW;
+      const server = { codexHome: folder, cwd: context.home, env: context.env };
+      const listed = await trustedCodexHooks({ ...server, hooksFile, isOurs: isOurHookCommand });
+      if (listed.status === 'unknown') {
+        const left = `Codex's trust of the hook, if it keeps one, is left in ${configFile} ([hooks.state]; it trusts nothing once the hook is gone): ${listed.reason}`;
+        return { pending: { changed: false, notes: [left] }, run: async () => ({ changed: false, notes: [left] }) };
+      }
+      // Codex keys trust by a hook's place: the hooks after ours move up one, and Codex takes them for untrusted until trusted again.
+      const movedNote = (verb: string) => `${listed.movedUp === 1 ? 'a hook' : `${listed.movedUp} hooks`} of yours after ours in ${hooksFile} ${verb} up a place: Codex keys its trust by a hook's place, so open /hooks in Codex to trust ${listed.movedUp === 1 ? 'it' : 'them'} again`;
+      const moved = listed.movedUp === 0 ? [] : [movedNote('moved')];
+      const wouldMove = listed.movedUp === 0 ? [] : [movedNote('would move')];
+      if (listed.trusted.length === 0) return { pending: { changed: false, notes: wouldMove }, run: async () => ({ changed: false, notes: moved }) };
+      const keys = listed.trusted.map((record) => `hooks.state.${JSON.stringify(record.key)}`).join(', ');
+      return {
+        pending: { changed: true, notes: [`Codex's trust of the hook would be removed from ${configFile} (${keys}), by Codex itself`, ...wouldMove] },
+        run: async () => {
+          const forgotten = await forgetCodexHookTrust(server, listed.trusted);
+          if (forgotten.status === 'forgotten') return { changed: true, notes: [`Codex's trust of the hook removed from ${configFile} (${keys}), by Codex itself through \`codex app-server\``, ...moved] };
+          if (forgotten.status === 'none') return { changed: false, notes: moved };
+          return { changed: false, notes: [`Codex's trust of the hook is left in ${configFile} (${keys}; it trusts nothing once the hook is gone): ${forgotten.reason}`, ...moved] };
+        },
+      };
     },
   },
   {

@@ -8,6 +8,13 @@
  *   `sessions/YYYY/MM/DD/` or `archived_sessions/` below it.
  * - Jan: a thread's title (named by the person, or by the model after the first answer) is in the
  *   `thread.json` beside its `messages.jsonl`.
+ * - GitHub Copilot CLI: the name a person gave a session (`/rename`, `--name`) is in the
+ *   `workspace.yaml` beside its `events.jsonl`, as `name` with `user_named: true`. Without
+ *   `user_named`, `name` is Copilot's own placeholder (the first prompt, or one its model made up), and
+ *   the title stays the first thing the person said, as for every other tool. A `workspace.yaml` that
+ *   is missing or not YAML leaves that title too: the conversation is all in `events.jsonl`, and the
+ *   file is read at every save of the session, so a name unreadable at one save (Copilot rewriting the
+ *   file) is taken up at the next.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +24,7 @@ import { JAN_THREAD_FILE } from './exports/jan.js';
 import { isObject, optionalText } from './shape.js';
 
 const CODEX_INDEX = 'session_index.jsonl';
+const COPILOT_WORKSPACE_FILE = 'workspace.yaml';
 /** From `sessions/YYYY/MM/DD/` up to the Codex home. */
 const CODEX_INDEX_LEVELS = 5;
 
@@ -25,6 +33,10 @@ export async function withCompanionFacts(file: TranscriptFile, filePath: string)
   if (file.format === 'jan') {
     const title = await janThreadTitle(path.join(path.dirname(path.resolve(filePath)), JAN_THREAD_FILE));
     return title === undefined ? file : renamed(file, () => title);
+  }
+  if (file.format === 'copilot-cli') {
+    const name = await copilotSessionName(path.join(path.dirname(path.resolve(filePath)), COPILOT_WORKSPACE_FILE));
+    return name === undefined ? file : renamed(file, () => name);
   }
   if (file.format !== 'codex') return file;
   const names = await codexThreadNames(path.dirname(path.resolve(filePath)));
@@ -92,4 +104,26 @@ async function janThreadTitle(file: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+async function copilotSessionName(file: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Only a session the person named has `user_named: true`, and YAML writes no true without those
+  // letters: the others (most sessions) are not parsed, and a hook on them does not load the package
+  // (about 35 ms of CPU). Loaded with the first named Copilot session read otherwise.
+  if (!/true/i.test(text)) return undefined;
+  const { parse } = await import('yaml');
+  let workspace: unknown;
+  try {
+    // `logLevel: 'error'`: a YAML error throws; warnings are not printed.
+    workspace = parse(text, { logLevel: 'error' });
+  } catch {
+    return undefined;
+  }
+  return isObject(workspace) && workspace.user_named === true ? optionalText(workspace.name)?.trim() : undefined;
 }

@@ -28,7 +28,7 @@ import { isAiStudioPrompt, mapAiStudioPrompt } from './exports/ai-studio.js';
 import { isEngineSession, mapEngineSession } from './exports/engine-json.js';
 import { isGeminiActivity } from './exports/gemini.js';
 import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './agents/gemini-cli.js';
-import { isCopilotCliEvents, mapCopilotCliEvents } from './agents/copilot-cli.js';
+import { copilotCliRewound, isCopilotCliEvents, mapCopilotCliEvents } from './agents/copilot-cli.js';
 import { isQwenCodeChat, mapQwenCodeChat, qwenCodeRewound } from './agents/qwen-code.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './exports/grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
@@ -174,7 +174,7 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
 /**
  * Whether a stored message of a conversation was dropped by its tool, for the formats whose file is
  * the whole conversation as the tool keeps it and says what was dropped: Claude Code (a branch the
- * person left by rewinding or editing a prompt), Gemini CLI and Qwen Code (`/rewind`) and LM Studio (a version of a
+ * person left by rewinding or editing a prompt), Gemini CLI, Qwen Code and GitHub Copilot CLI (`/rewind`) and LM Studio (a version of a
  * message the person switched away from, a message deleted). Undefined for the others:
  * their files only add (Codex, OpenClaw's event logs, SillyTavern's swipes are kept as they are), or
  * are exports a person made, which say nothing of what was removed since the last one.
@@ -189,6 +189,7 @@ export function rewoundByTool(format: ImportFormat, records: readonly JsonlRecor
     const dropped = qwenCodeRewound(records);
     return (msgId) => dropped.has(msgId);
   }
+  if (format === 'copilot-cli') return copilotCliRewound(records);
   if (format === 'lmstudio') return lmStudioRewound(records[0]?.value);
   if (format === 'gemini-cli') {
     const rewound = geminiCliRewound(records);

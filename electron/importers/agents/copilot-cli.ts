@@ -12,6 +12,10 @@
  * `result.content`, or its `error.message` when it failed). Every other event (the system prompt,
  * turns, usage, hooks, permissions) is bookkeeping; an event with an `agentId` belongs to a sub-agent's
  * own conversation and is left out. msgId: the event's `id`.
+ *
+ * `/rewind` cuts the chosen prompt's event and every one after it out of the file and appends a
+ * `session.info` event with `infoType: "rewind"` (`copilotCliRewound`). The name a person gives a
+ * session (`/rename`, `--name`) is not in the file but in `workspace.yaml` beside it (companions.ts).
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import { ShapeError } from '../errors.js';
@@ -35,14 +39,34 @@ export function mapCopilotCliEvents(records: readonly JsonlRecord[], options: Ma
   const start = records.find(({ value }) => value.type === 'session.start' && isObject(value.data));
   const sessionId = optionalText((start?.value.data as JsonObject | undefined)?.sessionId) ?? (folderName !== '' ? folderName : undefined);
   if (sessionId === undefined) throw new ShapeError(`${lineWhere(records[0]?.lineNo ?? 1)} no session.start event names the session`);
+  const messages = conversationOf(records, options);
+  const title = titleFromMessages(messages);
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'copilot-cli', messages };
+}
+
+/**
+ * What `/rewind` dropped from a session, for a save to remove from memory. Copilot CLI keeps a session
+ * in one `events.jsonl` that it only appends to, but for a rewind: then it cuts the rewound turns out
+ * of the file (the chosen prompt's event and every event after it) and appends a `session.info` event
+ * with `infoType: "rewind"`. Once the file holds such an event, a stored message whose id none of its
+ * events gives (thinking and tool parts included) was dropped. Without one, nothing is: a file that
+ * lacks a stored message for another reason (a copy cut short by hand) removes nothing.
+ */
+export function copilotCliRewound(records: readonly JsonlRecord[]): ((msgId: string) => boolean) | undefined {
+  const rewound = records.some(({ value }) => value.type === 'session.info' && isObject(value.data) && value.data.infoType === 'rewind' && value.agentId === undefined);
+  if (!rewound) return undefined;
+  const held = new Set(conversationOf(records, { include: new Set(['tools', 'thinking']) }).flatMap((message) => (message.msgId !== undefined ? [message.msgId] : [])));
+  return (msgId) => !held.has(msgId);
+}
+
+function conversationOf(records: readonly JsonlRecord[], options: MappingOptions): MessageInput[] {
   const toolNames = new Map<string, string>();
   const messages: MessageInput[] = [];
   for (const { value } of records) {
     if (!isObject(value.data) || typeof value.id !== 'string' || value.agentId !== undefined || value.ephemeral === true) continue;
     for (const message of mapEvent(value, value.data, toolNames, options)) messages.push(message);
   }
-  const title = titleFromMessages(messages);
-  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'copilot-cli', messages };
+  return messages;
 }
 
 function mapEvent(event: JsonObject, data: JsonObject, toolNames: Map<string, string>, options: MappingOptions): MessageInput[] {
