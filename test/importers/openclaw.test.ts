@@ -45,6 +45,8 @@ describe('OpenClaw session transcript', () => {
     const [session] = await sessionsOf(ARCHIVED_FILE);
     expect(session).toEqual({
       sessionId: ARCHIVED,
+      // With no name given to it, a session is titled by the first thing the person said.
+      title: 'What does this project do?',
       source: 'openclaw',
       messages: [
         { msgId: `${ARCHIVED}:b0000001`, role: 'user', content: 'What does this project do?', timestamp: '2026-01-09T20:00:10.000Z' },
@@ -99,6 +101,42 @@ describe('OpenClaw session transcript', () => {
     expect(triples(session)).toEqual([
       ['v1-session:L2', 'user', 'hi'],
       ['v1-session:L3', 'assistant', 'hello'],
+    ]);
+  });
+
+  it("keeps a chat channel's message as the person's words, without OpenClaw's context blocks, and names who sent it", async () => {
+    const file = path.join(tempDir(), '5a6b7c8d-0000-4000-8000-00000000c4a7.jsonl');
+    const block = (heading: string, value: object) => `${heading}\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n\n`;
+    const inbound = (text: string, sender?: string) =>
+      block('Conversation info (untrusted metadata):', { conversation_label: 'garden club id:-100200', group_subject: 'garden club', was_mentioned: true }) +
+      (sender === undefined ? '' : block('Sender (untrusted metadata):', { label: `${sender} (4411)`, id: '4411', name: sender })) +
+      text;
+    const message = (id: string, parentId: string | null, second: number, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: `2026-02-12T08:00:0${second}.000Z`,
+      message: { role, content: [{ type: 'text', text }], timestamp: 1770883200000 + second * 1000 },
+    });
+    writeFileSync(
+      file,
+      [
+        { type: 'session', version: 3, id: '5a6b7c8d-0000-4000-8000-00000000c4a7', timestamp: '2026-02-12T08:00:00.000Z', cwd: '/srv/claw' },
+        message('u1', null, 1, 'user', inbound('@garden_bot when do we sow the beans?', 'Mira Holt')),
+        message('a1', 'u1', 2, 'assistant', 'After the last frost, Mira: mid May.'),
+        message('u2', 'a1', 3, 'user', inbound('and the peas?')),
+        message('a2', 'u2', 4, 'assistant', 'Peas can go in now.'),
+      ]
+        .map((entry) => JSON.stringify(entry))
+        .join('\n') + '\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('@garden_bot when do we sow the beans?');
+    expect(session!.messages.map((m) => [m.role, m.speaker, m.content])).toEqual([
+      ['user', 'Mira Holt', '@garden_bot when do we sow the beans?'],
+      ['assistant', undefined, 'After the last frost, Mira: mid May.'],
+      ['user', undefined, 'and the peas?'],
+      ['assistant', undefined, 'Peas can go in now.'],
     ]);
   });
 });

@@ -12,7 +12,11 @@
  *   file and on the path; we import those. The summary itself is left out: it repeats, in the
  *   model's words, what the messages already say, and would be found by search next to them.
  * - `branch_summary`: left out for the same reason (it summarises an abandoned branch).
- * - `session_info` gives the title; `model_change`, `thinking_level_change`, `label`, `custom`
+ * - A message that came in from a chat channel (Telegram, Discord, WhatsApp...) opens with what
+ *   OpenClaw tells the model about it, each a heading and a JSON block: `Conversation info (untrusted
+ *   metadata):`, `Sender (untrusted metadata):`, `Replied message (untrusted, for context):`. Those
+ *   blocks are left out (OpenClaw's own apps hide them too); the sender's name is the message's speaker.
+ * - `session_info` gives the title, else the first thing the person said; `model_change`, `thinking_level_change`, `label`, `custom`
  *   and `custom_message` (extension state and injected context) are not dialogue and are left out.
  *
  * Version 1 files had no entry ids; their lines are taken in order, with `L<line number>` as the id.
@@ -28,6 +32,7 @@ import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, requireString, type JsonObject } from '../shape.js';
 import { isoFromDateString, isoFromEpochMillis } from '../time.js';
+import { titleFromMessages } from '../titles.js';
 
 export function isOpenClawSession(records: readonly JsonlRecord[]): boolean {
   const header = records[0]?.value;
@@ -63,7 +68,8 @@ export function openClawEvent(seq: number, eventJson: string): JsonlRecord {
   return { lineNo: seq + 1, value };
 }
 
-export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+/** @param label the title OpenClaw's database gives the session, below its own name and above its first prompt. */
+export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions, label?: string): SessionInput {
   const records = given[0] !== undefined && isColdArchiveHeader(given[0].value) ? coldArchiveEvents(given) : given;
   const header = records[0];
   if (header === undefined || header.value.type !== 'session') throw new ShapeError('line 1 must be the session header ({"type":"session",...})');
@@ -77,7 +83,7 @@ export function mapOpenClawSession(given: readonly JsonlRecord[], options: Mappi
     for (const mapped of mapMessage(entry, `${sessionId}:${entryId}`, options)) messages.push(mapped);
   }
 
-  const title = sessionName(entries);
+  const title = sessionName(entries) ?? label ?? titleFromMessages(messages);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'openclaw', messages };
 }
 
@@ -114,8 +120,11 @@ function mapMessage(entry: JsonlRecord, id: string, options: MappingOptions): Me
   const meta = { id, ...(timestamp !== undefined ? { timestamp } : {}) };
 
   switch (role) {
-    case 'user':
-      return messagesFromParts({ ...meta, role: 'user' }, contentParts(message.content), options);
+    case 'user': {
+      const { parts, speaker } = withoutChannelContext(contentParts(message.content));
+      const messages = messagesFromParts({ ...meta, role: 'user' }, parts, options);
+      return speaker === undefined ? messages : messages.map((mapped) => (mapped.role === 'user' ? { ...mapped, speaker } : mapped));
+    }
     case 'assistant':
       return messagesFromParts({ ...meta, role: 'assistant' }, contentParts(message.content), options);
     case 'toolResult': {
@@ -145,6 +154,33 @@ function contentParts(content: unknown): MessagePart[] {
         return { kind: 'text', text: '' };
     }
   });
+}
+
+/** A heading OpenClaw puts over a JSON block of context, followed by the block. */
+const CHANNEL_CONTEXT_BLOCK = /^[A-Z][A-Za-z ]*\(untrusted(?: metadata|, for context)\):[ \t]*\r?\n```json[ \t]*\r?\n([\s\S]*?)\r?\n```[ \t]*(?:\r?\n|$)/gm;
+const SENDER_HEADING = 'Sender (untrusted metadata):';
+
+/** The person's words of a message from a chat channel, without OpenClaw's context blocks, and who sent it. */
+function withoutChannelContext(parts: MessagePart[]): { parts: MessagePart[]; speaker?: string } {
+  let speaker: string | undefined;
+  const cleaned = parts.map((part): MessagePart => {
+    if (part.kind !== 'text' || !part.text.includes('(untrusted')) return part;
+    const text = part.text.replace(CHANNEL_CONTEXT_BLOCK, (block: string, json: string) => {
+      if (block.startsWith(SENDER_HEADING)) speaker = senderName(json) ?? speaker;
+      return '';
+    });
+    return { kind: 'text', text };
+  });
+  return { parts: cleaned, ...(speaker !== undefined ? { speaker } : {}) };
+}
+
+function senderName(json: string): string | undefined {
+  try {
+    const sender: unknown = JSON.parse(json);
+    return isObject(sender) ? (optionalText(sender.name) ?? optionalText(sender.label)) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The name the person gave the session (the latest `session_info`), if any. */
