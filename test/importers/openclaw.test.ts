@@ -139,4 +139,44 @@ describe('OpenClaw session transcript', () => {
       ['assistant', undefined, 'Peas can go in now.'],
     ]);
   });
+
+  it("leaves out OpenClaw's own turns (heartbeat, memory flush, /new greeting, restart report) and reads a picture as [image]", async () => {
+    const file = path.join(tempDir(), '5a6b7c8d-0000-4000-8000-0000000b0a75.jsonl');
+    let parent: string | null = null;
+    let second = 0;
+    const turn = (role: string, text: string, extra: object = {}) => {
+      second += 1;
+      const id = `e${second}`;
+      const entry = { type: 'message', id, parentId: parent, timestamp: `2026-02-14T09:00:${String(second).padStart(2, '0')}.000Z`, message: { role, content: [{ type: 'text', text }], ...extra } };
+      parent = id;
+      return entry;
+    };
+    const entries = [
+      turn('assistant', '✅ New session started · model: kimi-coding/k2p5', { provider: 'openclaw', model: 'delivery-mirror' }),
+      turn('user', 'A new session was started via /new or /reset. Greet the user in your configured persona, if one is provided.'),
+      turn('assistant', 'Hello again! What shall we plant?'),
+      turn('user', 'Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.\nCurrent time: Saturday, February 14th, 2026 — 9:00 AM (UTC)'),
+      turn('assistant', 'HEARTBEAT_OK'),
+      turn('user', '[media attached: /srv/claw/media/inbound/bed---1a2b.jpg (image/jpeg) | /srv/claw/media/inbound/bed---1a2b.jpg]\nTo send an image back, prefer the message tool (media/path/filePath). Keep caption in the text body.\nis this bed too shady for beans?'),
+      turn('assistant', 'A little: beans want six hours of sun.'),
+      // Typed in OpenClaw's web chat: the envelope says when.
+      turn('user', '[Sat 2026-02-14 09:01 UTC] then the peas go there'),
+      turn('assistant', 'Peas are fine with half shade.'),
+      turn('user', 'Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md). If nothing to store, reply with NO_REPLY.'),
+      turn('assistant', 'NO_REPLY'),
+      turn('user', 'GatewayRestart:\n{\n  "kind": "restart",\n  "status": "ok"\n}'),
+    ];
+    writeFileSync(file, [{ type: 'session', version: 3, id: '5a6b7c8d-0000-4000-8000-0000000b0a75', timestamp: '2026-02-14T09:00:00.000Z', cwd: '/srv/claw' }, ...entries].map((entry) => JSON.stringify(entry)).join('\n') + '\n');
+    const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('[image]');
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['assistant', 'Hello again! What shall we plant?'],
+      ['user', '[image]\nis this bed too shady for beans?'],
+      ['assistant', 'A little: beans want six hours of sun.'],
+      ['user', 'then the peas go there'],
+      ['assistant', 'Peas are fine with half shade.'],
+    ]);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages).toHaveLength(entries.length);
+  });
 });
