@@ -1,4 +1,4 @@
-import { copyFileSync, appendFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, appendFileSync, cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
@@ -55,8 +55,20 @@ describe('OpenClaw session transcript', () => {
     });
   });
 
-  it('reads a whole sessions folder: current and archived sessions, not the index', async () => {
-    const results = await readAll([SESSIONS]);
+  it('reads a whole sessions folder: current and archived sessions, not the index nor the runs\' traces', async () => {
+    const folder = path.join(tempDir(), 'sessions');
+    cpSync(SESSIONS, folder, { recursive: true });
+    // OpenClaw 2026.5 writes a trace of each session's runs beside its transcript.
+    writeFileSync(
+      path.join(folder, `${CURRENT}.trajectory.jsonl`),
+      [
+        { traceSchema: 'openclaw-trajectory', schemaVersion: 1, traceId: CURRENT, source: 'runtime', type: 'session.started', ts: '2026-01-10T09:00:00.000Z', seq: 1, sessionId: CURRENT },
+        { traceSchema: 'openclaw-trajectory', schemaVersion: 1, traceId: CURRENT, source: 'runtime', type: 'prompt.submitted', ts: '2026-01-10T09:00:01.000Z', seq: 2, sessionId: CURRENT, data: { prompt: 'What does this project do?' } },
+      ]
+        .map((entry) => JSON.stringify(entry))
+        .join('\n') + '\n',
+    );
+    const results = await readAll([folder]);
     expect(results.map((result) => ('error' in result ? result.error.message : [path.basename(result.file), result.format, result.sessions[0]!.sessionId]))).toEqual([
       [path.basename(ARCHIVED_FILE), 'openclaw', ARCHIVED],
       [`${CURRENT}.jsonl`, 'openclaw', CURRENT],
