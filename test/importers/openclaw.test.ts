@@ -174,6 +174,10 @@ describe('OpenClaw session transcript', () => {
       // Typed in OpenClaw's web chat: the envelope says when.
       turn('user', '[Sat 2026-02-14 09:01 UTC] then the peas go there'),
       turn('assistant', 'Peas are fine with half shade.'),
+      turn('user', '[OpenClaw heartbeat poll]'),
+      turn('assistant', 'HEARTBEAT_OK'),
+      turn('user', '[Inter-session message] sourceSession=agent:main:subagent:77aa sourceChannel=webchat sourceTool=subagent_announce isUser=false\nThis content was routed by OpenClaw from another session.\n<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nThe sub-agent found three bean varieties.\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>'),
+      turn('assistant', 'I found three bean varieties for that bed.'),
       turn('user', 'Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md). If nothing to store, reply with NO_REPLY.'),
       turn('assistant', 'NO_REPLY'),
       turn('user', 'GatewayRestart:\n{\n  "kind": "restart",\n  "status": "ok"\n}'),
@@ -187,6 +191,7 @@ describe('OpenClaw session transcript', () => {
       ['assistant', 'A little: beans want six hours of sun.'],
       ['user', 'then the peas go there'],
       ['assistant', 'Peas are fine with half shade.'],
+      ['assistant', 'I found three bean varieties for that bed.'],
     ]);
     const [withTools] = await sessionsOf(file, { include: ['tools'] });
     expect(withTools!.messages).toHaveLength(entries.length);

@@ -19,7 +19,8 @@
  *   An attached picture (`[media attached: <path> (image/png) | <path>]`, with OpenClaw's note to the
  *   model on sending one back) is `[image]`.
  * - OpenClaw's own turns are left out unless tools are included: its heartbeat (`Read HEARTBEAT.md if it
- *   exists...` and the model's `HEARTBEAT_OK`), the memory flush before a compaction (and `NO_REPLY`),
+ *   exists...`, since 2026.5 `[OpenClaw heartbeat poll]`, and the model's `HEARTBEAT_OK`), a sub-agent's
+ *   result it routes in (`[Inter-session message] ... isUser=false`, its internal context), the memory flush before a compaction (and `NO_REPLY`),
  *   the greeting it asks for after `/new` or `/reset` (and its `✅ New session started` notice), and a
  *   gateway's restart report (`GatewayRestart:` with its JSON).
  * - `session_info` gives the title, else the first thing the person said; `model_change`, `thinking_level_change`, `label`, `custom`
@@ -171,7 +172,16 @@ const CHANNEL_CONTEXT_BLOCK = /^[A-Z][A-Za-z ]*\(untrusted(?: metadata|, for con
 const SENDER_HEADING = 'Sender (untrusted metadata):';
 
 /** How the prompts OpenClaw sends on its own begin. */
-const OWN_PROMPTS = [/^Read HEARTBEAT\.md if it exists/, /^Pre-compaction memory flush\./, /^A new session was started via \/new or \/reset\./, /^GatewayRestart:\s*\{/];
+const OWN_PROMPTS = [
+  /^Read HEARTBEAT\.md if it exists/,
+  /^\[OpenClaw heartbeat poll\]$/,
+  /^Pre-compaction memory flush\./,
+  /^A new session was started via \/new or \/reset\./,
+  /^GatewayRestart:\s*\{/,
+  // What it routes in from a sub-agent or another session, marked as not the person's (`isUser=false`).
+  /^\[Inter-session message\][^\n]* isUser=false\b/,
+  /^<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>/,
+];
 /** Its replies the person never sees (the silent tokens), and its notice of a new session. */
 const OWN_REPLIES = [/^HEARTBEAT_OK$/, /^NO_REPLY$/, /^✅ New session started · /];
 
