@@ -53,8 +53,15 @@ const COMPANION_FILES = new Set([
   'output-language.md',
 ]);
 
+/**
+ * OpenClaw's trace of a session's runs beside its transcript (`<id>.trajectory.jsonl`, since 2026.5:
+ * `session.started`, `context.compiled`, `prompt.submitted`, `model.completed`...): what the transcript
+ * already holds, as the runtime saw it.
+ */
+const RUN_TRACE_NAME = /\.trajectory\.jsonl$/i;
+
 export function isTranscriptFileName(baseName: string): boolean {
-  return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase());
+  return TRANSCRIPT_NAME.test(baseName) && !COMPANION_FILES.has(baseName.toLowerCase()) && !RUN_TRACE_NAME.test(baseName);
 }
 
 /** GitHub Copilot CLI's state beside a session's `events.jsonl`: its checkpoints' notes, the files its rewinds restore, and the session's own workspace folders (`files/`, `research/`). */

@@ -203,6 +203,38 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     ]);
   });
 
+  it("keeps the person's words of a prompt the IDE extension or the desktop app wrapped, not the open tabs or attached files", async () => {
+    const file = path.join(tempDir(), 'rollout-2026-04-08T08-00-00-019d0000-0000-7000-8000-000000000002.jsonl');
+    const line = (second: number, type: string, payload: object) => JSON.stringify({ timestamp: `2026-04-08T13:00:0${second}.000Z`, type, payload });
+    const prompt = (second: number, text: string) => [
+      line(second, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] }),
+      line(second, 'event_msg', { type: 'user_message', message: text, images: [] }),
+    ];
+    writeFileSync(file, [
+      line(0, 'session_meta', { id: '019d0000-0000-7000-8000-000000000002', timestamp: '2026-04-08T13:00:00.000Z', cwd: '/w', originator: 'codex_vscode', cli_version: '0.118.0-alpha.2', source: 'vscode' }),
+      ...prompt(1, '# Context from my IDE setup:\n\n## Active file: beds/plan.md\n\n## Open tabs:\n- plan.md: beds/plan.md\n- seeds.csv: beds/seeds.csv\n\n## My request for Codex:\nwhich bed gets the most sun?\n'),
+      line(2, 'response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The south bed, by the wall.' }] }),
+      ...prompt(3, '\n## My request for Codex:\nmove the tomatoes there\n'),
+      ...prompt(4, '# Files mentioned by the user:\n\n## sketch.png: /tmp/sketch.png\n\n## My request for Codex:\ndraw it like this sketch\n'),
+      // The heading in the middle of the person's own text is their words.
+      ...prompt(5, 'I wrote this note:\n## My request for Codex:\nkeep it'),
+      '',
+    ].join('\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('which bed gets the most sun?');
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'which bed gets the most sun?'],
+      ['assistant', 'The south bed, by the wall.'],
+      ['user', 'move the tomatoes there'],
+      ['user', 'draw it like this sketch'],
+      ['user', 'I wrote this note:\n## My request for Codex:\nkeep it'],
+    ]);
+    // A file with the interface's events alone reads them the same way.
+    const eventsOnly = path.join(tempDir(), path.basename(file));
+    writeFileSync(eventsOnly, readFileSync(file, 'utf8').split('\n').filter((text) => !text.includes('"response_item"')).join('\n'));
+    expect((await sessionsOf(eventsOnly))[0]!.messages.map((m) => m.content)[0]).toBe('which bed gets the most sun?');
+  });
+
   it('reads the mid-2025 rollouts: a bare header line, state markers, bare items; a resumed one as one session', async () => {
     const [session] = await sessionsOf(path.join(MID_2025, 'rollout-2026-12-04T18-48-59-a1960f4f-cf68-453f-ad29-9d966e9e7c06.jsonl'));
     expect(session!.sessionId).toBe('a1960f4f-cf68-453f-ad29-9d966e9e7c06');

@@ -159,6 +159,32 @@ describe('Markdown and plain-text transcripts', () => {
     ]);
   });
 
+  it("reads GitHub Copilot CLI's /share export: its turns dated from the start, the tools' parts, warnings and notes left out", async () => {
+    // In the shape of a Copilot CLI 1.0.63 export (June 2026): every part under a rule, its offset and a heading.
+    const part = (offset: string, heading: string, body: string) => `---\n\n<sub>⏱️ ${offset}</sub>\n\n### ${heading}\n\n${body}\n\n`;
+    const file = path.join(tempDir(), 'copilot-session-7c1d.md');
+    writeFileSync(
+      file,
+      '# 🤖 Copilot CLI Session\n\n> [!NOTE]\n> - **Session ID:** `7c1d5e2a-0000-4000-8000-00000000be45`  \n> - **Started:** 6/18/2026, 12:13:41 PM  \n> - **Duration:** 1m 8s  \n> - **Exported:** 6/18/2026, 12:14:49 PM  \n\n' +
+        part('0s', '⚠️ Warning', 'Third-party MCP servers are disabled by your organization.') +
+        part('1s', 'ℹ️ Info', 'Disabled tools: bash, glob') +
+        part('2s', '👤 User', 'Which beds get the morning sun?') +
+        part('5s', '💬 Copilot', 'I will read the garden plan first.') +
+        part('6s', '✅ `view`', '**view the file at /home/mira/garden/plan.md.**\n\n```\n1. North bed: shade\n2. East bed: morning sun\n```') +
+        part('9s', '❌ `edit`', '**edit the file at /home/mira/garden/plan.md.**\n\n```\nPermission denied\n```') +
+        part('1m 8s', '💬 Copilot', '### East bed\n\nThe east bed gets the morning sun.') +
+        '---\n',
+    );
+    const [session] = await sessionsOf(file);
+    expect(session).toMatchObject({ sessionId: 'markdown:7c1d5e2a-0000-4000-8000-00000000be45', title: 'Which beds get the morning sun?' });
+    expect(session!.messages).toEqual([
+      { role: 'user', content: 'Which beds get the morning sun?', timestamp: '2026-06-18T12:13:43.000Z' },
+      { role: 'assistant', content: 'I will read the garden plan first.', timestamp: '2026-06-18T12:13:46.000Z' },
+      // A heading of the reply's own is part of the reply.
+      { role: 'assistant', content: '### East bed\n\nThe east bed gets the morning sun.', timestamp: '2026-06-18T12:14:49.000Z' },
+    ]);
+  });
+
   it('dates a conversation by a day alone in its preamble', async () => {
     // As emarion1/claude-conversations writes its summaries with the full conversation under them.
     const file = path.join(tempDir(), 'repo-setup.md');

@@ -22,7 +22,9 @@
  * printed for it as `<local-command-stdout>…</local-command-stdout>`. The client's own commands
  * (`/model`, `/clear`, `/compact` …) are tool calls and their output the tool's result, both kept only
  * with `--include tools`; any other command sends the model a prompt, so it is the person's words as
- * typed (`/review the parser`). A shell command the person ran with `!` (`<bash-input>`) and what it
+ * typed (`/review the parser`). A command the client does not know is not written at all: only its
+ * answer, `Unknown skill: <name>` as a plain user line after the caveat, which is read as the
+ * command `/<name>` and that answer (kept only with `--include tools`). A shell command the person ran with `!` (`<bash-input>`) and what it
  * printed (`<bash-stdout>`, `<bash-stderr>`) are a `bash` tool call and its result. What the client
  * puts beside the person's words (`<ide_opened_file>`, `<ide_selection>` from the editor,
  * `<system-reminder>`) is left out, and so is `[Request interrupted by user]`, the note of a stopped reply.
@@ -159,6 +161,9 @@ const COMMAND_OUTPUT = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*?)<\/local-
 /** The key under which the last command is remembered, beside the tool calls' names. */
 const LAST_COMMAND = '\0command';
 
+/** The client's answer to a slash command it does not know (2.1), written in the person's name. */
+const UNKNOWN_COMMAND = /^\s*Unknown skill: (\S+)\s*$/;
+
 /** The client's note that the person stopped a reply (Esc), written as if they had said it. */
 const INTERRUPTED = /^\s*\[Request interrupted by user(?: for tool use)?(?: at [^\]]*)?\]\s*$/;
 const BASH_INPUT = /^\s*<bash-input>([\s\S]*?)<\/bash-input>/;
@@ -177,6 +182,11 @@ function userTextParts(text: string, toolNames: Map<string, string>): MessagePar
     toolNames.set(LAST_COMMAND, `/${name}`);
     if (CLIENT_COMMANDS.has(name.toLowerCase())) return [{ kind: 'tool-call', name: `/${name}`, args }];
     return [{ kind: 'text', text: args === '' ? `/${name}` : `/${name} ${args}` }];
+  }
+  const unknown = UNKNOWN_COMMAND.exec(text);
+  if (unknown) {
+    const name = `/${unknown[1]!.replace(/^\//, '')}`;
+    return [{ kind: 'tool-call', name, args: '' }, { kind: 'tool-result', name, text: text.trim(), isError: true }];
   }
   const output = COMMAND_OUTPUT.exec(text);
   if (output) return [{ kind: 'tool-result', name: toolNames.get(LAST_COMMAND) ?? 'command', text: output[1]!.trim() }];

@@ -36,6 +36,22 @@ export function isInjectedText(text: string): boolean {
   return INJECTED_PREFIXES.some((prefix) => start.startsWith(prefix));
 }
 
+/**
+ * How the IDE extension and the desktop app wrap a prompt: what the editor showed (`## Active file:`,
+ * `## Open tabs:`, a selection) or the files attached, then the person's words under their own heading.
+ */
+const REQUEST_HEADING = '## My request for Codex:';
+const WRAPPER_HEADINGS = ['# Context from my IDE setup:', '# Files mentioned by the user:', REQUEST_HEADING];
+const REQUEST_HEADING_LINE = /^## My request for Codex:[ \t]*(?:\r?\n|$)/m;
+
+/** The person's words of a prompt the IDE extension or the desktop app wrapped; other text as it is. */
+export function personsRequest(text: string): string {
+  const start = text.trimStart();
+  if (!WRAPPER_HEADINGS.some((heading) => start.startsWith(heading))) return text;
+  const heading = REQUEST_HEADING_LINE.exec(text);
+  return heading === null ? text : text.slice(heading.index + heading[0].length);
+}
+
 /** Items of a Responses API conversation that hold dialogue, tools or reasoning. */
 export const RESPONSE_ITEM_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'web_search_call']);
 
@@ -131,13 +147,13 @@ function isPersonsMessage(item: JsonObject): boolean {
 }
 
 function messageParts(content: unknown, fromPerson: boolean): MessagePart[] {
-  if (typeof content === 'string') return fromPerson && isInjectedText(content) ? [] : [{ kind: 'text', text: content }];
+  if (typeof content === 'string') return fromPerson && isInjectedText(content) ? [] : [{ kind: 'text', text: fromPerson ? personsRequest(content) : content }];
   if (!Array.isArray(content)) return [];
   return content.filter(isObject).flatMap((part): MessagePart[] => {
     if (part.type === 'input_image' || part.type === 'image' || part.type === 'image_url') return [{ kind: 'text', text: IMAGE_PLACEHOLDER }];
     const text = typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '';
     if (fromPerson && isInjectedText(text)) return [];
-    return [{ kind: 'text', text }];
+    return [{ kind: 'text', text: fromPerson ? personsRequest(text) : text }];
   });
 }
 

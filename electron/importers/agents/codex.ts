@@ -26,7 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
-import { isChatMessage, mapChatMessage, mapResponseItem, RESPONSE_ITEM_TYPES, type ToolNames } from './codex-items.js';
+import { isChatMessage, mapChatMessage, mapResponseItem, personsRequest, RESPONSE_ITEM_TYPES, type ToolNames } from './codex-items.js';
 import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { messagesFromParts, type MappingOptions } from '../parts.js';
 import { at, isObject, optionalText, requireArray, requireObject, type JsonObject } from '../shape.js';
@@ -78,7 +78,7 @@ function mapEnvelopeRollout(records: readonly JsonlRecord[], fileThread: string,
 /** The turns of a file that recorded only what the interface showed. */
 function eventMessages(payload: JsonObject, options: MappingOptions, timestamp: string | undefined): MessageInput[] {
   const meta = timestamp !== undefined ? { timestamp } : {};
-  if (payload.type === 'user_message' && typeof payload.message === 'string') return messagesFromParts({ role: 'user', ...meta }, [{ kind: 'text', text: payload.message }], options);
+  if (payload.type === 'user_message' && typeof payload.message === 'string') return messagesFromParts({ role: 'user', ...meta }, [{ kind: 'text', text: personsRequest(payload.message) }], options);
   if (payload.type === 'agent_message' && typeof payload.message === 'string') return messagesFromParts({ role: 'assistant', ...meta }, [{ kind: 'text', text: payload.message }], options);
   if (payload.type === 'agent_reasoning' && typeof payload.text === 'string') return messagesFromParts({ role: 'assistant', ...meta }, [{ kind: 'thinking', text: payload.text }], options);
   return [];

@@ -25,6 +25,13 @@
  * (`**Conversation ID:** ...`, `Session ID: ...`, or the chat's address) names the session; other text before the first
  * turn is not part of the conversation.
  *
+ * GitHub Copilot CLI's `/share` export (`# 🤖 Copilot CLI Session`, a quoted preamble with `**Session ID:**`
+ * and `**Started:** 6/18/2026, 12:13:41 PM`) writes each part under a rule, its offset from the start
+ * (`<sub>⏱️ 4s</sub>`) and a heading: `### 👤 User`, `### 💬 Copilot`, and for the rest `### ✅ \`view\``
+ * (a tool's call and output), `### ⚠️ Warning`, `### ℹ️ Info`, which are not dialogue and are left out.
+ * Each turn is dated by the start plus its offset; the start, written in local time without a zone, is
+ * read as UTC, as other times without a zone are.
+ *
  * No message ids: the engine derives them from role, content and position. The session id is the
  * preamble's conversation id, else derived from the file's base name, so re-importing an edited file
  * updates the same session.
@@ -65,18 +72,36 @@ const BOLD_LABEL = new RegExp(`^[ \\t]*\\*\\*${EMOJI}${ALL_NAMES}[ \\t]*${COLON}
 const PLAIN_LABEL = new RegExp(`^ {0,3}(${PLAIN_NAMES.join('|')})[ \\t]*${COLON}[ \\t]?(.*)$`, 'iu');
 /** `## Message 3`: a numbering heading between turns. */
 const MESSAGE_HEADING = /^[ \t]*#{1,6}[ \t]+Message[ \t]+\d+[ \t]*$/i;
-/** `**Conversation ID:** abc`, `Session ID: abc`, `- **Chat ID**: abc` in the preamble. */
-const ID_LINE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
+/** `**Conversation ID:** abc`, `Session ID: abc`, `- **Chat ID**: abc`, `> - **Session ID:** \`abc\`` in the preamble. */
+const ID_LINE = /^[ \t]*(?:>[ \t]*)?(?:[-*][ \t]+)?(?:\*\*)?(?:conversation|session|chat)[ \t_-]?id(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*`?([\w.:-]{4,128})`?[ \t]*$/i;
 /** `Source: https://chatgpt.com/c/<id>`, `Link: https://claude.ai/chat/<id>`: the conversation the export came from. */
 const SOURCE_URL = /\b(?:chatgpt\.com|chat\.openai\.com|claude\.ai|gemini\.google\.com|grok\.com)\/(?:c|chat|app)\/([\w-]{8,128})/i;
 /** `Date: 2025-09-07 09:22:16`, `- **Started:** 2026-03-01 17:38:47 EST` in the preamble: when the conversation began. */
-const PREAMBLE_DATE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:date|started|created)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(\S.*?)[ \t]*$/i;
-/** A heading a tool writes on every file it exports (claude-conversation-extractor's), which names no conversation. */
-const TOOL_HEADING = /^Claude Conversation Log$/i;
+const PREAMBLE_DATE = /^[ \t]*(?:>[ \t]*)?(?:[-*][ \t]+)?(?:\*\*)?(?:date|started|created)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(\S.*?)[ \t]*$/i;
+/** A heading a tool writes on every file it exports (claude-conversation-extractor's, Copilot CLI's), which names no conversation. */
+const TOOL_HEADING = /^(?:Claude Conversation Log|🤖 Copilot CLI Session)$/iu;
+/** Copilot CLI's `/share` export, by its heading. */
+const COPILOT_SHARE_HEADING = /^🤖 Copilot CLI Session$/u;
+/** `<sub>⏱️ 1m 5s</sub>`: how long after the start a part of a Copilot CLI export came. */
+const ELAPSED_LINE = /^[ \t]*<sub>⏱️?[ \t]*((?:\d+[hms][ \t]*)+)<\/sub>[ \t]*$/u;
+const HOUR_MINUTE_SECOND = { h: 3600, m: 60, s: 1 } as const;
+/** `6/18/2026, 12:13:41 PM`: the start as Copilot CLI writes it (the en-US form of a local time). */
+const US_TIME = /^(\d{1,2})\/(\d{1,2})\/(\d{4}),?[ \t]+(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t]*([AP]M)$/i;
 /** What Claude Code logs as the person's turn when they stop the model: no words of theirs. */
 const INTERRUPTION = /^\[Request interrupted by user(?: for tool use)?\]$/;
 /** `Chat Session \`2ff46cd5-…\``, `Session: abc123…`, `Conversation 8d1f…`: a heading that is only an id. */
 const HEADING_ID = /^(?:chat[ \t]+)?(?:session|conversation)[ \t]*:?[ \t]*`?([\w.:-]{8,128})`?$/i;
+
+/** A Copilot CLI start (`6/18/2026, 12:13:41 PM`) as UTC, else undefined. */
+function isoFromUsTime(text: string): string | undefined {
+  const time = US_TIME.exec(text.trim());
+  if (!time) return undefined;
+  const [, month, day, year, hour12, minute, second, half] = time;
+  const hour = (Number(hour12) % 12) + (half!.toUpperCase() === 'PM' ? 12 : 0);
+  const millis = Date.UTC(Number(year), Number(month) - 1, Number(day), hour, Number(minute), Number(second ?? 0));
+  const date = new Date(millis);
+  return Number.isNaN(millis) || date.getUTCDate() !== Number(day) ? undefined : date.toISOString();
+}
 
 interface SpeakerLine {
   role: Role;
@@ -136,7 +161,11 @@ export function looksLikeMarkdownTranscript(text: string): boolean {
 
 /** @param baseName the file name without folders, e.g. `chat-2024-05-01.md`. */
 export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?: ZoneTimeReader): SessionInput {
-  const turns: Array<{ role: Role; lines: string[]; timestamp?: string }> = [];
+  /** `left` marks a part that is no turn of the dialogue (a Copilot CLI tool call, warning or note). */
+  const turns: Array<{ role: Role; lines: string[]; timestamp?: string; left?: boolean }> = [];
+  /** Set for a Copilot CLI export: the offset, in seconds, of the part whose heading comes next. */
+  let copilotShare = false;
+  let elapsed: number | undefined;
   let title: string | undefined;
   let conversationId: string | undefined;
   /** Whether the heading was only the session's id: the person's first line is the title then. */
@@ -148,6 +177,20 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
   for (const line of text.split(/\r?\n/)) {
     const current = turns.at(-1);
     const code = fences.step(line) !== 'text';
+    if (copilotShare && !code) {
+      const offset = ELAPSED_LINE.exec(line);
+      if (offset) {
+        elapsed = [...offset[1]!.matchAll(/(\d+)([hms])/g)].reduce((sum, [, count, unit]) => sum + Number(count) * HOUR_MINUTE_SECOND[unit as keyof typeof HOUR_MINUTE_SECOND], 0);
+        continue;
+      }
+      if (elapsed !== undefined && /^#{1,6}[ \t]/.test(line)) {
+        const part = speakerOf(line);
+        const at = startedAt === undefined ? undefined : new Date(Date.parse(startedAt) + elapsed * 1000).toISOString();
+        turns.push(part ? { role: part.role, lines: [], ...(at ? { timestamp: at } : {}) } : { role: 'tool', lines: [], left: true });
+        elapsed = undefined;
+        continue;
+      }
+    }
     const speaker = code ? undefined : speakerOf(line);
     if (speaker) {
       turns.push({ role: speaker.role, lines: speaker.rest === '' ? [] : [speaker.rest], ...(speaker.timestamp ? { timestamp: speaker.timestamp } : {}) });
@@ -167,17 +210,21 @@ export function mapMarkdownTranscript(text: string, baseName: string, zoneTime?:
       if (headingId !== undefined) {
         conversationId ??= headingId;
         idHeading = true;
-      } else if (heading !== undefined && TOOL_HEADING.test(heading)) idHeading = true;
+      } else if (heading !== undefined && TOOL_HEADING.test(heading)) {
+        idHeading = true;
+        copilotShare ||= COPILOT_SHARE_HEADING.test(heading);
+      }
       else if (heading !== undefined) title = heading;
       conversationId ??= ID_LINE.exec(line)?.[1] ?? SOURCE_URL.exec(line)?.[1];
       const date = startedAt === undefined ? PREAMBLE_DATE.exec(line)?.[1] : undefined;
       // A day alone (`**Date:** 2025-01-15`) dates it to that day's start, in UTC.
       const day = date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} 00:00` : date;
-      if (day !== undefined) startedAt = isoFromWrittenTime(day, 'line') ?? zoneTime?.(day);
+      if (day !== undefined) startedAt = isoFromWrittenTime(day, 'line') ?? zoneTime?.(day) ?? (copilotShare ? isoFromUsTime(day) : undefined);
     }
   }
 
   const messages: MessageInput[] = turns
+    .filter((turn) => turn.left !== true)
     .map((turn): MessageInput => ({ role: turn.role, content: turnText(turn.lines), ...(turn.timestamp ? { timestamp: turn.timestamp } : {}) }))
     .filter((message) => message.content !== '' && !(message.role === 'user' && INTERRUPTION.test(message.content)));
   const undated = messages.every((message) => message.timestamp === undefined);

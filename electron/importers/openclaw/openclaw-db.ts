@@ -193,14 +193,14 @@ export function storedSessionMark(session: StoredSession): string {
 export async function mapStoredSession(db: ReadOnlyDatabase, file: string, session: StoredSession, mapping: ReadMapping, maxBytes: number): Promise<SessionInput> {
   let mapped: SessionInput;
   try {
-    mapped = mapOpenClawSession(await storedSessionRecords(db, file, session, maxBytes), mapping);
+    mapped = mapOpenClawSession(await storedSessionRecords(db, file, session, maxBytes), mapping, session.title);
   } catch (error) {
     if (error instanceof ShapeError) throw new ImportError(file, 'wrong-shape', `session ${session.sessionId}: ${error.message}`);
     if (error instanceof ImportError && error.file !== file) throw new ImportError(file, error.code, `session ${session.sessionId}: ${error.problem}`, { cause: error });
     throw error;
   }
   if (mapped.sessionId !== session.sessionId) throw new ImportError(file, 'wrong-shape', `session ${session.sessionId}: its first event names another session (${mapped.sessionId})`);
-  return mapped.title === undefined && session.title !== undefined ? { ...mapped, title: session.title } : mapped;
+  return mapped;
 }
 
 /**

@@ -12,7 +12,18 @@
  *   file and on the path; we import those. The summary itself is left out: it repeats, in the
  *   model's words, what the messages already say, and would be found by search next to them.
  * - `branch_summary`: left out for the same reason (it summarises an abandoned branch).
- * - `session_info` gives the title; `model_change`, `thinking_level_change`, `label`, `custom`
+ * - A message that came in from a chat channel (Telegram, Discord, WhatsApp...) opens with what
+ *   OpenClaw tells the model about it, each a heading and a JSON block: `Conversation info (untrusted
+ *   metadata):`, `Sender (untrusted metadata):`, `Replied message (untrusted, for context):`. Those
+ *   blocks are left out (OpenClaw's own apps hide them too); the sender's name is the message's speaker.
+ *   An attached picture (`[media attached: <path> (image/png) | <path>]`, with OpenClaw's note to the
+ *   model on sending one back) is `[image]`.
+ * - OpenClaw's own turns are left out unless tools are included: its heartbeat (`Read HEARTBEAT.md if it
+ *   exists...`, since 2026.5 `[OpenClaw heartbeat poll]`, and the model's `HEARTBEAT_OK`), a sub-agent's
+ *   result it routes in (`[Inter-session message] ... isUser=false`, its internal context), the memory flush before a compaction (and `NO_REPLY`),
+ *   the greeting it asks for after `/new` or `/reset` (and its `✅ New session started` notice), and a
+ *   gateway's restart report (`GatewayRestart:` with its JSON).
+ * - `session_info` gives the title, else the first thing the person said; `model_change`, `thinking_level_change`, `label`, `custom`
  *   and `custom_message` (extension state and injected context) are not dialogue and are left out.
  *
  * Version 1 files had no entry ids; their lines are taken in order, with `L<line number>` as the id.
@@ -28,6 +39,7 @@ import type { JsonlRecord } from '../readers/jsonl-record.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, textOfResultContent, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, lineWhere, optionalText, requireNonEmptyString, requireObject, requireString, type JsonObject } from '../shape.js';
 import { isoFromDateString, isoFromEpochMillis } from '../time.js';
+import { titleFromMessages } from '../titles.js';
 
 export function isOpenClawSession(records: readonly JsonlRecord[]): boolean {
   const header = records[0]?.value;
@@ -63,7 +75,8 @@ export function openClawEvent(seq: number, eventJson: string): JsonlRecord {
   return { lineNo: seq + 1, value };
 }
 
-export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions): SessionInput {
+/** @param label the title OpenClaw's database gives the session, below its own name and above its first prompt. */
+export function mapOpenClawSession(given: readonly JsonlRecord[], options: MappingOptions, label?: string): SessionInput {
   const records = given[0] !== undefined && isColdArchiveHeader(given[0].value) ? coldArchiveEvents(given) : given;
   const header = records[0];
   if (header === undefined || header.value.type !== 'session') throw new ShapeError('line 1 must be the session header ({"type":"session",...})');
@@ -77,7 +90,7 @@ export function mapOpenClawSession(given: readonly JsonlRecord[], options: Mappi
     for (const mapped of mapMessage(entry, `${sessionId}:${entryId}`, options)) messages.push(mapped);
   }
 
-  const title = sessionName(entries);
+  const title = sessionName(entries) ?? label ?? titleFromMessages(messages);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'openclaw', messages };
 }
 
@@ -114,10 +127,17 @@ function mapMessage(entry: JsonlRecord, id: string, options: MappingOptions): Me
   const meta = { id, ...(timestamp !== undefined ? { timestamp } : {}) };
 
   switch (role) {
-    case 'user':
-      return messagesFromParts({ ...meta, role: 'user' }, contentParts(message.content), options);
-    case 'assistant':
-      return messagesFromParts({ ...meta, role: 'assistant' }, contentParts(message.content), options);
+    case 'user': {
+      const { parts, speaker } = withoutChannelContext(contentParts(message.content));
+      if (!options.include.has('tools') && isOpenClawsOwnTurn(OWN_PROMPTS, parts)) return [];
+      const messages = messagesFromParts({ ...meta, role: 'user' }, parts, options);
+      return speaker === undefined ? messages : messages.map((mapped) => (mapped.role === 'user' ? { ...mapped, speaker } : mapped));
+    }
+    case 'assistant': {
+      const parts = contentParts(message.content);
+      if (!options.include.has('tools') && isOpenClawsOwnTurn(OWN_REPLIES, parts)) return messagesFromParts({ ...meta, role: 'assistant' }, parts.filter((part) => part.kind !== 'text'), options);
+      return messagesFromParts({ ...meta, role: 'assistant' }, parts, options);
+    }
     case 'toolResult': {
       const name = optionalText(message.toolName) ?? 'tool';
       const part: MessagePart = { kind: 'tool-result', name, text: textOfResultContent(message.content), isError: message.isError === true };
@@ -145,6 +165,66 @@ function contentParts(content: unknown): MessagePart[] {
         return { kind: 'text', text: '' };
     }
   });
+}
+
+/** A heading OpenClaw puts over a JSON block of context, followed by the block. */
+const CHANNEL_CONTEXT_BLOCK = /^[A-Z][A-Za-z ]*\(untrusted(?: metadata|, for context)\):[ \t]*\r?\n```json[ \t]*\r?\n([\s\S]*?)\r?\n```[ \t]*(?:\r?\n|$)/gm;
+const SENDER_HEADING = 'Sender (untrusted metadata):';
+
+/** How the prompts OpenClaw sends on its own begin. */
+const OWN_PROMPTS = [
+  /^Read HEARTBEAT\.md if it exists/,
+  /^\[OpenClaw heartbeat poll\]$/,
+  /^Pre-compaction memory flush\./,
+  /^A new session was started via \/new or \/reset\./,
+  /^GatewayRestart:\s*\{/,
+  // What it routes in from a sub-agent or another session, marked as not the person's (`isUser=false`).
+  /^\[Inter-session message\][^\n]* isUser=false\b/,
+  /^<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>/,
+];
+/** Its replies the person never sees (the silent tokens), and its notice of a new session. */
+const OWN_REPLIES = [/^HEARTBEAT_OK$/, /^NO_REPLY$/, /^✅ New session started · /];
+
+function isOpenClawsOwnTurn(patterns: readonly RegExp[], parts: readonly MessagePart[]): boolean {
+  const text = parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join('\n').trim();
+  return text !== '' && patterns.some((pattern) => pattern.test(text));
+}
+
+/** An attachment OpenClaw names for the model; a picture is `[image]`. */
+const MEDIA_LINE = /^\[media attached(?: \d+\/\d+)?: (?:\d+ files|.* \(([a-z]+)\/[^)]*\) \| .*)\][ \t]*$/gm;
+/** The envelope OpenClaw opens a message with: where and when it came (`[Thu 2026-02-12 00:02 UTC] `). */
+const ENVELOPE = /^\[(?:[^\]\n]* )?(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? [^\]\n]*\][ \t]*/;
+/** Its note to the model under an attachment, on how to send a picture back. */
+const MEDIA_NOTE = /^To send an image back, prefer the message tool\b.*(?:\r?\n|$)/gm;
+
+/** The person's words of a message from a chat channel, without OpenClaw's context blocks, and who sent it. */
+function withoutChannelContext(parts: MessagePart[]): { parts: MessagePart[]; speaker?: string } {
+  let speaker: string | undefined;
+  const cleaned = parts.map((part): MessagePart => {
+    if (part.kind !== 'text') return part;
+    if (!(part.text.includes('(untrusted') || part.text.includes('[media attached'))) return { kind: 'text', text: part.text.replace(ENVELOPE, '') };
+    const text = part.text
+      .replace(CHANNEL_CONTEXT_BLOCK, (block: string, json: string) => {
+        if (block.startsWith(SENDER_HEADING)) speaker = senderName(json) ?? speaker;
+        return '';
+      })
+      .replace(MEDIA_LINE, (_line: string, kind: string | undefined) => (kind === 'image' ? IMAGE_PLACEHOLDER : kind === undefined ? '' : _line))
+      .replace(MEDIA_NOTE, '')
+      .trim()
+      .replace(ENVELOPE, '')
+      .replace(/\n{3,}/g, '\n\n');
+    return { kind: 'text', text };
+  });
+  return { parts: cleaned, ...(speaker !== undefined ? { speaker } : {}) };
+}
+
+function senderName(json: string): string | undefined {
+  try {
+    const sender: unknown = JSON.parse(json);
+    return isObject(sender) ? (optionalText(sender.name) ?? optionalText(sender.label)) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The name the person gave the session (the latest `session_info`), if any. */
