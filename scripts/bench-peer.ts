@@ -12,8 +12,9 @@
  *
  * A 2,000-message conversation: first save, unchanged re-save, a 10% append (new text), a
  * one-message edit in the middle (the re-save and the edit each the median of --resaves, 5: one more
- * message edited each time; the first save the median of --first-saves, 3: conversations of other
- * seeds first, then the one the other steps work on). Each step runs on both sides back to back, the side
+ * message edited each time; the first save and the append the median of --first-saves, 3:
+ * conversations of other seeds first, each then given its own 10% of new text, then the one the other
+ * steps work on). Each step runs on both sides back to back, the side
  * that goes first alternating from step to step. Ratio: ours / peer, by wall time and by CPU time
  * (this process and its threads: each side's embedding worker runs in it).
  *
@@ -145,7 +146,11 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
     await sides.peer.save(warmUp);
     const peerWarmRows = await sides.peer.count();
 
-    const appended: SessionInput = { ...session, messages: [...session.messages, ...freshMessages(session.sessionId, Math.round(MESSAGES / 10), 7, [], session.messages.length)] };
+    // First saves of conversations of other seeds, then the one the later steps work on; each then
+    // gets 10% more messages of new text (the append, measured on each: a median, as the first save).
+    const firsts = [...Array.from({ length: FIRSTS - 1 }, (_, r) => realisticConversation(`bench-first-${r + 2}`, MESSAGES, 8 + r)), session];
+    const appends = firsts.map((first, r): SessionInput => ({ ...first, messages: [...first.messages, ...freshMessages(first.sessionId, Math.round(MESSAGES / 10), r === FIRSTS - 1 ? 7 : 20 + r, [], first.messages.length)] }));
+    const appended = appends[FIRSTS - 1]!;
     // Each edit changes one more message, 37 messages on from the last: a one-message edit each time.
     const edits: SessionInput[] = [];
     for (let r = 0, last = appended; r < REPEATS; r++) {
@@ -153,18 +158,20 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
       last = { ...last, messages: last.messages.map((m, i) => (i === at ? { ...m, content: `${m.content} (edited: one more remark)` } : m)) };
       edits.push(last);
     }
-    // First saves of conversations of other seeds, then the one the later steps work on.
-    const firsts = [...Array.from({ length: FIRSTS - 1 }, (_, r) => realisticConversation(`bench-first-${r + 2}`, MESSAGES, 8 + r)), session];
-    const inputs: Record<Step, (r: number) => SessionInput> = { firstSave: (r) => firsts[r]!, resave: () => session, append: () => appended, edit: (r) => edits[r]! };
+    const inputs: Record<Step, (r: number) => SessionInput> = { firstSave: (r) => firsts[r]!, resave: () => session, append: (r) => appends[r]!, edit: (r) => edits[r]! };
     let peerRowsBefore = peerWarmRows;
+    // Rows the peer wrote for the other conversations' appends, not the session's.
+    let otherRows = 0;
     const figures = {} as Record<Step, StepFigures>;
     for (const [k, step] of STEPS.entries()) {
       const order = (k % 2 === 0 ? ['ours', 'peer'] : ['peer', 'ours']) as Array<'ours' | 'peer'>;
       const runs: Record<'ours' | 'peer', Measure[]> = { ours: [], peer: [] };
-      const repeats = step === 'firstSave' ? FIRSTS : step === 'resave' || step === 'edit' ? REPEATS : 1;
+      const repeats = step === 'firstSave' || step === 'append' ? FIRSTS : REPEATS;
       for (let r = 0; r < repeats; r++) {
         if (step === 'firstSave' && r === FIRSTS - 1) peerRowsBefore = await sides.peer.count();
+        const other = step === 'append' && r < FIRSTS - 1 ? await sides.peer.count() : undefined;
         for (const who of r % 2 === 0 ? order : [...order].reverse()) runs[who].push(await measure(sides[who], inputs[step](r)));
+        if (other !== undefined) otherRows += (await sides.peer.count()) - other;
       }
       const pick = (xs: Measure[]): Measure => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
       const o = pick(runs.ours);
@@ -173,7 +180,7 @@ async function runCondition(tmp: string, name: string, modelsDir: string, sessio
       log(`  ${step.padEnd(10)} ours ${o.ms.toFixed(1).padStart(8)} ms (cpu ${o.cpuMs.toFixed(0).padStart(6)}, ${String(o.embeddings).padStart(4)} emb)   peer ${p.ms.toFixed(1).padStart(8)} ms (cpu ${p.cpuMs.toFixed(0).padStart(6)}, ${String(p.embeddings).padStart(4)} emb)   ratio ${figures[step].ratio.toFixed(3)} (cpu ${figures[step].cpuRatio.toFixed(3)})${runs.ours.length > 1 ? `, medians of ${runs.ours.length}` : ''}`);
     }
     const oursChunks = await sides.ours.count();
-    const peerRows = (await sides.peer.count()) - peerRowsBefore;
+    const peerRows = (await sides.peer.count()) - peerRowsBefore - otherRows;
     log(`  after the edit: ours ${oursChunks} chunks; peer ${peerRows} rows for the session`);
     return { ...figures, oursChunks, peerRows, peerWarmRows };
   } finally {
