@@ -53,7 +53,7 @@ export function mapAntigravityTranscript(records: readonly JsonlRecord[], option
   const steps = stepsInOrder(records);
   const first = steps[0];
   if (first === undefined) throw new ShapeError(`${lineWhere(records[0]?.lineNo ?? 1)} no step of an Antigravity conversation`);
-  const sessionId = conversationIdOf(filePath) ?? `antigravity-${createHash('sha256').update(`${String(first.value.created_at)}\n${firstRequest(steps)}`).digest('hex').slice(0, 16)}`;
+  const sessionId = conversationIdOf(filePath) ?? `antigravity-${createHash('sha256').update(`${optionalText(first.value.created_at) ?? ''}\n${firstRequest(steps)}`).digest('hex').slice(0, 16)}`;
   const messages = steps.flatMap((step) => mapStep(step.value, options));
   const title = titleFromMessages(messages);
   return { sessionId, ...(title !== undefined ? { title } : {}), source: 'antigravity', messages };
