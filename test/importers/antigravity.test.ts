@@ -119,6 +119,14 @@ describe('Google Antigravity conversation logs', () => {
     await engine.close();
   });
 
+  it('titles a conversation by the first line of the request with words, past a rule that heads a pasted log', async () => {
+    const lines = readFileSync(ONLY_CUT, 'utf8').split('\n');
+    const pasted = lines[0]!.replace('Where do herons nest? (turn-nest1)', '────────────────────\\r\\n10:25:19.884\\r\\n▲ [WARNING] Failed to match Worker name.');
+    const [session] = await sessionsOf(alone(ONLY_CUT, NESTS, [pasted, ...lines.slice(1)].join('\n')));
+    expect(session!.messages[0]!.content).toBe('────────────────────\n10:25:19.884\n▲ [WARNING] Failed to match Worker name.');
+    expect(session!.title).toBe('10:25:19.884');
+  });
+
   it('names a copy kept outside its conversation\'s folder by its first step, the same for both logs', async () => {
     const folder = tempDir();
     copyFileSync(FULL, path.join(folder, 'full.jsonl'));
