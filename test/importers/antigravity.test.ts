@@ -6,6 +6,7 @@ import { detectFormat } from '../../electron/importers/index.js';
 import { saveTranscriptFile } from '../../electron/sources/saveFile.js';
 import { hashEngineTestBed } from '../helpers/engine.js';
 import { errorOf, fixture, readAll, sessionsOf, tempDir, triples } from './helpers.js';
+import { buildZip } from './write-zip.js';
 
 // Written in the shape of Antigravity's own logs (see test/fixtures/import/antigravity/PROVENANCE.md).
 const BRAIN = fixture('antigravity', 'brain');
@@ -98,6 +99,24 @@ describe('Google Antigravity conversation logs', () => {
       ['0', 'user', 'Where do herons nest? (turn-nest1)'],
       ['2', 'assistant', 'In colonies high in trees near water (turn-nest1).'],
     ]);
+  });
+
+  it('reads a ZIP archive of the brain folder as the folder: each conversation once, from its hidden logs folder', async () => {
+    const entry = (id: string, ...rest: string[]) => ({ name: ['brain', id, ...rest].join('/'), data: readFileSync(path.join(BRAIN, id, ...rest)) });
+    const zip = path.join(tempDir(), 'antigravity-brain.zip');
+    writeFileSync(zip, buildZip([
+      entry(HERONS, '.system_generated', 'logs', 'transcript.jsonl'),
+      entry(HERONS, '.system_generated', 'logs', 'transcript_full.jsonl'),
+      entry(HERONS, 'task.md'),
+      entry(HERONS, 'task.md.metadata.json'),
+      entry(NESTS, '.system_generated', 'logs', 'transcript.jsonl'),
+    ]));
+    const results = await readAll([zip]);
+    expect(results.map((r) => ('error' in r ? r.error.message : [r.file, r.sessions.map((s) => s.sessionId)]))).toEqual([
+      [`${zip}/brain/${HERONS}/.system_generated/logs/transcript_full.jsonl`, [HERONS]],
+      [`${zip}/brain/${NESTS}/.system_generated/logs/transcript.jsonl`, [NESTS]],
+    ]);
+    expect(triples((results[0] as { sessions: Parameters<typeof triples>[0][] }).sessions[0]).at(-1)).toEqual(['12', 'assistant', LAST_ANSWER]);
   });
 
   it('saves a conversation once, whichever of its logs is saved, and adds only the new steps as it grows', async () => {

@@ -162,3 +162,22 @@ export async function antigravityFullLogFor(filePath: string, exists: (file: str
   const full = filePath.slice(0, filePath.length - ANTIGRAVITY_CUT_LOG.length) + ANTIGRAVITY_FULL_LOG;
   return (await exists(full)) ? full : filePath;
 }
+
+/**
+ * Of the paths in an archive (`/`-separated), the Antigravity conversations: each one's log to read (the
+ * full one, else the cut copy), and the folders of those conversations, whose other files are the
+ * agent's documents, not the conversation.
+ */
+export function antigravityLogsInArchive(names: readonly string[]): { logs: Set<string>; conversations: string[] } {
+  const marker = `${ANTIGRAVITY_GENERATED}/logs/`;
+  const best = new Map<string, string>();
+  for (const name of names) {
+    const at = name.startsWith(marker) ? 0 : name.lastIndexOf(`/${marker}`) + 1;
+    if (at === 0 && !name.startsWith(marker)) continue;
+    const log = name.slice(at + marker.length);
+    if (log !== ANTIGRAVITY_FULL_LOG && log !== ANTIGRAVITY_CUT_LOG) continue;
+    const conversation = name.slice(0, at);
+    if (log === ANTIGRAVITY_FULL_LOG || !best.has(conversation)) best.set(conversation, name);
+  }
+  return { logs: new Set(best.values()), conversations: [...best.keys()].filter((folder) => folder !== '') };
+}
