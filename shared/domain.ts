@@ -26,7 +26,7 @@ export interface MessageInput {
 export interface SessionInput {
   sessionId: string;
   title?: string;
-  /** Where it came from: `json`, `chatgpt`, `claude`, `openclaw`, `open-webui`, `sillytavern`, `claude-code`, `markdown`, `grok`, `librechat`, `ai-studio`, `gemini`, `codex`, `gemini-cli`, `qwen-code`, `copilot-cli`, `continue`, `cline`, `roo-code`, `kilo-code`, `aider`, `opencode`, `cursor`, `vscode-chat`, `lmstudio`, `jan`, `specstory`, `deepseek`, `chat-messages`. */
+  /** Where it came from: `json`, `chatgpt`, `claude`, `openclaw`, `open-webui`, `sillytavern`, `claude-code`, `markdown`, `grok`, `librechat`, `ai-studio`, `gemini`, `codex`, `gemini-cli`, `qwen-code`, `copilot-cli`, `antigravity`, `continue`, `cline`, `roo-code`, `kilo-code`, `aider`, `opencode`, `cursor`, `vscode-chat`, `lmstudio`, `jan`, `specstory`, `deepseek`, `chat-messages`. */
   source?: string;
   /** The session this one was started from: a Claude Code subagent's conversation names its main session. */
   parentSessionId?: string;

@@ -79,7 +79,7 @@ describe('the sources catalogue', () => {
     });
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -107,6 +107,13 @@ describe('the sources catalogue', () => {
     expect(linux['copilot-cli']!.globs).toEqual(['session-state/*/events.jsonl']);
     expect(placesOf({ env: { COPILOT_HOME: '/data/copilot' }, platform: 'linux', home: '/home/ana' })['copilot-cli']).toBe('/data/copilot');
     expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })['copilot-cli']).toBe('C:\\Users\\ana\\.copilot');
+    // Antigravity: the IDE's folder, the one before it was renamed, and its command-line agent's, each under ~/.gemini.
+    expect(Object.entries(placesOf({ env: {}, platform: 'linux', home: '/home/ana' })).filter(([id]) => id.startsWith('antigravity'))).toEqual([
+      ['antigravity', '/home/ana/.gemini/antigravity-ide'],
+      ['antigravity-legacy', '/home/ana/.gemini/antigravity'],
+      ['antigravity-cli', '/home/ana/.gemini/antigravity-cli'],
+    ]);
+    expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' }).antigravity).toBe('C:\\Users\\ana\\.gemini\\antigravity-ide');
     expect(placesOf({ env: {}, platform: 'win32', home: 'C:\\Users\\ana' })).toMatchObject({ continue: 'C:\\Users\\ana\\.continue', openclaw: 'C:\\Users\\ana\\.openclaw', opencode: 'C:\\Users\\ana\\.local\\share\\opencode' });
 
     // VS Code's own chat: each workspace's sessions and those of windows without a folder, in VS Code, Insiders and VSCodium.
@@ -178,6 +185,20 @@ describe('the sources catalogue', () => {
       ['codex', 1],
     ]);
     expect(found[0]!.lastModified).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('picks each Antigravity conversation\'s full log, and its cut copy only where there is no full one', async () => {
+    const home = scratch();
+    await fs.cp(path.join(__dirname, 'fixtures', 'import', 'antigravity'), path.join(home, '.gemini', 'antigravity-ide'), { recursive: true });
+    const [found] = await discoverSources({ env: {}, home, platform: process.platform, catalogue: SOURCE_CATALOGUE.filter((k) => k.id === 'antigravity') });
+    const logs = (id: string) => path.join(home, '.gemini', 'antigravity-ide', 'brain', id, '.system_generated', 'logs');
+    expect(found).toMatchObject({ id: 'antigravity', sessions: 2 });
+    expect(found!.picks.flatMap((p) => p.files.map((f) => f.path))).toEqual([
+      path.join(logs('6f0b2c1e-8d4a-4b7e-9c3f-2a5d7e9b1c40'), 'transcript_full.jsonl'),
+      path.join(logs('b81e4d27-3c9f-4a16-8e5b-d0c7f2a94e63'), 'transcript.jsonl'),
+    ]);
+    // Both logs of the first conversation are there: the cut copy is passed over.
+    await fs.access(path.join(logs('6f0b2c1e-8d4a-4b7e-9c3f-2a5d7e9b1c40'), 'transcript.jsonl'));
   });
 });
 

@@ -18,7 +18,7 @@ const CODEX_DAY = path.join('sessions', '2026', '12', '04');
 const RESUMED = 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl';
 const FIRST_RUN_LINES = 14;
 
-const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
+const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
 
 async function copy(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -39,6 +39,8 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   await copy(path.join('gemini-cli', 'home'), path.join(home, '.gemini'));
   await copy(path.join('qwen-code', 'home'), path.join(home, '.qwen'));
   await copy(path.join('copilot-cli', 'home'), path.join(home, '.copilot'));
+  // Antigravity's conversations beside Gemini CLI's files in ~/.gemini: one with both logs, one with the cut copy only.
+  await copy('antigravity', path.join(home, '.gemini', 'antigravity-ide'));
   await copy(path.join('continue', 'home'), path.join(home, '.continue'));
   const globalStorage = path.join(home, '.config', 'Code', 'User', 'globalStorage');
   await copy(path.join('cline', 'saoudrizwan.claude-dev'), path.join(globalStorage, 'saoudrizwan.claude-dev'));
@@ -124,6 +126,8 @@ describe('every source on one machine', () => {
       'e6d2941f-b4a9-41f8-9ef2-077175452184',
       '05634392-e641-4a60-998d-363cd111e5d1',
       '57de8b1b-71f6-4dfc-b47e-fb3ff89a390a',
+      '6f0b2c1e-8d4a-4b7e-9c3f-2a5d7e9b1c40',
+      'b81e4d27-3c9f-4a16-8e5b-d0c7f2a94e63',
       'c501fd76-d09e-46b3-ba25-cc1421792f13',
       '1767258000000',
       '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70',
@@ -142,6 +146,11 @@ describe('every source on one machine', () => {
     const leftovers = reports.filter((r) => String(r.file).includes('session-sqlite-import-archive'));
     expect(leftovers.length).toBeGreaterThan(0);
     for (const leftover of leftovers) expect(leftover).toMatchObject({ new: 0 });
+    // An Antigravity conversation with both logs is read from its full log alone.
+    expect(reports.filter((r) => r.source === 'antigravity').map((r) => path.relative(path.join(home, '.gemini', 'antigravity-ide', 'brain'), String(r.file)))).toEqual([
+      path.join('6f0b2c1e-8d4a-4b7e-9c3f-2a5d7e9b1c40', '.system_generated', 'logs', 'transcript_full.jsonl'),
+      path.join('b81e4d27-3c9f-4a16-8e5b-d0c7f2a94e63', '.system_generated', 'logs', 'transcript.jsonl'),
+    ]);
 
     // Nothing new: no transcript, database or folder is read beyond what its cursor looks at.
     expect(await damageBeyondHeads(home)).toBeGreaterThan(5);

@@ -30,6 +30,7 @@ import { isGeminiActivity } from './exports/gemini.js';
 import { geminiCliRewound, isGeminiCliChat, isGeminiCliDocument, mapGeminiCliChat, mapGeminiCliDocument } from './agents/gemini-cli.js';
 import { copilotCliRewound, isCopilotCliEvents, mapCopilotCliEvents } from './agents/copilot-cli.js';
 import { isQwenCodeChat, mapQwenCodeChat, qwenCodeRewound } from './agents/qwen-code.js';
+import { isAntigravityTranscript, mapAntigravityTranscript } from './agents/antigravity.js';
 import { grokConversations, isGrokConversation, mapGrokConversation } from './exports/grok.js';
 import { isLibreChatExport, mapLibreChatExport } from './exports/librechat.js';
 import type { JsonlRecord } from './readers/jsonl-record.js';
@@ -66,7 +67,7 @@ export function documentConversations(document: unknown): { conversations: unkno
   if (Array.isArray(document)) return { conversations: document, where: (index) => `[${index}]`, many: true };
   return { conversations: [document], where: () => '', many: false };
 }
-export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'vscode-chat' | 'jan'>;
+export type JsonlFormat = Extract<ImportFormat, 'openclaw' | 'sillytavern' | 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'antigravity' | 'vscode-chat' | 'jan'>;
 
 /** The format of one conversation of a JSON document (an element of the top-level array, or the document itself). */
 export function detectDocumentFormat(conversation: unknown): DocumentFormat | undefined {
@@ -135,6 +136,7 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
   if (isCodexRollout(records)) return 'codex';
   if (isGeminiCliChat(records)) return 'gemini-cli';
   if (isCopilotCliEvents(records)) return 'copilot-cli';
+  if (isAntigravityTranscript(records)) return 'antigravity';
   if (isJanThreadMessages(records)) return 'jan';
   // Before Claude Code's, whose lines have the same fields around another kind of message.
   if (isQwenCodeChat(records)) return 'qwen-code';
@@ -147,8 +149,9 @@ export function detectJsonlFormat(records: readonly JsonlRecord[]): JsonlFormat 
  * @param baseName the file name without folders: Claude Code and Codex name their files after the session.
  * @param folderName the name of the folder holding the file: Gemini CLI names a sub-agent's after its parent,
  *   GitHub Copilot CLI a session's after the session.
+ * @param filePath the file's path: Antigravity names a conversation's folder after it, two folders above its logs.
  */
-export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions, folderName = ''): SessionInput {
+export function mapJsonlConversation(format: JsonlFormat, records: readonly JsonlRecord[], baseName: string, options: MappingOptions, folderName = '', filePath = ''): SessionInput {
   switch (format) {
     case 'codex':
       return mapCodexRollout(records, baseName, options);
@@ -158,6 +161,8 @@ export function mapJsonlConversation(format: JsonlFormat, records: readonly Json
       return mapQwenCodeChat(records, options);
     case 'copilot-cli':
       return mapCopilotCliEvents(records, options, folderName);
+    case 'antigravity':
+      return mapAntigravityTranscript(records, options, filePath);
     case 'openclaw':
       return mapOpenClawSession(records, options);
     case 'sillytavern':

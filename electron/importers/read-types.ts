@@ -4,9 +4,9 @@ import { ImportError } from './errors.js';
 import type { MappingOptions } from './parts.js';
 
 /** Every format's name (the registry, formats.ts, says how each is recognised and read). */
-export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'specstory' | 'grok' | 'deepseek' | 'chat-messages' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor' | 'vscode-chat' | 'lmstudio' | 'jan' | 'whatsapp';
+export type ImportFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'specstory' | 'grok' | 'deepseek' | 'chat-messages' | 'librechat' | 'ai-studio' | 'gemini' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'antigravity' | 'continue' | 'cline' | 'aider' | 'opencode' | 'cursor' | 'vscode-chat' | 'lmstudio' | 'jan' | 'whatsapp';
 
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'specstory', 'grok', 'deepseek', 'chat-messages', 'librechat', 'ai-studio', 'gemini', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'continue', 'cline', 'aider', 'opencode', 'cursor', 'vscode-chat', 'lmstudio', 'jan', 'whatsapp'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'specstory', 'grok', 'deepseek', 'chat-messages', 'librechat', 'ai-studio', 'gemini', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'aider', 'opencode', 'cursor', 'vscode-chat', 'lmstudio', 'jan', 'whatsapp'];
 
 /** The mappers' options, and whether a damaged part refuses its whole file. */
 export interface ReadMapping extends MappingOptions {

@@ -34,6 +34,7 @@ import { isZip, transcriptsInZip, type ZipLimits } from './readers/zip.js';
 import { decompressZstd, isZstd } from './readers/zstd.js';
 import { AIDER_HISTORY_FILE, isAiderHistory } from './agents/aider.js';
 import { CLINE_API_HISTORY } from './agents/cline.js';
+import { ANTIGRAVITY_CUT_LOG, ANTIGRAVITY_FULL_LOG, ANTIGRAVITY_GENERATED, antigravityFullLogFor } from './agents/antigravity.js';
 import { isSqliteHeader } from './readers/sqlite.js';
 import { readDatabaseFile, readToolFolder, toolFolderKind, type ToolFolderKind } from './tool-folders.js';
 
@@ -113,6 +114,14 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
     yield { path: folder, toolFolder };
     return;
   }
+  // An Antigravity conversation: its log, and not the documents the agent wrote beside it (plans, walkthroughs).
+  if (entries.some((entry) => entry.isDirectory() && entry.name === ANTIGRAVITY_GENERATED)) {
+    const log = await antigravityLog(folder);
+    if (log !== undefined) {
+      yield log;
+      return;
+    }
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const names = new Set(entries.map((entry) => entry.name));
   for (const entry of entries) {
@@ -133,6 +142,20 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
   }
 }
 
+/** The full log of an Antigravity conversation's folder, else its cut copy; undefined when it has neither. */
+async function antigravityLog(conversation: string): Promise<{ path: string; size: number } | undefined> {
+  for (const name of [ANTIGRAVITY_FULL_LOG, ANTIGRAVITY_CUT_LOG]) {
+    const file = path.join(conversation, ANTIGRAVITY_GENERATED, 'logs', name);
+    try {
+      const stats = await stat(file);
+      if (stats.isFile()) return { path: file, size: stats.size };
+    } catch {
+      // Not written (yet): the other one, or none.
+    }
+  }
+  return undefined;
+}
+
 /** An OpenClaw state folder's transcripts only: its databases, session files and archives (see openclaw-store.ts). */
 async function* openClawFiles(stateFolder: string): AsyncGenerator<{ path: string; size: number } | FailedFile> {
   for (const source of await listOpenClawTranscriptSources(stateFolder)) {
@@ -148,6 +171,13 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
   // A Cline task is its folder: the API history named alone is read with the panel messages beside it.
   if (path.basename(filePath) === CLINE_API_HISTORY) {
     yield await readToolFolder('cline-task', path.dirname(filePath), mapping);
+    return;
+  }
+  // Antigravity's cut copy of a conversation is read through the full log beside it, when there is one.
+  const fullLog = await antigravityFullLogFor(filePath, isFile);
+  const fullSize = fullLog !== filePath ? await stat(fullLog).then((stats) => stats.size, () => undefined) : undefined;
+  if (fullSize !== undefined) {
+    yield* readFile(fullLog, fullSize, mapping, limits);
     return;
   }
   const source = fileSource(filePath, size);
@@ -284,6 +314,14 @@ async function readLarge(source: TranscriptSource, head: Buffer, mapping: ReadMa
   // A single large JSON object is one conversation, which is held in memory anyway; and large
   // Markdown is rare enough not to need streaming.
   return readWhole(source, await source.readAll(), mapping);
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Sessions of a set of files, for small inputs: everything in memory, the first error thrown. */

@@ -50,7 +50,7 @@ export function jsonlResult(source: TranscriptSource, records: JsonlRecord[], ma
   const firstDropped = skipped.length;
   for (;;) {
     try {
-      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source)));
+      const session = mapShape(source.label, () => mapJsonlConversation(format, kept, source.baseName, mapping, folderName(source), source.label));
       // When leaving lines out left nothing to read, the first line left out says why.
       const reason = skipped[firstDropped];
       if (session.messages.length === 0 && reason !== undefined) throw new ImportError(source.label, 'wrong-shape', `no readable messages (${reason.error})`);

@@ -39,7 +39,18 @@ export type SourcePick =
    * `mayHoldNone`: a file that holds no message yet is common (a chat opened and left empty, which
    * the app writes at once) and is passed over without an error.
    */
-  | { kind: 'files'; globs: string[]; ignore?: string[]; imports: boolean; mayHoldNone?: boolean }
+  | {
+      kind: 'files';
+      globs: string[];
+      ignore?: string[];
+      imports: boolean;
+      mayHoldNone?: boolean;
+      /**
+       * A file of one name passed over when a file of another name sits beside it: a copy of the same
+       * conversation the tool also writes whole (Antigravity's `transcript.jsonl` beside `transcript_full.jsonl`).
+       */
+      passOverBeside?: Record<string, string>;
+    }
   /** Folders read as a whole (opencode's `storage/`: one file per message and part); saved when any file in them changes. */
   | { kind: 'folder'; globs: string[]; imports: boolean }
   /**
@@ -210,6 +221,25 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     roots: homeFolder('COPILOT_HOME', '.copilot'),
     // A folder per session, named by its id, with its events and the tool's own state beside them.
     picks: [{ kind: 'files', globs: ['session-state/*/events.jsonl'], imports: true }],
+  },
+  {
+    id: 'antigravity',
+    tool: 'Google Antigravity',
+    // The IDE's folder; `antigravity` before it was renamed, `antigravity-cli` for its command-line agent.
+    roots: (context) => [
+      { path: joinFor(context.platform, context.home, '.gemini', 'antigravity-ide') },
+      { path: joinFor(context.platform, context.home, '.gemini', 'antigravity'), variant: 'legacy' },
+      { path: joinFor(context.platform, context.home, '.gemini', 'antigravity-cli'), variant: 'cli' },
+    ],
+    // A folder per conversation, named by its id; its log whole, and the copy with long fields cut only where there is no whole one.
+    picks: [
+      {
+        kind: 'files',
+        globs: ['brain/*/.system_generated/logs/transcript_full.jsonl', 'brain/*/.system_generated/logs/transcript.jsonl'],
+        passOverBeside: { 'transcript.jsonl': 'transcript_full.jsonl' },
+        imports: true,
+      },
+    ],
   },
   {
     id: 'continue',

@@ -110,6 +110,16 @@ export async function pickedFiles(root: string, pick: SourcePick): Promise<Found
   names.sort();
   // A folder's pattern also matches what is inside it: a folder picked is read whole, so its subfolders are not picks of their own.
   if (folders) names.splice(0, names.length, ...names.filter((name, i) => !names.slice(0, i).some((outer) => name.startsWith(outer.endsWith('/') ? outer : `${outer}/`))));
+  if (pick.kind === 'files' && pick.passOverBeside) {
+    const listed = new Set(names);
+    const passOver = pick.passOverBeside;
+    names.splice(0, names.length, ...names.filter((name) => {
+      const own = path.basename(name);
+      const beside = passOver[own];
+      // As the glob wrote it (forward slashes on every system): the name swapped in place.
+      return beside === undefined || !listed.has(name.slice(0, name.length - own.length) + beside);
+    }));
+  }
   const files: FoundFile[] = [];
   for (const name of names) {
     try {

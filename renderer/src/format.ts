@@ -20,6 +20,7 @@ export const SOURCE_NAMES: Readonly<Record<string, string>> = {
   'gemini-cli': 'Gemini CLI',
   'qwen-code': 'Qwen Code',
   'copilot-cli': 'GitHub Copilot CLI',
+  antigravity: 'Antigravity',
   continue: 'Continue',
   cline: 'Cline',
   'roo-code': 'Roo Code',

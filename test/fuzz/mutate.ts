@@ -12,7 +12,7 @@ import { Rng } from './prng.js';
 import { seedsOf, type FuzzFormat, type Seed } from './seeds.js';
 
 export type CaseFormat = FuzzFormat | 'zip';
-export const CASE_FORMATS: readonly CaseFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue', 'qwen-code', 'copilot-cli', 'zip'];
+export const CASE_FORMATS: readonly CaseFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue', 'qwen-code', 'copilot-cli', 'antigravity', 'zip'];
 
 export type Extra = 'tools' | 'thinking';
 

@@ -7,12 +7,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'codex' | 'gemini-cli' | 'continue' | 'qwen-code' | 'copilot-cli';
+export type FuzzFormat = 'json' | 'chatgpt' | 'claude' | 'openclaw' | 'open-webui' | 'sillytavern' | 'claude-code' | 'markdown' | 'codex' | 'gemini-cli' | 'continue' | 'qwen-code' | 'copilot-cli' | 'antigravity';
 
-export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue', 'qwen-code', 'copilot-cli'];
+export const FUZZ_FORMATS: readonly FuzzFormat[] = ['json', 'chatgpt', 'claude', 'openclaw', 'open-webui', 'sillytavern', 'claude-code', 'markdown', 'codex', 'gemini-cli', 'continue', 'qwen-code', 'copilot-cli', 'antigravity'];
 
 /** Formats whose transcripts are JSONL files. */
-const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli']);
+const JSONL_FORMATS: ReadonlySet<FuzzFormat> = new Set(['openclaw', 'sillytavern', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity']);
 
 /** The transcripts among a fixture folder's files (the coding agents' homes hold indexes and notes too). */
 const TRANSCRIPT_FILES: Partial<Record<FuzzFormat, RegExp>> = {
@@ -21,6 +21,7 @@ const TRANSCRIPT_FILES: Partial<Record<FuzzFormat, RegExp>> = {
   continue: /(^|\/)sessions\/(?!sessions\.json$)[^/]*\.json$/,
   'qwen-code': /(^|\/)chats\/[^/]*\.jsonl$/,
   'copilot-cli': /(^|\/)session-state\/[^/]+\/events\.jsonl$/,
+  antigravity: /(^|\/)logs\/transcript(_full)?\.jsonl$/,
 };
 
 export type Seed =
@@ -261,6 +262,7 @@ function fixtureSeeds(): Seed[] {
     ['continue', 'continue'],
     ['qwen-code', 'qwen-code'],
     ['copilot-cli', 'copilot-cli'],
+    ['antigravity', 'antigravity'],
   ];
   for (const [format, folder] of folders) {
     // Files in subfolders too (a Claude Code session's subagents/agent-*.jsonl).

@@ -25,6 +25,8 @@ const SAMPLES: Array<[string, string[]]> = [
   ['gemini-cli', ['gemini-cli', 'home', 'tmp', 'work', 'chats', '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', 'e6d2941f-b4a9-41f8-9ef2-077175452184.jsonl']],
   ['qwen-code', ['qwen-code', 'home', 'projects', '-tmp-qf-project', 'chats', '05634392-e641-4a60-998d-363cd111e5d1.jsonl']],
   ['copilot-cli', ['copilot-cli', 'home', 'session-state', '57de8b1b-71f6-4dfc-b47e-fb3ff89a390a', 'events.jsonl']],
+  ['antigravity', ['antigravity', 'brain', '6f0b2c1e-8d4a-4b7e-9c3f-2a5d7e9b1c40', '.system_generated', 'logs', 'transcript_full.jsonl']],
+  ['antigravity', ['antigravity', 'brain', 'b81e4d27-3c9f-4a16-8e5b-d0c7f2a94e63', '.system_generated', 'logs', 'transcript.jsonl']],
   ['continue', ['continue', 'home', 'sessions', 'c501fd76-d09e-46b3-ba25-cc1421792f13.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'workspaceStorage', '3c9a1f7e5b2d4c6a8e0f1b3d5c7a9e2f', 'chatSessions', '8e1f4c2a-6b3d-4f7e-9a05-2c7d8e9f1a3b.json']],
   ['vscode-chat', ['vscode-chat', 'Code', 'User', 'globalStorage', 'emptyWindowChatSessions', '4a7d2b9e-0c1f-4e3a-8b6d-5f9e1c2a7b40.jsonl']],

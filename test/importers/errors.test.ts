@@ -5,7 +5,7 @@ import type { ImportErrorCode } from '../../electron/importers/index.js';
 import { readSessionsFromFile } from '../../electron/importers/index.js';
 import { errorOf, fixture, readAll, STREAM_EVERYTHING, tempDir } from './helpers.js';
 
-const FORMATS = 'json, chatgpt, claude, openclaw, open-webui, sillytavern, claude-code, markdown, specstory, grok, deepseek, chat-messages, librechat, ai-studio, gemini, codex, gemini-cli, qwen-code, copilot-cli, continue, cline, aider, opencode, cursor, vscode-chat, lmstudio, jan, whatsapp';
+const FORMATS = 'json, chatgpt, claude, openclaw, open-webui, sillytavern, claude-code, markdown, specstory, grok, deepseek, chat-messages, librechat, ai-studio, gemini, codex, gemini-cli, qwen-code, copilot-cli, antigravity, continue, cline, aider, opencode, cursor, vscode-chat, lmstudio, jan, whatsapp';
 
 function write(name: string, content: string | Buffer): string {
   const file = path.join(tempDir(), name);

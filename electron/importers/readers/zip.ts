@@ -11,6 +11,7 @@ import type yauzl from 'yauzl';
 import { ImportError } from '../errors.js';
 import { collect, guardedStream, unreadableError, type TranscriptSource } from './sources.js';
 import { isTranscriptFileName } from '../transcript-files.js';
+import { antigravityLogsInArchive } from '../agents/antigravity.js';
 
 export interface ZipLimits {
   /** Largest uncompressed entry we inflate. */
@@ -48,7 +49,10 @@ const EXPORT_CONVERSATIONS = /^conversations(?:-\d+)?\.json$/;
  */
 export async function transcriptsInZip(zipPath: string, label: string, limits: ZipLimits): Promise<Array<TranscriptSource | ImportError>> {
   const entries = await listEntries(zipPath, label);
-  const candidates = entries.filter((entry) => !entry.fileName.endsWith('/') && !isHiddenPath(entry.fileName));
+  // An Antigravity conversation's log sits in a hidden folder; the conversation's other files are the agent's documents.
+  const antigravity = antigravityLogsInArchive(entries.map((entry) => entry.fileName));
+  const inConversation = (fileName: string) => antigravity.conversations.some((folder) => fileName.startsWith(folder));
+  const candidates = entries.filter((entry) => !entry.fileName.endsWith('/') && (antigravity.logs.has(entry.fileName) || (!isHiddenPath(entry.fileName) && !inConversation(entry.fileName))));
   const exports = candidates.filter((entry) => EXPORT_CONVERSATIONS.test(path.posix.basename(entry.fileName)));
   const chosen = exports.length > 0 ? exports : candidates.filter((entry) => isTranscriptFileName(path.posix.basename(entry.fileName)));
   if (chosen.length === 0) return [new ImportError(label, 'no-transcripts', 'ZIP archive holds no transcript files')];
