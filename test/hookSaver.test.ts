@@ -262,6 +262,27 @@ describe('the hooks\' saver', () => {
     await expect(fs.stat(data)).rejects.toThrow(/ENOENT/);
   }, 120_000);
 
+  it('ends once its data folder is removed, and makes nothing in a folder made again at that path', async () => {
+    const root = scratch();
+    const data = path.join(root, 'data');
+    const log = path.join(root, 'claude', `${SESSION}.jsonl`);
+    await fs.mkdir(path.dirname(log), { recursive: true });
+    await fs.writeFile(log, turnLines(0, 2));
+    const home = path.join(root, 'home');
+    await fs.mkdir(home);
+    // A hook saves on its own and leaves a saver serving the folder, its store open.
+    expect(await hook(data, log, 'Stop', { ...HASH_EMBEDDER, HOME: home, SESSION_MEMORY_TEST_HOOK_STAY: '5' })).toMatchObject({ status: 0 });
+    await until('the saver answers', () => answers(data));
+    const saver = (await hookLog(data)).find((l) => l.msg.startsWith('hook saver: serving'))!.pid;
+    // It opens the store as it begins to serve (so that the first save handed over does not wait).
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Removed (an assistant's sandbox going away), and made again empty at the same path by something else.
+    await fs.rm(data, { recursive: true, force: true });
+    await fs.mkdir(data);
+    await until('the saver ends', async () => !alive(saver));
+    expect(await fs.readdir(data)).toEqual([]);
+  }, 120_000);
+
   it('refuses an --idle or --stay that is not a number of minutes', async () => {
     const data = path.join(scratch(), 'data');
     const bad = await runCli(['--data', data, 'hook-saver', '--idle', 'soon'], HASH_EMBEDDER);

@@ -36,8 +36,10 @@ export type SaverEnd = 'idle' | 'gave way' | 'replaced' | 'stopped' | 'not neede
  */
 export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: number): Promise<SaverEnd> {
   const dataDir = dataDirOf(globals);
-  const present = () => fs.stat(dataDir).then((stat) => stat.isDirectory(), () => false);
-  if (!(await present())) return 'no folder';
+  // The folder it serves is the one there now: one removed (and perhaps made again by someone else) is not it.
+  const folder = await fs.stat(dataDir).catch(() => null);
+  if (!folder?.isDirectory()) return 'no folder';
+  const present = () => fs.stat(dataDir).then((stat) => stat.isDirectory() && stat.ino === folder.ino && stat.dev === folder.dev, () => false);
   const signals = stopRequests();
   const ended = new AbortController();
   let end: SaverEnd = 'stopped';
@@ -71,22 +73,34 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
         );
         return job;
       },
-      { onYield: () => finish('gave way') },
-    );
+      { onYield: () => finish('gave way'), existingFolder: true },
+    ).catch((error: unknown) => {
+      // Removed since it was looked at (with an assistant's sandbox): nothing to serve, and nothing made.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'no folder' as const;
+      throw error;
+    });
   try {
-    let server = await serve();
+    let served = await serve();
+    if (served === 'no folder') return 'no folder';
+    let server = served;
     if (!server) {
       // Waited for within the idle time, stopping as the saver would stop. When nothing serves and
       // the door still cannot be opened (a socket's folder that is not this user's own), not at all.
       rest();
       while (!server && !ended.signal.aborted) {
         if (!(await hooksServed(dataDir))) {
-          server = await serve();
+          served = await serve();
+          if (served === 'no folder') return 'no folder';
+          server = served;
           if (!server) return 'no door';
           break;
         }
         await Promise.race([new Promise((resolve) => setTimeout(resolve, WAIT_MS)), whenAborted(ended.signal)]);
-        if (!ended.signal.aborted) server = await serve();
+        if (!ended.signal.aborted) {
+          served = await serve();
+          if (served === 'no folder') return 'no folder';
+          server = served;
+        }
       }
       if (!server) return (end as SaverEnd) === 'idle' ? 'not needed' : end;
     }
@@ -98,10 +112,13 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
       .then((opened) => opened.embedder())
       .catch(() => {});
     const look = setInterval(() => {
-      void fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').then(
-        (token) => token !== server.token && finish('replaced'),
-        () => finish('replaced'),
-      );
+      void present().then((there) => {
+        if (!there) return finish('no folder');
+        void fs.readFile(path.join(dataDir, TOKEN_FILE), 'utf8').then(
+          (token) => token !== server.token && finish('replaced'),
+          () => finish('replaced'),
+        );
+      });
     }, LOOK_MS);
     await whenAborted(ended.signal);
     clearInterval(look);

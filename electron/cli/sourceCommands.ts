@@ -118,7 +118,7 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       const { runHookSaver } = await import('./hookSaver.js');
       const end = await runHookSaver(io, globals(), flags.idle * 60_000);
       if (end === 'no door') io.err('the hooks of this data folder cannot be served from here: the folder for its socket is not this user\'s own, or its path is too long; hooks save on their own');
-      if (end === 'no folder') io.err(`nothing to serve: the data folder ${dataDirOf(globals())} does not exist (a saver serves the hooks of a folder they save to)`);
+      if (end === 'no folder') io.err(`nothing to serve: the data folder ${dataDirOf(globals())} does not exist, or was removed while it served (a saver serves the hooks of a folder they save to)`);
       if (end === 'not needed') io.err('the hooks of this data folder were served by another process all along (the app, `sync --watch`, an assistant\'s MCP server or another saver)');
     });
 }

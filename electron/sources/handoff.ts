@@ -83,6 +83,11 @@ export interface ServeOptions {
   onYield?: () => void;
   /** Ask a server that gives way, already serving this data folder, to do so, and serve in its place. */
   takeOver?: boolean;
+  /**
+   * Serve only a data folder that is there, not make it (a saver: the folder hooks saved to, which may
+   * have been removed since, with an assistant's sandbox). Throws ENOENT when it is gone.
+   */
+  existingFolder?: boolean;
 }
 
 /**
@@ -98,7 +103,7 @@ export async function serveHandoff(dataDir: string, handle: (request: HandoffReq
   }
   if (process.platform !== 'win32') await fs.rm(address, { force: true });
   const token = randomBytes(32).toString('hex');
-  await fs.mkdir(dataDir, { recursive: true });
+  if (!options.existingFolder) await fs.mkdir(dataDir, { recursive: true });
   await fs.writeFile(path.join(dataDir, TOKEN_FILE), token, { mode: 0o600 });
   await fs.chmod(path.join(dataDir, TOKEN_FILE), 0o600);
 
