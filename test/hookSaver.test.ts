@@ -37,6 +37,20 @@ function hook(data: string, log: string, event: string, env: Record<string, stri
   return collect(child);
 }
 
+/**
+ * A scratch folder with a Claude Code log of `turns` lines, a home with no assistant in it (`sync
+ * --watch` then follows no source, only the hooks) and the hooks' environment, a saver staying 5 minutes.
+ */
+async function assistantFolder(turns: number): Promise<{ data: string; log: string; env: Record<string, string> }> {
+  const root = scratch();
+  const log = path.join(root, 'claude', `${SESSION}.jsonl`);
+  await fs.mkdir(path.dirname(log), { recursive: true });
+  await fs.writeFile(log, turnLines(0, turns));
+  const home = path.join(root, 'home');
+  await fs.mkdir(home);
+  return { data: path.join(root, 'data'), log, env: { ...HASH_EMBEDDER, HOME: home, SESSION_MEMORY_TEST_HOOK_STAY: '5' } };
+}
+
 async function hookLog(data: string): Promise<Array<{ pid: number; msg: string }>> {
   return jsonLines(await fs.readFile(path.join(data, 'logs', 'hooks.log'), 'utf8').catch(() => '')) as Array<{ pid: number; msg: string }>;
 }
@@ -73,15 +87,7 @@ async function messageCount(data: string): Promise<number | undefined> {
 
 describe('the hooks\' saver', () => {
   it('is left by a hook that saved on its own, takes the next turn, gives way to sync --watch, and is not left by the last hook', async () => {
-    const root = scratch();
-    const data = path.join(root, 'data');
-    const log = path.join(root, 'claude', `${SESSION}.jsonl`);
-    await fs.mkdir(path.dirname(log), { recursive: true });
-    await fs.writeFile(log, turnLines(0, 4));
-    // A home with no assistant in it: `sync --watch` below follows no source, only the hooks.
-    const home = path.join(root, 'home');
-    await fs.mkdir(home);
-    const env = { ...HASH_EMBEDDER, HOME: home, SESSION_MEMORY_TEST_HOOK_STAY: '5' };
+    const { data, log, env } = await assistantFolder(4);
 
     // Turn 1: nothing serves the folder, so the hook saves on its own, then leaves a saver.
     expect(await hook(data, log, 'Stop', env)).toMatchObject({ status: 0, stdout: '', stderr: '' });
@@ -263,15 +269,9 @@ describe('the hooks\' saver', () => {
   }, 120_000);
 
   it('ends once its data folder is removed, and makes nothing in a folder made again at that path', async () => {
-    const root = scratch();
-    const data = path.join(root, 'data');
-    const log = path.join(root, 'claude', `${SESSION}.jsonl`);
-    await fs.mkdir(path.dirname(log), { recursive: true });
-    await fs.writeFile(log, turnLines(0, 2));
-    const home = path.join(root, 'home');
-    await fs.mkdir(home);
+    const { data, log, env } = await assistantFolder(2);
     // A hook saves on its own and leaves a saver serving the folder, its store open.
-    expect(await hook(data, log, 'Stop', { ...HASH_EMBEDDER, HOME: home, SESSION_MEMORY_TEST_HOOK_STAY: '5' })).toMatchObject({ status: 0 });
+    expect(await hook(data, log, 'Stop', env)).toMatchObject({ status: 0 });
     await until('the saver answers', () => answers(data));
     const saver = (await hookLog(data)).find((l) => l.msg.startsWith('hook saver: serving'))!.pid;
     // It opens the store as it begins to serve (so that the first save handed over does not wait).
