@@ -89,13 +89,6 @@ export class CodeEncoder {
   }
 }
 
-/** Set bits of a 32-bit word. */
-export function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
-}
-
 /**
  * The most bits in which the codes (or their first `bits`) of two vectors at cosine `similarity`
  * can differ, short of a chance of about one in a million (4.75 standard deviations of the binomial
