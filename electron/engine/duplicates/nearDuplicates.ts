@@ -39,12 +39,11 @@ function makePair(x: { chunkId: string; sessionId: string }, y: { chunkId: strin
 }
 
 /**
- * The pairs between `chunks` (all of one session) and the other sessions' chunks. `notElsewhere`:
- * texts no other session holds (embedded by this save, or whose vectors it reused from its own
- * session's chunks alone, under the write lock); every other text is looked up by hash first (the
- * same text is similarity 1), and only texts without a copy are searched by vector.
+ * The pairs between `chunks` (all of one session) and the other sessions' chunks. `freshHashes`:
+ * texts embedded by this save, which no other chunk can hold; every other text is looked up by hash
+ * first (the same text is similarity 1), and only texts without a copy are searched by vector.
  */
-async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: string, chunks: readonly ChunkRecord[], notElsewhere: (hash: string) => boolean, precheck?: Precheck): Promise<Pair[]> {
+async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: string, chunks: readonly ChunkRecord[], freshHashes: ReadonlySet<string>, precheck?: Precheck): Promise<Pair[]> {
   const byHash = new Map<string, ChunkRecord[]>();
   for (const chunk of chunks) {
     const same = byHash.get(chunk.textHash);
@@ -52,7 +51,7 @@ async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: stri
     else byHash.set(chunk.textHash, [chunk]);
   }
   const pairs: Pair[] = [];
-  const known = [...byHash.keys()].filter((h) => !notElsewhere(h));
+  const known = [...byHash.keys()].filter((h) => !freshHashes.has(h));
   const copies = known.length > 0 ? await ctx.store.chunksWithTextHashes(known, sessionId) : [];
   const copied = new Set<string>();
   for (const copy of copies) {
@@ -85,7 +84,7 @@ async function pairsOf(ctx: EngineContext, sketch: VectorSketch, sessionId: stri
 export async function checkSaved(
   ctx: EngineContext,
   record: ArchiveRecord,
-  save: { sessionId: string; written: readonly ChunkRecord[]; removed: ReadonlySet<string>; freshHashes: ReadonlySet<string>; ownHashes?: ReadonlySet<string>; previousFingerprint: string | undefined; precheck?: Precheck | undefined },
+  save: { sessionId: string; written: readonly ChunkRecord[]; removed: ReadonlySet<string>; freshHashes: ReadonlySet<string>; previousFingerprint: string | undefined; precheck?: Precheck | undefined },
 ): Promise<number> {
   const journal = ctx.pairs;
   await journal.refresh(true);
@@ -95,8 +94,7 @@ export async function checkSaved(
   const complete = save.previousFingerprint === undefined || journal.checked.get(sessionId) === save.previousFingerprint;
   // A session whose earlier check is missing is checked in full: its pairs all go, and come back if found again.
   const chunks = complete ? save.written : await ctx.store.sessionChunks(sessionId, true);
-  const notElsewhere = (hash: string) => save.freshHashes.has(hash) || save.ownHashes?.has(hash) === true;
-  const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? notElsewhere : () => false, complete ? save.precheck : undefined);
+  const found = await pairsOf(ctx, sketch, sessionId, chunks, complete ? save.freshHashes : new Set(), complete ? save.precheck : undefined);
   await recordSaved(ctx, sketch, { sessionId, previous: save.previousFingerprint, fingerprint: entry?.fingerprint, removed: save.removed, written: save.written });
   await journal.append({
     ...(complete ? { dropChunks: [...save.removed] } : { dropSessions: [sessionId] }),
@@ -151,7 +149,7 @@ export async function refreshStep(ctx: EngineContext, record: ArchiveRecord, fir
   if ((await catchUpSketch(ctx, record, undefined, SKETCH_SESSIONS_PER_STEP)) > 0) return { left: stale.length, checked: false };
   const entry = stale[0]!;
   const chunks = await ctx.store.sessionChunks(entry.session_id, true);
-  const found = await pairsOf(ctx, ctx.sketch, entry.session_id, chunks, () => false);
+  const found = await pairsOf(ctx, ctx.sketch, entry.session_id, chunks, new Set());
   await journal.append({ dropSessions: [entry.session_id], add: found, checked: { [entry.session_id]: entry.fingerprint } });
   return { left: stale.length - 1, checked: true };
 }

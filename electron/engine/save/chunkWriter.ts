@@ -41,8 +41,6 @@ export class ChunkWriter {
   readonly removed = new Set<string>();
   /** Texts (by hash) this save embedded: no chunk held them before it. */
   readonly freshHashes = new Set<string>();
-  /** Texts (by hash) whose vectors this save reused from its own session's chunks alone: no other session held them. */
-  readonly ownHashes = new Set<string>();
   commits = 0;
   cancelled = false;
   /** Told of each batch of texts embedded while later batches are still in the worker (the near-duplicate precheck). */
@@ -91,7 +89,7 @@ export class ChunkWriter {
     }
     const unique = keysByTextHash(plan);
     // Texts another session (or an earlier save) already embedded keep their vectors.
-    const vectors = unique.size > 0 ? await this.clock.time('vectorReuse', () => this.reusedVectors([...unique.keys()])) : new Map<string, Float32Array>();
+    const vectors = unique.size > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash([...unique.keys()])) : new Map<string, Float32Array>();
     const hashes = [...unique.keys()].filter((h) => !vectors.has(h));
     const embedder = hashes.length > 0 ? await this.clock.time('embedding', () => this.ctx.embedder()) : null;
     const batches = lengthSortedBatches(hashes, (h) => unique.get(h)!.length);
@@ -172,13 +170,6 @@ export class ChunkWriter {
     }
   }
 
-  /** The stored vectors of these texts, noting those that only this session held (`ownHashes`). */
-  private async reusedVectors(hashes: readonly string[]): Promise<Map<string, Float32Array>> {
-    const { vectors, heldElsewhere } = await this.ctx.store.reusableVectors(hashes, this.sessionId);
-    for (const hash of vectors.keys()) if (!heldElsewhere.has(hash)) this.ownHashes.add(hash);
-    return vectors;
-  }
-
   /** Vectors for a plan: reused from any stored chunk with the same text, embedded otherwise. */
   private async vectorsFor(plan: PlannedChunk[]): Promise<Map<string, Float32Array>> {
     const hashes = [...new Set(plan.map((c) => c.textHash))];
@@ -188,7 +179,7 @@ export class ChunkWriter {
       this.report.embeddingsComputed += hashes.filter((h) => !stored.has(h)).length;
       return new Map();
     }
-    const vectors = hashes.length > 0 ? await this.clock.time('vectorReuse', () => this.reusedVectors(hashes)) : new Map<string, Float32Array>();
+    const vectors = hashes.length > 0 ? await this.clock.time('vectorReuse', () => this.ctx.store.vectorsByTextHash(hashes)) : new Map<string, Float32Array>();
     const missing = hashes.filter((h) => !vectors.has(h));
     if (missing.length === 0) return vectors;
     const texts = keysByTextHash(plan);

@@ -278,7 +278,7 @@ async function runSave(ctx: EngineContext, input: SessionInput, options: SaveCal
     if (writer.commits > 0 && ctx.options.nearDuplicates !== false) {
       const checkStarted = performance.now();
       try {
-        report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, ownHashes: writer.ownHashes, previousFingerprint: entry?.fingerprint, precheck });
+        report.nearDuplicates = await checkSaved(ctx, record, { sessionId, written: writer.written, removed: writer.removed, freshHashes: writer.freshHashes, previousFingerprint: entry?.fingerprint, precheck });
       } catch (error) {
         // What was saved is saved: the list of copies is derived data, and `duplicates` checks this
         // session again the next time it is read (its fingerprint there is the old one).

@@ -23,7 +23,7 @@ import { commitChunkRows, type ChunkRemoval } from './storeCommit.js';
 import { sessionMeta, sessionMetas, upsertSession } from './storeSessions.js';
 import { addPartColumn, upgradeLayout } from './storeUpgrade.js';
 import { buildVectorIndexAt, pruneOldFiles, rewriteEveryRow, rollBackToNewestReadable } from './storeUpkeep.js';
-import { chunksWithTextHashes, chunkTexts, ownedMessages, reusableVectors, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
+import { chunksWithTextHashes, chunkTexts, ownedMessages, sessionVectors, storedTextHashes, vectorsByChunkId, vectorsByTextHash, type ChunkLocation } from './storeLookups.js';
 import { SearchView, type SearchReads } from './searchView.js';
 import { retryTransient } from './transient.js';
 
@@ -147,11 +147,6 @@ export class ChunkStore {
   }
 
   /** The chunks of sessions other than `sessionId` that hold one of these texts (by hash), through the read cache (throughReadCache). */
-  /** Vectors stored for these texts, and which of the texts a session other than `sessionId` holds (storeLookups.ts). */
-  reusableVectors(textHashes: readonly string[], sessionId: string): Promise<{ vectors: Map<string, Float32Array>; heldElsewhere: Set<string> }> {
-    return this.throughReadCache((table) => reusableVectors(table, textHashes, sessionId));
-  }
-
   chunksWithTextHashes(textHashes: readonly string[], sessionId: string): Promise<ChunkLocation[]> {
     return this.throughReadCache((table) => chunksWithTextHashes(table, textHashes, sessionId));
   }

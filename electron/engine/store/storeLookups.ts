@@ -286,25 +286,6 @@ export async function vectorsByTextHash(chunks: lancedb.Table, textHashes: reado
   return found;
 }
 
-/**
- * Vectors already stored for these text hashes (as vectorsByTextHash), and which of the texts a
- * session other than `sessionId` holds: a save that reuses a vector learns at once whether the text
- * is a copy of another session's, and the near-duplicate check need not look it up again.
- */
-export async function reusableVectors(chunks: lancedb.Table, textHashes: readonly string[], sessionId: string): Promise<{ vectors: Map<string, Float32Array>; heldElsewhere: Set<string> }> {
-  const vectors = new Map<string, Float32Array>();
-  const heldElsewhere = new Set<string>();
-  for (let i = 0; i < textHashes.length; i += 500) {
-    const rows = await readRows(chunks.query().where(sqlIn('text_hash', textHashes.slice(i, i + 500))).select(['text_hash', 'vector', 'session_id']));
-    for (const row of rows) {
-      const hash = String(row.text_hash);
-      vectors.set(hash, vectorOf(row.vector));
-      if (String(row.session_id) !== sessionId) heldElsewhere.add(hash);
-    }
-  }
-  return { vectors, heldElsewhere };
-}
-
 /** The vectors of these chunks. */
 export async function vectorsByChunkId(chunks: lancedb.Table, chunkIds: readonly string[]): Promise<Map<string, Float32Array>> {
   const found = new Map<string, Float32Array>();
