@@ -89,10 +89,10 @@ export function speakerName(speaker: string | undefined): string | undefined {
  * What a message's text becomes (its secrets replaced) and its content hash, by its role, name and
  * text as given. A session is saved again and again as it grows (a hook after every turn, a watched
  * file), and all but its newest messages come back as they were: their redaction and hash are looked
- * up instead (an edit of a 2,000-message session normalizes in 5-9 ms instead of 11-18: docs/benchmarks.md,
- * "The append a median of three"). Both depend on
- * nothing but these inputs (the redaction rules are fixed), so an entry never goes stale; the cache is
- * bounded by the characters it holds.
+ * up instead (an edit of a 2,000-message session normalizes in 5-9 ms instead of 11-18:
+ * docs/benchmarks.md, "The append a median of three"). Both depend on nothing but these inputs (the
+ * redaction rules are fixed), so an entry never goes stale; the cache is bounded by the characters it
+ * holds.
  */
 const contentCache = new LRUCache<string, { text: string; count: number; hash: string }>({ maxSize: 8_000_000, sizeCalculation: (value, key) => key.length + value.text.length + 64 });
 
