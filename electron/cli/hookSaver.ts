@@ -74,33 +74,21 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
         return job;
       },
       { onYield: () => finish('gave way'), existingFolder: true },
-    ).catch((error: unknown) => {
-      // Removed since it was looked at (with an assistant's sandbox): nothing to serve, and nothing made.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'no folder' as const;
-      throw error;
-    });
+    );
   try {
-    let served = await serve();
-    if (served === 'no folder') return 'no folder';
-    let server = served;
+    let server = await serve();
     if (!server) {
       // Waited for within the idle time, stopping as the saver would stop. When nothing serves and
       // the door still cannot be opened (a socket's folder that is not this user's own), not at all.
       rest();
       while (!server && !ended.signal.aborted) {
         if (!(await hooksServed(dataDir))) {
-          served = await serve();
-          if (served === 'no folder') return 'no folder';
-          server = served;
+          server = await serve();
           if (!server) return 'no door';
           break;
         }
         await Promise.race([new Promise((resolve) => setTimeout(resolve, WAIT_MS)), whenAborted(ended.signal)]);
-        if (!ended.signal.aborted) {
-          served = await serve();
-          if (served === 'no folder') return 'no folder';
-          server = served;
-        }
+        if (!ended.signal.aborted) server = await serve();
       }
       if (!server) return (end as SaverEnd) === 'idle' ? 'not needed' : end;
     }
@@ -130,6 +118,10 @@ export async function runHookSaver(io: Io, globals: GlobalOptions, idleMs: numbe
     // Not into a folder removed meanwhile (which the log would make again).
     if (await present()) await appendHookLog(dataDir, [{ level: 'info', msg: `hook saver: ended (${end}) after ${count} save${count === 1 ? '' : 's'}` }]).catch(() => {});
     return end;
+  } catch (error) {
+    // Removed since it was looked at (with an assistant's sandbox): nothing to serve, and nothing made.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(await present())) return 'no folder';
+    throw error;
   } finally {
     if (idle) clearTimeout(idle);
     await engine.close();
