@@ -347,7 +347,7 @@ async function main(): Promise<void> {
           }
         }
         const mine = summary(outcomes.slice(outcomes.length - questions.length));
-        log(`conversation ${name}: ${sessions.length} sessions, ${sessions.reduce((s, x) => s + x.messages.length, 0)} messages saved in ${(took / 1000).toFixed(1)} s; ${questions.length} questions, recall@10 ${pct(mine.recallAt10)}`);
+        log(`conversation ${name}: ${sessions.length} sessions, ${sessions.reduce((s, x) => s + x.messages.length, 0)} messages saved in ${(took / 1000).toFixed(1)} s; ${questions.length} questions, recall@5 ${pct(mine.recallAt5)}, recall@10 ${pct(mine.recallAt10)}`);
       } finally {
         await engine.close();
       }

@@ -43,6 +43,37 @@ describe('byMessage', () => {
   });
 });
 
+describe('byMessage and turns', () => {
+  const said = (chunkId: string, msgId: string, seq: number, text: string, score: number, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds: [msgId], seq, text }, score });
+
+  it('puts a turn whose request and reply both match ahead of a message that matches a little better alone', () => {
+    const ranked = byMessage([said('other', 'x', 9, 'assistant: Redis it is.', 0.1), said('reply', 'r', 5, 'assistant: Use a token bucket.', 0.09), said('ask', 'q', 4, 'user: How do I rate-limit?', 0.05)]);
+    expect(ranked.map((r) => r.hit.chunkId)).toEqual(['reply', 'other', 'ask']);
+    expect(ranked[0]!.score).toBeCloseTo(0.09 + 0.3 * 0.05, 10);
+  });
+
+  it('joins no messages of other turns, other sessions, or lines that name their speakers', () => {
+    const ranked = byMessage([
+      said('other', 'x', 9, 'assistant: Redis it is.', 0.1),
+      // The reply at 5 answers the request at 4, not the one at 2 nor the one at 4 of another session.
+      said('reply', 'r', 5, 'assistant: Use a token bucket.', 0.09),
+      said('earlier', 'p', 2, 'user: Which cache?', 0.05),
+      said('elsewhere', 'q', 4, 'user: How do I rate-limit?', 0.05, 't'),
+      // In a chat between people either may speak twice in a row: no turns.
+      said('melanie', 'm', 8, 'Melanie: I painted a lake.', 0.04),
+      said('caroline', 'c', 7, 'Caroline: What did you paint?', 0.03),
+    ]);
+    expect(ranked.map((r) => [r.hit.chunkId, r.score])).toEqual([
+      ['other', 0.1],
+      ['reply', 0.09],
+      ['earlier', 0.05],
+      ['elsewhere', 0.05],
+      ['melanie', 0.04],
+      ['caroline', 0.03],
+    ]);
+  });
+});
+
 describe('the other half of a turn', () => {
   const result = (chunkId: string, msgIds: string[], text: string, sessionId = 's') => ({ hit: { chunkId, sessionId, msgIds, text } });
 

@@ -122,9 +122,13 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
  * part does: the best-scored chunk of a message (of the same messages in the same session) gains
  * SAME_MESSAGE_WEIGHT of the scores of its other parts among the candidates. A copy of the message in
  * another session is not another part of it (it is folded into it later), nor is a part that repeats
- * another's text word for word (copies share a rank: byDistinctText). Best first again.
+ * another's text word for word (copies share a rank: byDistinctText). So does a turn: a result shows
+ * its turn, the request with the reply (searchPrompts.ts), and a turn whose request and reply both
+ * match is more likely the one sought than one of which only one does: the best of a turn's messages
+ * gains SAME_TURN_WEIGHT of the scores of its other message (each message's best part; turnOf). Best
+ * first again.
  */
-export function byMessage<T extends { hit: { sessionId: string; msgIds: string[]; textHash?: string }; score: number }>(fused: readonly T[]): T[] {
+export function byMessage<T extends { hit: { sessionId: string; msgIds: string[]; textHash?: string; seq?: number; text?: string }; score: number }>(fused: readonly T[]): T[] {
   const best = new Map<string, T>();
   const extra = new Map<T, number>();
   const parts = new Set<string>();
@@ -140,11 +144,38 @@ export function byMessage<T extends { hit: { sessionId: string; msgIds: string[]
     if (!first) best.set(key, entry);
     else extra.set(first, (extra.get(first) ?? 0) + entry.score);
   }
-  return fused.map((entry) => ({ ...entry, score: entry.score + SAME_MESSAGE_WEIGHT * (extra.get(entry) ?? 0) })).sort((a, b) => b.score - a.score);
+  const turns = new Map<string, T>();
+  const turnExtra = new Map<T, number>();
+  for (const entry of best.values()) {
+    const turn = turnOf(entry.hit);
+    if (turn === undefined) continue;
+    const first = turns.get(turn);
+    if (!first) turns.set(turn, entry);
+    else turnExtra.set(first, (turnExtra.get(first) ?? 0) + entry.score);
+  }
+  return fused
+    .map((entry) => ({ ...entry, score: entry.score + SAME_MESSAGE_WEIGHT * (extra.get(entry) ?? 0) + SAME_TURN_WEIGHT * (turnExtra.get(entry) ?? 0) }))
+    .sort((a, b) => b.score - a.score);
 }
 
 /** How much the other matching parts of a message add to its best part's score. */
 export const SAME_MESSAGE_WEIGHT = 0.3;
+
+/** How much the other message of a turn (its request, or its reply) adds to the score of the turn's best. */
+export const SAME_TURN_WEIGHT = 0.3;
+
+/**
+ * The turn a chunk of one message belongs to, as a key: a user message and the assistant message
+ * after it are one turn (a chunk's first line names its role: chunker.ts). A chunk that packs several
+ * messages, and a chunk whose lines name their speakers (a chat between people, where either may
+ * speak twice in a row), belong to no turn but their own.
+ */
+function turnOf(hit: { sessionId: string; msgIds: string[]; seq?: number; text?: string }): string | undefined {
+  if (hit.msgIds.length !== 1 || hit.seq === undefined || hit.text === undefined) return undefined;
+  if (hit.text.startsWith('user: ')) return `${hit.sessionId}\u0000${hit.seq}`;
+  if (hit.text.startsWith('assistant: ')) return `${hit.sessionId}\u0000${hit.seq - 1}`;
+  return undefined;
+}
 
 /**
  * Each message once before any twice: a result whose messages all appear in better results (another
