@@ -4,7 +4,7 @@ import { byMessage, speakersAmong } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { namesIn, topicOf, withoutNames } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
-import { asksForHelp, holdsUserWish, rankWishes, statesWish } from '../electron/engine/search/standingWishes.js';
+import { asksForHelp, conditionFit, conditionsOf, holdsUserWish, rankWishes, statesWish } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
@@ -197,6 +197,42 @@ describe('standing wishes', () => {
     expect(statesWish('assistant: Always back up first.')).toBe(false);
     expect(statesWish('user: I really prefer tabs.\nuser: I\u2019d prefer tabs.')).toBe(true);
     expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['rule', 'preference', 'please', 'should']);
+  });
+});
+
+describe('what a wish is stated for', () => {
+  it('reads the topic a rule is stated for, in the words of a user message', () => {
+    expect(conditionsOf('user: Always format dates as "Month Day, Year" when I ask about timeline details.')).toEqual(['timeline details']);
+    expect(conditionsOf('user: When I ask for code examples, always use TypeScript.')).toEqual(['code examples']);
+    expect(conditionsOf("user: Please never use jargon if I'm asking about taxes; keep it plain.")).toEqual(['taxes']);
+    expect(conditionsOf('user: Always cite sources whenever we discuss research papers.')).toEqual(['research papers']);
+    expect(conditionsOf('assistant: Always test when you ask about it.\nuser: Always answer in French.')).toEqual([]);
+  });
+
+  it('scores a wish by the share of its topic the question names', () => {
+    const asked = (question: string) => new Set(stemmedWords(question));
+    expect(conditionFit('user: Always highlight changes in budget allocations when I ask about financial goals.', asked('What are my current financial goals for this year?'))).toBe(1);
+    expect(conditionFit('user: Always provide detailed genre descriptions when I ask about book recommendations.', asked('What are some good books I should check out?'))).toBe(0.5);
+    expect(conditionFit('user: Always include platform details when I ask about movie options.', asked('What are my financial goals?'))).toBe(0);
+    expect(conditionFit('user: I prefer Excel for budgets.', asked('How do I plan my budget?'))).toBe(0);
+  });
+
+  it('puts the rule stated for what the question asks about before wishes nearer it in meaning', () => {
+    const hit = (chunkId: string, text: string, vector: Float32Array): VectorHit => ({ chunkId, sessionId: 's', text, textHash: chunkId, msgIds: [chunkId], distance: 0, vector });
+    const question = Float32Array.from([1, 0, 0]);
+    const near = Float32Array.from([0.9, 0.1, 0]);
+    const far = Float32Array.from([0.1, 0.9, 0]);
+    const candidates = [
+      hit('excel', "user: I'm stressed about our budget, and I prefer Excel for control.", near),
+      hit('cable', 'user: I prefer cutting recurring expenses, like the cable TV.', near),
+      hit('movies', 'user: Always include platform details when I ask about movie options.', near),
+      hit('goals', 'user: Always highlight changes in budget allocations when I ask about financial goals.', far),
+      hit('mention', "user: I've never had financial goals before.", near),
+    ];
+    const topic = 'What are my current financial goals for this year?';
+    expect(rankWishes(candidates, question, 10, topic).map((h) => h.chunkId)).toEqual(['goals', 'excel', 'cable', 'movies']);
+    // Without the question's words, by words and meaning alone: the rule comes last of the wishes proper.
+    expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['excel', 'cable', 'movies', 'goals']);
   });
 });
 

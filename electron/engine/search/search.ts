@@ -71,7 +71,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   let depth = limit * (collapse ? 4 : 2);
   let pool = collapse ? Math.max(depth, FIRST_POOL) : depth;
   // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
-  const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K), () => []) : Promise.resolve([]);
+  const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K, topic), () => []) : Promise.resolve([]);
   for (;;) {
     // The pools are read without their texts and vectors, then those of the hits kept (candidateTexts).
     const [byVector, byText, wished] = await Promise.all([

@@ -18,6 +18,7 @@
  */
 import { cosine } from './collapse.js';
 import { mayBeEnglish } from './textLanguage.js';
+import { stemmedWords } from './questionWords.js';
 import type { VectorHit } from '../store/storeRows.js';
 
 /** Words that mark a standing wish (stemmed by the index: "preferred", "preferences" match too). */
@@ -37,10 +38,10 @@ export const WISH_POOL = 160;
 export const WISH_RESULTS = 4;
 
 /**
- * The weight of the wishes' list in the fusion: the wish that matches a request best comes before
- * what only one of the searches ranks first, and after what both do.
+ * The weight of the wishes' list in the fusion: the wish that matches a request best comes level with
+ * what both searches rank first, and the fourth before what one of them ranks third.
  */
-export const WISH_WEIGHT = 1.5;
+export const WISH_WEIGHT = 2;
 
 /**
  * Cues of a question about what happened or was said (a past event, a count over the sessions, an
@@ -105,9 +106,12 @@ function userSegments(text: string): string[] {
  * and by their meaning (cosine to the question) together, the wishes proper (statesWish) before those
  * that only hold a wish's word. A person who writes "I've never used Redis here" and "Always explain
  * the trade-offs when I ask about caching" asks for the second to govern "How should I cache the
- * sessions?", though the first shares more of its words.
+ * sessions?", though the first shares more of its words. Among the wishes proper, one stated for what
+ * the question asks about goes first (conditionFit): "Always highlight changes in budget allocations
+ * when I ask about financial goals" governs "What are my financial goals this year?" rather than
+ * "I prefer Excel for my budget", which shares a word and more of the meaning.
  */
-export function rankWishes<T extends VectorHit>(candidates: readonly T[], question: Float32Array, k: number): T[] {
+export function rankWishes<T extends VectorHit>(candidates: readonly T[], question: Float32Array, k: number, questionText = ''): T[] {
   const texts = new Set<string>();
   const wishes = candidates.filter((hit) => {
     if (texts.has(hit.textHash) || !holdsUserWish(hit.text)) return false;
@@ -119,7 +123,39 @@ export function rankWishes<T extends VectorHit>(candidates: readonly T[], questi
   wishes.forEach((hit, rank) => score.set(hit, 1 / (k + rank + 1)));
   byMeaning.forEach((hit, rank) => score.set(hit, score.get(hit)! + 1 / (k + rank + 1)));
   const proper = new Set(wishes.filter((hit) => statesWish(hit.text)));
-  return [...wishes].sort((a, b) => Number(proper.has(b)) - Number(proper.has(a)) || score.get(b)! - score.get(a)!).slice(0, WISH_RESULTS);
+  const asked = stemmedWords(questionText);
+  const fit = new Map(wishes.map((hit) => [hit, proper.has(hit) ? conditionFit(hit.text, asked) : 0]));
+  return [...wishes].sort((a, b) => Number(proper.has(b)) - Number(proper.has(a)) || fit.get(b)! - fit.get(a)! || score.get(b)! - score.get(a)!).slice(0, WISH_RESULTS);
+}
+
+/**
+ * What a wish is stated for, in the words of a user message: "when I ask about timeline details",
+ * "whenever I ask for code examples", "if I'm asking about", "each time we discuss ...", to the end of
+ * the clause. Read in English only, as the wishes are.
+ */
+const CONDITION =
+  /\b(?:when(?:ever)?|if|each time|every time)\s+(?:I|we)\s*(?:['\u2019]m\s+|am\s+|are\s+)?(?:ask(?:ing)?|request(?:ing)?|need(?:ing)?|want(?:ing)?|look(?:ing)? for|inquir\w*|talk(?:ing)?|discuss(?:ing)?)\s+(?:you\s+)?(?:about\s+|for\s+|on\s+|regarding\s+)?([^.,!?;\n]+)/gi;
+
+/** The topics a chunk's user messages state their wishes for (CONDITION). */
+export function conditionsOf(text: string): string[] {
+  return userSegments(text).flatMap((segment) => [...segment.matchAll(CONDITION)].map((m) => m[1]!.trim()).filter((topic) => topic.length > 0));
+}
+
+/** Words of a condition that name no topic. */
+const NO_TOPIC = new Set(['i', 'me', 'my', 'we', 'our', 'a', 'an', 'the', 'about', 'for', 'on', 'of', 'to', 'in', 'and', 'or', 'ani', 'some', 'anyth', 'someth', 'it', 'that', 'thi', 'these', 'those']);
+
+/**
+ * How much of what a wish is stated for the question names: the largest share, over the wish's
+ * conditions, of a condition's words (stemmed, less words that name no topic) among the question's.
+ * 0 for a wish stated unconditionally.
+ */
+export function conditionFit(text: string, asked: ReadonlySet<string>): number {
+  let best = 0;
+  for (const condition of conditionsOf(text)) {
+    const words = [...stemmedWords(condition)].filter((word) => !NO_TOPIC.has(word));
+    if (words.length > 0) best = Math.max(best, words.filter((word) => asked.has(word)).length / words.length);
+  }
+  return best;
 }
 
 function similarity(hit: VectorHit, question: Float32Array): number {
