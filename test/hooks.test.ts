@@ -136,7 +136,9 @@ describe.concurrent('session-memory hook, as each assistant runs it', () => {
     const upTo = (line: number) => `${lines.slice(0, line + 1).join('\n')}\n`;
     // A new session's first agentStop starts before Copilot has written its events file, and before its own hook.start event.
     const run = hook(['--data', data, 'hook'], JSON.stringify({ ...firstStop!.input, transcriptPath: events }), {});
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The file appears 1.5 s on: a hook's process can take more than 300 ms to start beside other test
+    // files (it did once), and then found the file at once; it waits up to 3 s for it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     await fs.mkdir(path.dirname(events), { recursive: true });
     await fs.writeFile(events, upTo(firstStop!.line - 3));
     await new Promise((resolve) => setTimeout(resolve, 300));
