@@ -5,7 +5,8 @@
  *
  * `--set beam` (the default): BEAM (Tavakoli et al. 2025, "Beyond a Million Tokens: Benchmarking and
  * Enhancing Long-Term Memory in LLMs"), read from the folder given (its 100K split: `<n>/chat.json` or
- * `<n>/chat_trunecated.json`, `<n>/probing_questions.json`). Each dated batch is one session, its
+ * `<n>/chat_trunecated.json`, `<n>/probing_questions.json`; its 500K and 1M splits keep the questions
+ * in `<n>/probing_questions/probing_questions.json`). Each dated batch is one session, its
  * messages carry the batch's date, the user messages' ` ->-> b,t` bookkeeping tags are stripped.
  *
  * `--set locomo`: LoCoMo (Maharana et al. 2024, "Evaluating Very Long-Term Conversational Memory of LLM
@@ -132,8 +133,13 @@ function idsIn(value: unknown, into: Set<string>): Set<string> {
   return into;
 }
 
+/** A conversation's questions: `probing_questions.json` beside its chat (the 100K split) or in a folder of that name (500K, 1M). */
+function questionsFile(dir: string): string | undefined {
+  return [path.join(dir, 'probing_questions.json'), path.join(dir, 'probing_questions', 'probing_questions.json')].find((file) => existsSync(file));
+}
+
 function questionsOf(dir: string, name: string): Question[] {
-  const file = path.join(dir, 'probing_questions.json');
+  const file = questionsFile(dir)!;
   const byType = readJson(file) as Record<string, Array<{ question: string; source_chat_ids?: unknown }>>;
   const out: Question[] = [];
   for (const [type, list] of Object.entries(byType)) {
@@ -212,7 +218,7 @@ function locomoConversations(file: string): Array<{ name: string; sessions: Sess
 /** BEAM's conversations in the folder, each read when its turn comes. */
 function beamConversations(dir: string): Array<{ name: string; read: () => { sessions: SessionInput[]; questions: Question[] } }> {
   const names = readdirSync(dir)
-    .filter((name) => existsSync(path.join(dir, name, 'probing_questions.json')))
+    .filter((name) => questionsFile(path.join(dir, name)) !== undefined)
     .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
   if (names.length === 0) throw new Error(`${dir}: no conversations (folders with probing_questions.json) in it`);
   return names.map((name) => ({ name, read: () => ({ sessions: sessionsOf(path.join(dir, name), name), questions: questionsOf(path.join(dir, name), name) }) }));
