@@ -16,6 +16,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import { connectStore, isRemoteStore } from './connect.js';
 import type { ObjectCacheEndpoint } from './objectCacheEndpoint.js';
 import { chunksAfter, chunksBefore, chunksBeside, messagesAround, vectorsByChunkId, type ChunkPlace, type MessagesAround } from './storeLookups.js';
+import { HeldVectors } from './heldVectors.js';
 import { recentRowsOf, type RecentRows } from './recentRows.js';
 import { PART_COLUMN, type VectorHit } from './storeRows.js';
 import { CHUNKS_TABLE } from './storeSchema.js';
@@ -56,6 +57,8 @@ export interface SearchReads {
   chunksBeside(after: ReadonlyArray<ChunkPlace>, before: ReadonlyArray<ChunkPlace>): Promise<{ after: Array<VectorHit | undefined>; before: Array<VectorHit | undefined> }>;
   /** How many rows outside the indexes the searches read from memory (recentRows.ts); 0 when none or when they read them in the table. */
   recentRows: number;
+  /** How many vectors the nearest-vector candidates are compared with in memory (heldVectors.ts): every row of a store without a vector index; 0 when read in the table. */
+  heldVectors: number;
 }
 
 export class SearchView {
@@ -65,6 +68,12 @@ export class SearchView {
   private recent: { version: number; rows: Promise<RecentRows | null> } | null = null;
   /** The rows outside the indexes at the last version that had any: the next version reads only what changed since. */
   private recentBefore: RecentRows | null = null;
+  /** The vectors of a store without a vector index at a version (heldVectors.ts): `ready` once read. */
+  private held: { version: number; read: Promise<void>; ready: HeldVectors | null } | null = null;
+  /** Searches this view has served: the vectors are held from its second on. */
+  private searches = 0;
+  /** Those of the last version that had them: the next version reads only the rows added since. */
+  private heldBefore: HeldVectors | null = null;
   private db: lancedb.Connection | null = null;
   private closed = false;
 
@@ -128,7 +137,8 @@ export class SearchView {
     if ((await this.newestVersion()) <= (await table.version())) return;
     await table.checkoutLatest();
     const version = await table.version();
-    await this.recentAt(table, version, await this.hasPartAt(table, version));
+    const hasPart = await this.hasPartAt(table, version);
+    await Promise.all([this.recentAt(table, version, hasPart), this.holding() ? this.readHeld(table, version, hasPart) : undefined]);
   }
 
   close(): void {
@@ -136,6 +146,8 @@ export class SearchView {
     this.recentBefore?.close();
     this.recentBefore = null;
     this.recent = null;
+    this.held = null;
+    this.heldBefore = null;
     void this.table?.then((t) => t.close(), () => {});
     this.table = null;
     this.db?.close();
@@ -150,6 +162,8 @@ export class SearchView {
       this.recent = null;
       this.recentBefore?.close();
       this.recentBefore = null;
+      this.held = null;
+      this.heldBefore = null;
       // No read consistency interval: the handle stays at the version it holds until moved on (run()).
       const cache = await this.readCache();
       this.db = await connectStore(this.uri, {}, cache ? (options) => cache.storageOptions(options) : undefined);
@@ -207,18 +221,51 @@ export class SearchView {
     return entry.rows;
   }
 
+  /**
+   * Whether this view holds the vectors of a store without a vector index (heldVectors.ts): from its
+   * second search on. Reading every vector takes longer than one search reading them in the table (0.5
+   * s against 0.15 s at 10,604 chunks), which a one-off search (`session-memory search`) would pay;
+   * the app, `watch` and the MCP server search again, and each later version reads only what was added.
+   */
+  private holding(): boolean {
+    return this.searches >= 2 || this.heldBefore !== null;
+  }
+
+  /**
+   * Reads the vectors at a version, once; a search at that version uses them once read, and reads the
+   * table until then. When reading them fails, or the handle moved on meanwhile, none are held for it.
+   */
+  private readHeld(table: lancedb.Table, version: number, hasPart: boolean): Promise<void> {
+    if (this.held?.version === version) return this.held.read;
+    const entry: { version: number; read: Promise<void>; ready: HeldVectors | null } = { version, read: Promise.resolve(), ready: null };
+    entry.read = (async () => {
+      const held = await HeldVectors.of(table, hasPart, this.heldBefore);
+      if ((await table.version()) !== version) return;
+      entry.ready = held;
+      this.heldBefore = held;
+    })().catch(() => {});
+    this.held = entry;
+    return entry.read;
+  }
+
   private async readsOf(table: lancedb.Table, version: number): Promise<SearchReads> {
     const hasPart = await this.hasPartAt(table, version);
-    const chunks: SearchTable = { table, hasPart, recent: await this.recentAt(table, version, hasPart) };
+    const recent = await this.recentAt(table, version, hasPart);
+    this.searches++;
+    if (this.holding()) void this.readHeld(table, version, hasPart);
+    const held = this.held?.version === version ? this.held.ready : null;
+    const chunks: SearchTable = { table, hasPart, recent };
     return {
       recentRows: chunks.recent?.rows ?? 0,
+      heldVectors: held?.rows ?? 0,
       vectorSearch: (vector, limit, sessionId, excludeChunkId) => vectorSearchIn(chunks, vector, limit, sessionId, excludeChunkId),
       textSearch: (text, limit, sessionId) => textSearchIn(chunks, this.hasIndex, text, limit, sessionId),
       // On a bucket each column of a row read is a ranged read: the pools leave out the texts and
       // vectors, read after the cut for the candidates kept. In a folder a read costs no request, and
       // one query is quicker than two: the pools are read whole, as hits at hand.
+      // Without a vector index, from the vectors held in memory (heldVectors.ts).
       vectorCandidates: async (vector, limit, sessionId) =>
-        this.remote ? vectorCandidatesIn(chunks, vector, limit, sessionId) : (await vectorSearchIn(chunks, vector, limit, sessionId)).map(candidateOfHit),
+        held ? held.nearest(vector, limit, sessionId) : this.remote ? vectorCandidatesIn(chunks, vector, limit, sessionId) : (await vectorSearchIn(chunks, vector, limit, sessionId)).map(candidateOfHit),
       textCandidates: async (text, limit, sessionId) =>
         this.remote ? textCandidatesIn(chunks, this.hasIndex, text, limit, sessionId) : (await textSearchIn(chunks, this.hasIndex, text, limit, sessionId)).map(candidateOfHit),
       candidateTexts: (lists) => candidateTexts(chunks, lists),
