@@ -240,7 +240,8 @@ export class SearchView {
     const entry: { version: number; read: Promise<void>; ready: HeldVectors | null } = { version, read: Promise.resolve(), ready: null };
     entry.read = (async () => {
       const held = await HeldVectors.of(table, hasPart, this.heldBefore);
-      if ((await table.version()) !== version) return;
+      // Not kept when the handle moved on, or the view was closed or opened again meanwhile.
+      if ((await table.version()) !== version || this.held !== entry) return;
       entry.ready = held;
       this.heldBefore = held;
     })().catch(() => {});
