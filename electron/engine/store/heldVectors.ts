@@ -11,7 +11,7 @@
  * added (a save, a compaction) or have rows deleted, so a row id still there at a later version holds
  * the same row. Rows added since go into fragments after the last one read. When the count of rows
  * held and added is the table's count, none was deleted; otherwise the ids of the earlier fragments'
- * rows tell which are left.
+ * rows (and their chunk ids) tell which are left.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { candidateColumns, candidateOf, inStableOrder, type Candidate } from './searchHits.js';
@@ -71,8 +71,10 @@ export class HeldVectors {
         });
       }
     }
-    // Rows written while these were read belong to a later version: the counts would not add up.
-    if (kept.length + added.length !== total) return null;
+    // Rows written while these were read belong to a later version, and a table rolled back to an
+    // earlier version (`verify --repair`) may have written fragments of ids read before: the counts
+    // would not add up. All of them are read again then, or none are held.
+    if (kept.length + added.length !== total) return previous ? HeldVectors.of(table, hasPart, null) : null;
     const addedVectors = added.map((row: Row) => vectorOf(row.vector));
     const dim = previous?.dim ?? addedVectors[0]?.length ?? 0;
     if (addedVectors.some((vector) => vector.length !== dim)) return null;
