@@ -5,9 +5,12 @@
  * a save, an edit, a forget and a compaction; and a one-off search, or a store with a vector index,
  * reads the table as before.
  */
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import type { MemoryEngine } from '../electron/engine/engine.js';
 import type { SearchReads } from '../electron/engine/store/searchView.js';
+import { rollBackToNewestReadable } from '../electron/engine/store/storeUpkeep.js';
 import { conversation, hashEngineTestBed } from './helpers/engine.js';
 
 // The subject is which rows a search compares, not the model: the hashing stand-in embeds.
@@ -91,6 +94,37 @@ describe('nearest vectors of a store without a vector index, held in memory', ()
       expect(await heldAll(engine)).toBe(await engine.store.countChunks());
       expect(await sameAsTable(engine, probe)).not.toContain('s0');
       await sameAsTable(engine, litVector, 'lighthouse');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('after the table is rolled back to an earlier version, holds what that version holds', async () => {
+    const dataDir = bed.dataDir();
+    const engine = await bed.open(dataDir, { optimizeEvery: 10_000 });
+    try {
+      await engine.save(conversation(60, { sessionId: 's0' }));
+      await engine.save(conversation(60, { sessionId: 's1', start: 1000 }));
+      await heldAll(engine);
+      await engine.save(conversation(60, { sessionId: 's2', start: 2000 }));
+      await heldAll(engine);
+      const [s2Hit] = await reading(engine, (reads) => reads.textSearch('Question 2012', 1, 's2'));
+      const probe = (await engine.store.vectorsByChunkId([s2Hit!.chunkId])).get(s2Hit!.chunkId)!;
+      expect(await sameAsTable(engine, probe)).toContain('s2');
+      // As `verify --repair` does: the newest version that reads whole, here the one before, restored and compacted.
+      const db = await lancedb.connect(path.join(dataDir, 'lancedb'));
+      const table = await db.openTable('chunks');
+      try {
+        expect(await rollBackToNewestReadable(table)).not.toBeNull();
+      } finally {
+        table.close();
+        db.close();
+      }
+      await heldAll(engine);
+      await sameAsTable(engine, probe);
+      await engine.save(conversation(30, { sessionId: 's3', start: 3000 }));
+      await heldAll(engine);
+      await sameAsTable(engine, probe);
     } finally {
       await engine.close();
     }
