@@ -71,9 +71,9 @@ export class HeldVectors {
         });
       }
     }
-    // Rows written while these were read belong to a later version, and a table rolled back to an
-    // earlier version (`verify --repair`) may have written fragments of ids read before: the counts
-    // would not add up. All of them are read again then, or none are held.
+    // Rows written while these were read belong to a later version; and were a table rolled back to
+    // an earlier version (`verify --repair`) to write fragments of ids read before (LanceDB, measured,
+    // gives the compaction after it new ids), the counts would not add up. All are read again then.
     if (kept.length + added.length !== total) return previous ? HeldVectors.of(table, hasPart, null) : null;
     const addedVectors = added.map((row: Row) => vectorOf(row.vector));
     const dim = previous?.dim ?? addedVectors[0]?.length ?? 0;
