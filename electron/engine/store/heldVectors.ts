@@ -14,6 +14,7 @@
  * rows (and their chunk ids) tell which are left.
  */
 import type * as lancedb from '@lancedb/lancedb';
+import { cosineDistance, fragmentOfRowId, fromFragmentOn, normOf } from './heldRows.js';
 import { candidateColumns, candidateOf, inStableOrder, type Candidate } from './searchHits.js';
 import { readRows, vectorOf, type Row } from './storeRows.js';
 
@@ -23,9 +24,6 @@ import { readRows, vectorOf, type Row } from './storeRows.js';
  * this count. The vector index is built from VECTOR_INDEX_MIN_ROWS (10,000) rows on.
  */
 export const HELD_VECTORS_MAX = 20_000;
-
-const fragmentOf = (rowId: bigint) => Number(rowId >> 32n);
-const fromFragmentOn = (fragment: number) => `_rowid >= ${BigInt(fragment) << 32n}`;
 
 export class HeldVectors {
   private constructor(
@@ -90,7 +88,7 @@ export class HeldVectors {
     let toFragment = previous?.toFragment ?? -1;
     added.forEach((row: Row, i) => {
       const candidate = candidateOf(row, 0);
-      toFragment = Math.max(toFragment, fragmentOf(candidate.rowId!));
+      toFragment = Math.max(toFragment, fragmentOfRowId(candidate.rowId!));
       candidates.push(candidate);
       vectors.set(addedVectors[i]!, at * dim);
       norms[at++] = normOf(addedVectors[i]!);
@@ -106,25 +104,7 @@ export class HeldVectors {
     const distances = new Float64Array(count).fill(Number.POSITIVE_INFINITY);
     for (let r = 0; r < count; r++) {
       if (sessionId !== undefined && candidates[r]!.sessionId !== sessionId) continue;
-      if (vector.length !== dim || norm === 0 || norms[r] === 0) {
-        distances[r] = 1;
-        continue;
-      }
-      // Four sums side by side: 7 ms for 10,604 rows of 512 dimensions, against 9.5 ms with one.
-      const base = r * dim;
-      let a = 0;
-      let b = 0;
-      let c = 0;
-      let d = 0;
-      let i = 0;
-      for (; i + 3 < dim; i += 4) {
-        a += vector[i]! * vectors[base + i]!;
-        b += vector[i + 1]! * vectors[base + i + 1]!;
-        c += vector[i + 2]! * vectors[base + i + 2]!;
-        d += vector[i + 3]! * vectors[base + i + 3]!;
-      }
-      for (; i < dim; i++) a += vector[i]! * vectors[base + i]!;
-      distances[r] = 1 - (a + b + c + d) / (norm * norms[r]!);
+      distances[r] = cosineDistance(vector, norm, vectors, r * dim, dim, norms[r]!);
     }
     // The `limit`-th smallest distance, then the rows within it in order (ties at the cut by chunk id).
     const cut = limit >= count ? Number.POSITIVE_INFINITY : Float64Array.from(distances).sort()[limit - 1]!;
@@ -132,10 +112,4 @@ export class HeldVectors {
     for (let r = 0; r < count; r++) if (distances[r]! <= cut && distances[r]! !== Number.POSITIVE_INFINITY) near.push({ ...candidates[r]!, distance: distances[r]! });
     return inStableOrder(near).slice(0, limit);
   }
-}
-
-function normOf(vector: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  return Math.sqrt(sum);
 }

@@ -27,8 +27,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { CJK_COLUMN, ngramIndex, wordIndex } from './fullTextLayout.js';
+import { cosineDistance, fragmentOf, fromFragmentOn, normOf } from './heldRows.js';
 import { hitColumns, hitOf, inStableOrder } from './searchHits.js';
-import { readRows, rowsOf, sqlString, type Row, type VectorHit } from './storeRows.js';
+import { readRows, rowsOf, sqlString, type VectorHit } from './storeRows.js';
 
 /** Rows added to the in-memory texts table before it indexes them (HeldTexts.adding). */
 const UNINDEXED_TEXTS_MAX = 256;
@@ -61,9 +62,6 @@ interface Held {
   norm: number;
   owned: string;
 }
-
-const fragmentOf = (row: Row) => Number(BigInt(row._rowid as bigint | number) >> 32n);
-const fromFragmentOn = (fragment: number) => `_rowid >= ${BigInt(fragment) << 32n}`;
 
 /**
  * The rows the table's indexes do not cover at the version it holds, or null when the view should
@@ -126,12 +124,6 @@ export async function recentRowsOf(table: lancedb.Table, hasPart: boolean, words
     const texts = before ? await before.texts.adding(textColumns) : await HeldTexts.of(textColumns, cjk, words);
     return { rows, toFragment, texts };
   }
-}
-
-function normOf(vector: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  return Math.sqrt(sum);
 }
 
 /**
@@ -215,10 +207,7 @@ class HeldRows implements RecentRows {
     for (const { hit, norm: rowNorm } of this.held.values()) {
       if ((sessionId && hit.sessionId !== sessionId) || hit.chunkId === excludeChunkId) continue;
       const row = hit.vector!;
-      let dot = 0;
-      for (let i = 0; i < row.length; i++) dot += row[i]! * vector[i]!;
-      // LanceDB's cosine distance; a zero vector is as far as can be.
-      scored.push({ ...hit, distance: norm > 0 && rowNorm > 0 ? 1 - dot / (norm * rowNorm) : 1 });
+      scored.push({ ...hit, distance: cosineDistance(vector, norm, row, 0, row.length, rowNorm) });
     }
     return inStableOrder(scored).slice(0, limit);
   }
