@@ -203,6 +203,57 @@ describe('older Codex CLI sessions (written by codex-cli 0.47.0, 0.25.0 and the 
     ]);
   });
 
+  it("reads the desktop app's rollouts of 0.154-0.159: the parts Codex adds, named by kind, and its approval reviews", async () => {
+    // Shaped as real rollouts of codex_work_desktop 0.154.0-alpha.6.2 and 0.159.0 (published in a
+    // person's synced Codex folder), the instructions and texts shortened.
+    const dir = tempDir();
+    const line = (ordinal: number, type: string, payload: object) => JSON.stringify({ timestamp: `2026-09-20T09:20:${String(ordinal).padStart(2, '0')}.000Z`, ordinal, type, payload });
+    const user = (ordinal: number, parts: Array<[string, string]>) =>
+      line(ordinal, 'response_item', { type: 'message', id: `msg_${ordinal}`, role: 'user', content: parts.map(([, text]) => ({ type: 'input_text', text })), internal_chat_message_metadata_passthrough: { turn_id: 't1', content_item_kinds: parts.map(([kind]) => kind) } });
+    const reply = (ordinal: number, text: string) => line(ordinal, 'response_item', { type: 'message', id: `msg_${ordinal}`, role: 'assistant', content: [{ type: 'output_text', text }] });
+    const meta = (id: string, extra: object) => line(0, 'session_meta', { session_id: id, id, timestamp: '2026-09-20T09:20:00.000Z', cwd: 'C:\\w', originator: 'codex_work_desktop', cli_version: '0.159.0', source: 'vscode', history_mode: 'paginated', ...extra });
+    const desktop = path.join(dir, 'rollout-2026-09-20T17-20-12-01a0be1d-b209-78f0-8a67-bed0818d1898.jsonl');
+    writeFileSync(desktop, [
+      meta('01a0be1d-b209-78f0-8a67-bed0818d1898', { thread_source: 'user' }),
+      user(1, [
+        ['plugins.recommendations', '<recommended_plugins>\nHere is a list of plugins that are available but not installed.\n</recommended_plugins>'],
+        // Written without the folder since 0.154: `# AGENTS.md instructions for <folder>` before.
+        ['agents_md.instructions', '# AGENTS.md instructions\n\n<INSTRUCTIONS>\nStop at once when anything looks wrong.\n</INSTRUCTIONS>'],
+        ['environments.environment_context', '<environment_context>\n  <cwd>C:\\w</cwd>\n</environment_context>'],
+      ]),
+      user(2, [['user.text', '你的知识库截至日期到哪里了\n']]),
+      reply(3, '我的内置知识截至 2024 年 8 月。'),
+      user(4, [['additional_content.codex_apps_open_page', '<external_codex_apps_open_page>{"page_id":null}</external_codex_apps_open_page>']]),
+      user(5, [['user.text', 'And the page I had open?']]),
+      '',
+    ].join('\n'));
+    const [session] = await sessionsOf(desktop);
+    expect(session!.title).toBe('你的知识库截至日期到哪里了');
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', '你的知识库截至日期到哪里了'],
+      ['assistant', '我的内置知识截至 2024 年 8 月。'],
+      ['user', 'And the page I had open?'],
+    ]);
+    // Without the kinds (the same texts, as a rollout that names none would hold them), by how they begin.
+    const unnamed = path.join(tempDir(), path.basename(desktop));
+    writeFileSync(unnamed, readFileSync(desktop, 'utf8').replace(/,"internal_chat_message_metadata_passthrough":\{[^}]*\}/g, ''));
+    expect((await sessionsOf(unnamed))[0]!.messages.map((m) => m.content)).toEqual(['你的知识库截至日期到哪里了', '我的内置知识截至 2024 年 8 月。', 'And the page I had open?']);
+
+    // Codex's reviewer of an action awaiting approval: its request quotes the parent's history; only the verdict is kept.
+    const review = path.join(dir, 'rollout-2026-09-30T17-15-33-01a0f199-095a-78f3-a02e-35399013d8ee.jsonl');
+    writeFileSync(review, [
+      meta('01a0f199-095a-78f3-a02e-35399013d8ee', { thread_source: 'guardian_review', source: { subagent: { other: 'guardian' } }, parent_thread_id: '01a0f184-ab47-7b92-81fe-2d65c1d6977f' }),
+      user(1, [['agents_md.instructions', '# AGENTS.md instructions\n\n<INSTRUCTIONS>\nStop at once.\n</INSTRUCTIONS>']]),
+      user(2, [['user.text', 'The following is the Codex agent history whose request action you are assessing.'], ['user.text', '>>> TRANSCRIPT START\nuser: install the tools\n>>> TRANSCRIPT END']]),
+      reply(3, '{"risk_level":"low","outcome":"allow","rationale":"The person asked for it."}'),
+      '',
+    ].join('\n'));
+    const [verdict] = await sessionsOf(review);
+    expect(verdict!.title).toBe('Subagent: approval review');
+    expect(verdict!.parentSessionId).toBe('01a0f184-ab47-7b92-81fe-2d65c1d6977f');
+    expect(verdict!.messages.map((m) => [m.role, m.content])).toEqual([['assistant', '{"risk_level":"low","outcome":"allow","rationale":"The person asked for it."}']]);
+  });
+
   it("keeps the person's words of a prompt the IDE extension or the desktop app wrapped, not the open tabs or attached files", async () => {
     const file = path.join(tempDir(), 'rollout-2026-04-08T08-00-00-019d0000-0000-7000-8000-000000000002.jsonl');
     const line = (second: number, type: string, payload: object) => JSON.stringify({ timestamp: `2026-04-08T13:00:0${second}.000Z`, type, payload });

@@ -21,7 +21,8 @@ const INJECTED_PREFIXES = [
   '<turn_aborted>',
   '<skills_instructions>',
   '<INSTRUCTIONS>',
-  '# AGENTS.md instructions for ',
+  // `# AGENTS.md instructions for <folder>`; since 0.154 without the folder.
+  '# AGENTS.md instructions',
   '<permissions instructions>',
   '<collaboration_mode>',
   '<hook_context>',
@@ -29,6 +30,8 @@ const INJECTED_PREFIXES = [
   '<skill>',
   '<user_action>',
   '<recommended_plugins>',
+  // The desktop app's note of the page it had open (0.159).
+  '<external_codex_apps_open_page>',
 ];
 
 export function isInjectedText(text: string): boolean {
@@ -69,7 +72,7 @@ export function mapResponseItem(item: JsonObject, toolNames: ToolNames, options:
       const role = item.role;
       if (role !== 'user' && role !== 'assistant') return [];
       if (role === 'user' && !isPersonsMessage(item)) return [];
-      const parts = messageParts(item.content, role === 'user');
+      const parts = messageParts(personsContent(item, role === 'user'), role === 'user');
       return messagesFromParts({ ...idOf(item), role, ...meta }, parts, options);
     }
     case 'reasoning': {
@@ -144,6 +147,20 @@ function isPersonsMessage(item: JsonObject): boolean {
   const metadata = isObject(passthrough) && Array.isArray(passthrough.content_item_metadata) ? passthrough.content_item_metadata : [];
   const origins = metadata.map((entry) => (isObject(entry) && isObject(entry.provenance) ? entry.provenance.type : undefined)).filter((type) => typeof type === 'string');
   return origins.every((type) => type === 'user');
+}
+
+/**
+ * The parts of a user message the person wrote. Since 0.154 Codex names the kind of each part
+ * (`internal_chat_message_metadata_passthrough.content_item_kinds`, one per part): the person's are
+ * `user.*` (`user.text`), the others what it adds (`agents_md.instructions`,
+ * `environments.environment_context`, `plugins.recommendations`, `additional_content.*`). A message
+ * without kinds, or with a count that does not match its parts, is read whole (by how its parts begin).
+ */
+function personsContent(item: JsonObject, fromPerson: boolean): unknown {
+  const passthrough = item.internal_chat_message_metadata_passthrough;
+  const kinds = isObject(passthrough) && Array.isArray(passthrough.content_item_kinds) ? passthrough.content_item_kinds : undefined;
+  if (!fromPerson || !kinds || !Array.isArray(item.content) || kinds.length !== item.content.length) return item.content;
+  return item.content.filter((_, i) => typeof kinds[i] !== 'string' || (kinds[i] as string).startsWith('user.'));
 }
 
 function messageParts(content: unknown, fromPerson: boolean): MessagePart[] {

@@ -105,8 +105,20 @@ function session(sessionId: string, meta: JsonObject | undefined, messages: Mess
     return { sessionId, ...(title !== undefined ? { title } : {}), source: 'codex', messages };
   }
   const kind = isObject(source) && typeof source.subagent === 'string' ? source.subagent : undefined;
+  if (isApprovalReview(meta)) {
+    // Codex's reviewer of an action awaiting approval (0.159): its request is the parent's history
+    // quoted by Codex, not anything the person wrote; what is kept is the reviewer's verdict.
+    const verdicts = messages.filter((message) => message.role !== 'user');
+    return { sessionId, title: 'Subagent: approval review', source: 'codex', ...(parent !== undefined ? { parentSessionId: parent } : {}), messages: verdicts };
+  }
   const task = titleFromMessages(messages) ?? optionalText(meta?.agent_nickname) ?? kind ?? sessionId;
   return { sessionId, title: `Subagent: ${task}`, source: 'codex', ...(parent !== undefined ? { parentSessionId: parent } : {}), messages };
+}
+
+/** Whether a thread is Codex's review of an action awaiting approval (`thread_source: guardian_review`, `source.subagent.other: guardian`). */
+function isApprovalReview(meta: JsonObject | undefined): boolean {
+  const source = meta?.source;
+  return meta?.thread_source === 'guardian_review' || (isObject(source) && isObject(source.subagent) && source.subagent.other === 'guardian');
 }
 
 /** The first CLI's saved conversation: `{session: {id, timestamp, instructions}, items: [...]}`. */
