@@ -258,10 +258,38 @@ async function readCutExport(source: TranscriptSource, mapping: ReadMapping, lim
 }
 
 async function readWhole(source: TranscriptSource, original: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
-  const { text, encoding } = decodeText(source.label, original);
+  let decoded: ReturnType<typeof decodeText>;
+  try {
+    decoded = decodeText(source.label, original);
+  } catch (error) {
+    const cutLines = error instanceof ImportError && error.code === 'truncated' ? await readCutLines(source, original, mapping) : undefined;
+    if (cutLines) return cutLines;
+    throw error;
+  }
+  const { text, encoding } = decoded;
   if (text.trim() === '') throw new ImportError(source.label, 'empty', 'empty file (only whitespace)');
   const result = await readText(source, text, encoding === 'UTF-8' ? original : Buffer.from(text, 'utf8'), mapping);
   return encoding === 'UTF-8' ? result : { ...result, encoding };
+}
+
+/**
+ * A file of JSON lines cut off in the middle of a character of its last line (a log still being
+ * written, or copied short): read as one cut between two characters is, its complete lines kept and
+ * the cut line named. Undefined for any other file, which keeps the error of the cut character.
+ */
+async function readCutLines(source: TranscriptSource, original: Buffer, mapping: ReadMapping): Promise<ImportedFile | undefined> {
+  const tail = incompleteTailLength(original);
+  const bytes = original.subarray(0, original.length - tail);
+  if (tail === 0 || !isUtf8(bytes)) return undefined;
+  const text = bytes.toString('utf8', utf8BomLength(bytes));
+  if (text.trimStart()[0] !== '{') return undefined;
+  const skipped: SkippedPart[] = [];
+  try {
+    const records = await readJsonlRecords(source.label, [bytes], true, badLineCollector(source.label, mapping, skipped));
+    return records === undefined ? undefined : jsonlResult(source, records, mapping, skipped);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `bytes`: the text in UTF-8 (the file's own bytes when it is UTF-8). */

@@ -85,6 +85,23 @@ describe('a damaged line of a JSONL log', () => {
     expect(result.sessions[0]!.messages.length).toBeGreaterThan(3);
   });
 
+  for (const [name, limits] of [['read whole', undefined], ['streamed', STREAM_EVERYTHING]] as const) {
+    it(`a last line cut off in the middle of a character is skipped as truncated, the rest imported (${name})`, async () => {
+      // The cut falls inside a character of three bytes (京), as a Chinese or Hebrew log copied short does.
+      const lines = log.filter((line) => line.trim() !== '');
+      const last = lines.pop()!.replace(/"text":"[^"]*"/, '"text":"去京都"');
+      const bytes = Buffer.from([...lines, last].join('\n'));
+      const cutAt = bytes.lastIndexOf(Buffer.from('京')) + 1;
+      const file = write('3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl', bytes.subarray(0, cutAt));
+      const [result] = await readAll([file], {}, limits);
+      if (!result || 'error' in result) throw new Error(`expected sessions, got ${JSON.stringify(result)}`);
+      expect(result.skipped).toEqual([{ file, line: lines.length + 1, error: expect.stringMatching(/^truncated JSON/) }]);
+      const [whole] = await readAll([write('whole.jsonl', Buffer.from(lines.join('\n')))], {}, limits);
+      if (!whole || 'error' in whole) throw new Error('the complete lines must read');
+      expect(result.sessions[0]!.messages.map((m) => m.msgId)).toEqual(whole.sessions[0]!.messages.map((m) => m.msgId));
+    });
+  }
+
   it('a line the format cannot use is left out, named by the mapper\'s problem', async () => {
     const file = write('st.jsonl', '{"user_name":"A","character_name":"B","create_date":"2024","chat_metadata":{}}\n{"name":"B","is_user":false,"is_system":false,"send_date":1}\n{"name":"A","is_user":true,"is_system":false,"send_date":2,"mes":"hello"}\n');
     const [result] = await readAll([file]);
