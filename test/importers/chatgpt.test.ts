@@ -28,6 +28,7 @@ describe('ChatGPT export', () => {
   });
 
   it("turns the markers ChatGPT writes into its answers into what its app shows: sources, names, links", async () => {
+    // Its last reference, a list of sources after the answer, names a blank as its matched text: the answer keeps its spaces.
     const [session] = await sessionsOf(fixture('chatgpt', 'markers.json'));
     expect(session!.messages.at(-1)!.content).toBe(
       'Tram 28 runs from about 6:00 to 23:00 ([carris.pt](https://www.carris.pt/en/tram-28/)). ' +

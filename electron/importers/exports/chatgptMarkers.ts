@@ -27,7 +27,9 @@ export function readableAnswer(text: string, metadata: unknown): string {
   let out = text;
   for (const reference of contentReferences(metadata)) {
     const matched = reference.matched_text;
-    if (typeof matched !== 'string' || matched === '' || !out.includes(matched)) continue;
+    // Only a marker is replaced: a `sources_footnote` reference lists the sources after the answer
+    // and names a blank as its matched text, which would take every space out of it.
+    if (typeof matched !== 'string' || !/[\ue200-\ue206【]/.test(matched) || !out.includes(matched)) continue;
     out = out.split(matched).join(shownFor(reference));
   }
   out = out.replace(MARKER, (_whole, kind: string, body: string) => markerText(kind, body));
