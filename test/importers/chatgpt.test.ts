@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, sessionsOf, triples } from './helpers.js';
+import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 
 const KYOTO = '6650a1b2-7c3d-4e5f-8a9b-0c1d2e3f4a5b';
 const SHORT = '5f00aa11-2222-4333-8444-555566667777';
@@ -37,6 +39,26 @@ describe('ChatGPT export', () => {
     );
     // The question is the person's own text: left as it is.
     expect(session!.messages[0]!.content).toBe('When does the Lisbon tram 28 run, and who designed the Santa Justa lift?');
+  });
+
+  it("files ChatGPT's hidden note in the person's place as context, not as their words", async () => {
+    // As a real export of October 2025 holds it, where the custom instructions were.
+    const node = (id: string, parent: string | null, child: string | null, message: object | null) => ({ id, parent, children: child ? [child] : [], message });
+    const mapping = {
+      root: node('root', null, 'n-1', null),
+      'n-1': node('n-1', 'root', 'u-1', { id: 'n-1', author: { role: 'user', name: null, metadata: {} }, create_time: null, content: { content_type: 'text', parts: ['Original custom instructions no longer available'] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: { is_visually_hidden_from_conversation: true, user_context_message_data: null, is_user_system_message: true } }),
+      'u-1': node('u-1', 'n-1', 'a-1', { id: 'u-1', author: { role: 'user', name: null, metadata: {} }, create_time: 1761704170, content: { content_type: 'text', parts: ['Which ferry goes to Cacilhas?'] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: {} }),
+      'a-1': node('a-1', 'u-1', null, { id: 'a-1', author: { role: 'assistant', name: null, metadata: {} }, create_time: 1761704180, content: { content_type: 'text', parts: ['The Transtejo ferry from Cais do Sodré.'] }, status: 'finished_successfully', end_turn: true, weight: 1, recipient: 'all', metadata: {} }),
+    };
+    const file = path.join(tempDir(), 'conversations.json');
+    writeFileSync(file, JSON.stringify([{ title: 'Ferry', create_time: 1761704170, update_time: 1761704180, id: '690178ec-f2f0-8324-bd3b-00bc67ef63bd', current_node: 'a-1', mapping }]));
+    const [session] = await sessionsOf(file);
+    expect(session!.title).toBe('Ferry');
+    expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'Original custom instructions no longer available'],
+      ['user', 'Which ferry goes to Cacilhas?'],
+      ['assistant', 'The Transtejo ferry from Cais do Sodré.'],
+    ]);
   });
 
   it('keeps a canvas the model wrote, and its rewrites, as part of its answers', async () => {

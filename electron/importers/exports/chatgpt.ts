@@ -116,7 +116,9 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
   } else if (authorRole === 'user' || authorRole === 'assistant' || authorRole === 'system') {
     const text = contentText(content, contentType);
     part = { kind: 'text', text: authorRole === 'assistant' ? readableAnswer(text, message.metadata) : text };
-    role = authorRole;
+    // ChatGPT's own note in the person's place, hidden from the conversation (`is_user_system_message`:
+    // "Original custom instructions no longer available" where the custom instructions were): context, as they are.
+    role = authorRole === 'user' && isObject(message.metadata) && message.metadata.is_user_system_message === true ? 'system' : authorRole;
   } else {
     return []; // a role ChatGPT does not document: nothing we could file it under
   }
