@@ -97,6 +97,30 @@ describe('aider chat history', () => {
     expect(withTools!.messages[0]).toMatchObject({ role: 'tool', content: '[tool call: /add] src/sort.ts' });
   });
 
+  it("keeps the answers typed to aider's own questions out of the person's words", async () => {
+    // As aider 0.86.2 writes them (April 2026): the question quoted, the typed answer as input, the question again.
+    const file = path.join(tempDir(), 'history.md');
+    writeFileSync(file, [
+      '# aider chat started at 2026-04-22 23:13:03', '',
+      '#### why is the same text inserted twice?  ', '',
+      'Please add `reducer.ts` to the chat.', '',
+      '> Tokens: 4.1k sent, 1.3k received.  ',
+      '> frontend/src/store/slices/jobs/reducer.ts  ',
+      "> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: a  ", '',
+      "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all  ",
+      "> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: a  ", '',
+      'The reducer keeps the last text after the key is released.', '',
+    ].join('\n'));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'why is the same text inserted twice?'],
+      ['assistant', 'Please add `reducer.ts` to the chat.'],
+      ['assistant', 'The reducer keeps the last text after the key is released.'],
+    ]);
+    const [withTools] = await sessionsOf(file, { include: ['tools'] });
+    expect(withTools!.messages.filter((message) => message.content.includes('[Yes]: all')).map((message) => message.role)).toEqual(['tool']);
+  });
+
   it('reads a multi-line input of older aider, one `#### ` paragraph a line, as one message', async () => {
     // aider 0.50 wrote every line of a pasted input as its own paragraph, a blank input line as `####`.
     const file = path.join(tempDir(), 'history.md');

@@ -102,12 +102,20 @@ function sessionOf(started: string, blocks: Block[], options: MappingOptions): S
 
 const QUESTION_COMMAND = /^\/(?:ask|code|architect|context)\s+([\s\S]+)$/;
 
+/**
+ * aider's own question and the person's answer, which aider 0.86 writes as input when the answer is
+ * typed ("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all"): tool
+ * traffic, as the question quoted `> ` is.
+ */
+const CONFIRMATION = /\(Y\)es\/\(N\)o\b[^\n]*\[(?:Yes|No)\]:/;
+
 function partsOf(block: Block): MessagePart[] {
   const text = block.lines.join('\n').trim();
   switch (block.kind) {
     case 'aider':
       return [{ kind: 'tool-result', name: 'aider', text }];
     case 'person': {
+      if (CONFIRMATION.test(text) && !text.includes('\n')) return [{ kind: 'tool-result', name: 'aider', text }];
       if (!text.startsWith('/')) return [{ kind: 'text', text }];
       const question = QUESTION_COMMAND.exec(text);
       if (question) return [{ kind: 'text', text: question[1]!.trim() }];
