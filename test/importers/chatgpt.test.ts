@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { asWrittenJson } from '../../electron/importers/exports/chatgpt.js';
 import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 
 const KYOTO = '6650a1b2-7c3d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -78,6 +79,41 @@ describe('ChatGPT export', () => {
       ['t-3', '[tool result: canmore.update_textdoc] Su'],
       ['a-4', '[tool call: canmore.comment_textdoc] {"c'],
     ]);
+  });
+
+  it('keeps a canvas whose arguments the model wrote with a raw line break, or cut off at its token limit', async () => {
+    // As real exports of 2025 hold them (both were confirmed: "Successfully created text document").
+    const node = (id: string, parent: string | null, child: string | null, message: object | null) => ({ id, parent, children: child ? [child] : [], message });
+    const said = (id: string, role: string, text: string, extra: object = {}) => ({ id, author: { role, name: null, metadata: {} }, create_time: 1761704170, content: { content_type: 'text', parts: [text] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: {}, ...extra });
+    const raw = '{"name": "Ferry notes", "type": "document", "content": "Cacilhas: every 20 minutes.\nSeixal: hourly."}';
+    const cut = '{"name": "ferry_table", "type": "code/html", "content": "<table>\\n<tr><td>Cacilhas</td><td>20 min</td></tr>\\n<tr><td>Sei';
+    const mapping = {
+      root: node('root', null, 'u-1', null),
+      'u-1': node('u-1', 'root', 'c-1', said('u-1', 'user', 'Write the ferry times in a canvas, then as a table.')),
+      'c-1': node('c-1', 'u-1', 'c-2', said('c-1', 'assistant', raw, { recipient: 'canmore.create_textdoc' })),
+      'c-2': node('c-2', 'c-1', 'a-1', said('c-2', 'assistant', cut, { recipient: 'canmore.create_textdoc', metadata: { finish_details: { type: 'max_tokens' } } })),
+      'a-1': node('a-1', 'c-2', null, said('a-1', 'assistant', 'Both are in the canvas.')),
+    };
+    const file = path.join(tempDir(), 'conversations.json');
+    writeFileSync(file, JSON.stringify([{ title: 'Ferries', create_time: 1761704170, update_time: 1761704180, id: '68cd24c4-c0d8-832c-938c-cabcbc6c0dda', current_node: 'a-1', mapping }]));
+    const [session] = await sessionsOf(file);
+    expect(triples(session!)).toEqual([
+      ['u-1', 'user', 'Write the ferry times in a canvas, then as a table.'],
+      ['c-1', 'assistant', '[canvas: Ferry notes]\nCacilhas: every 20 minutes.\nSeixal: hourly.\n[/canvas]'],
+      ['c-2', 'assistant', '[canvas: ferry_table]\n<table>\n<tr><td>Cacilhas</td><td>20 min</td></tr>\n<tr><td>Sei\n[/canvas]'],
+      ['a-1', 'assistant', 'Both are in the canvas.'],
+    ]);
+  });
+
+  it('reads JSON as a model writes it: raw control characters escaped, a cut string and what is open closed', () => {
+    expect(JSON.parse(asWrittenJson('{"a": "x\ny\tz"}'))).toEqual({ a: 'x\ny\tz' });
+    expect(JSON.parse(asWrittenJson('{"a": "x", "b": ["y", "z\\'))).toEqual({ a: 'x', b: ['y', 'z'] });
+    expect(JSON.parse(asWrittenJson('{"a": "caf\\u00e'))).toEqual({ a: 'caf' });
+    expect(JSON.parse(asWrittenJson('{"a": "x",'))).toEqual({ a: 'x' });
+    expect(JSON.parse(asWrittenJson('{"a":'))).toEqual({ a: null });
+    expect(() => JSON.parse(asWrittenJson('{"a": "x", "ke'))).toThrow();
+    // Whole, valid JSON is left as it is.
+    expect(asWrittenJson('{"a": "x\\ny"}')).toBe('{"a": "x\\ny"}');
   });
 
   it('includes thinking, tool calls and tool results when asked', async () => {

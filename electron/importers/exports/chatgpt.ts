@@ -136,11 +136,18 @@ function mapMessage(value: unknown, nodeId: string, where: string, options: Mapp
  */
 function canvasText(recipient: string, contentType: string, content: JsonObject): string | undefined {
   if (recipient !== 'canmore.create_textdoc' && recipient !== 'canmore.update_textdoc') return undefined;
+  const text = contentText(content, contentType);
   let value: unknown;
   try {
-    value = JSON.parse(contentText(content, contentType));
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    // The model's arguments as it wrote them: a line break left raw inside the text, or cut off where
+    // its answer ran out of tokens (`finish_details: max_tokens`). ChatGPT created the canvas all the same.
+    try {
+      value = JSON.parse(asWrittenJson(text));
+    } catch {
+      return undefined;
+    }
   }
   if (!isObject(value)) return undefined;
   if (recipient === 'canmore.create_textdoc') {
@@ -149,6 +156,39 @@ function canvasText(recipient: string, contentType: string, content: JsonObject)
   }
   const replacements = (Array.isArray(value.updates) ? value.updates.filter(isObject) : []).map((update) => optionalText(update.replacement)).filter((text) => text !== undefined);
   return replacements.length === 0 ? undefined : documentText('canvas update', undefined, replacements.join('\n\n'));
+}
+
+/**
+ * JSON as a model writes it into a tool call: control characters left raw inside its strings are
+ * escaped, and text cut off (at the answer's token limit) is closed where it stops: the string it
+ * stops in, then every object and array still open. Written here rather than taken from a JSON-repair
+ * package: those load in 20 ms, and this module is loaded with every reader (a hook's start). Where
+ * the cut leaves no value to close (inside a key), JSON.parse still fails.
+ */
+export function asWrittenJson(text: string): string {
+  let out = '';
+  let inString = false;
+  let escaped = false;
+  const open: string[] = [];
+  for (const char of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+      else if (char < ' ') {
+        out += char === '\n' ? '\\n' : char === '\r' ? '\\r' : char === '\t' ? '\\t' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+        continue;
+      }
+    } else if (char === '"') inString = true;
+    else if (char === '{') open.push('}');
+    else if (char === '[') open.push(']');
+    else if (char === '}' || char === ']') open.pop();
+    out += char;
+  }
+  if (!inString && open.length === 0) return out;
+  if (inString) out = `${out.replace(escaped ? /\\$/ : /\\u[0-9a-fA-F]{0,3}$/, '')}"`;
+  out = out.trimEnd().replace(/,$/, '').replace(/:$/, ': null');
+  return out + open.reverse().join('');
 }
 
 /** The readable text of a message's content, by `content_type`. */
