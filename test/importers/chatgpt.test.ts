@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asWrittenJson } from '../../electron/importers/exports/chatgpt.js';
+import { readableAnswer } from '../../electron/importers/exports/chatgptMarkers.js';
 import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 
 const KYOTO = '6650a1b2-7c3d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -60,6 +61,13 @@ describe('ChatGPT export', () => {
       ['user', 'Which ferry goes to Cacilhas?'],
       ['assistant', 'The Transtejo ferry from Cais do Sodré.'],
     ]);
+  });
+
+  it('shows an answer that is a list of files as the files\' descriptions', () => {
+    // As a real export of October 2025 holds it: the marker describes two files, its reference lists one.
+    const answer = '\ue200filenavlist\ue202369:0\ue205Notes on moving the alert table.\ue202369:1\ue205The API checks and the table split, with the test steps.\ue201';
+    const metadata = { content_references: [{ matched_text: answer, start_idx: 0, end_idx: 120, type: 'file_navlist', alt: null, items: [{ name: '086003c0.md', description: 'Notes on moving the alert table.' }] }] };
+    expect(readableAnswer(answer, metadata)).toBe('- Notes on moving the alert table.\n- The API checks and the table split, with the test steps.');
   });
 
   it('keeps a canvas the model wrote, and its rewrites, as part of its answers', async () => {

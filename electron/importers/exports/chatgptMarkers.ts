@@ -6,6 +6,7 @@
  *                                                        say what it shows (`alt`, or the sources' links)
  *   \ue200entity\ue202["people","Ada Lovelace","…"]\ue201 a person, place or thing: shown as its name
  *   \ue200url\ue202OpenAI\ue202https://openai.com\ue201     a link: its label and address
+ *   \ue200filenavlist\ue202<n>\ue205<description>…\ue201  a list of files: their descriptions
  *   \ue200filecite…\ue201, \ue200navlist…\ue201, \ue203 \ue204 …  shown as nothing here
  *   【4†source】, 【11†L10-L15】                            the citations of older answers
  *
@@ -30,6 +31,8 @@ export function readableAnswer(text: string, metadata: unknown): string {
     // Only a marker is replaced: a `sources_footnote` reference lists the sources after the answer
     // and names a blank as its matched text, which would take every space out of it.
     if (typeof matched !== 'string' || !/[\ue200-\ue206【]/.test(matched) || !out.includes(matched)) continue;
+    // A list of files is read from its marker, which describes every file (its reference may list fewer).
+    if (reference.type === 'file_navlist') continue;
     out = out.split(matched).join(shownFor(reference));
   }
   out = out.replace(MARKER, (_whole, kind: string, body: string) => markerText(kind, body));
@@ -71,6 +74,10 @@ function markerText(kind: string, body: string): string {
       // Not the JSON array ChatGPT writes: shown as nothing, as the app does with a marker it cannot read.
     }
     return '';
+  }
+  if (kind === 'filenavlist') {
+    // `<message>:<result>\ue205<description>` for each file ChatGPT lists: shown as the descriptions.
+    return fields.map((field) => field.split('\ue205').slice(1).join(' ').trim()).filter((description) => description !== '').map((description) => `- ${description}`).join('\n');
   }
   if (kind === 'url') {
     const [label = '', target = ''] = fields;
