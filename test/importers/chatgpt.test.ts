@@ -8,6 +8,19 @@ import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 const KYOTO = '6650a1b2-7c3d-4e5f-8a9b-0c1d2e3f4a5b';
 const SHORT = '5f00aa11-2222-4333-8444-555566667777';
 
+/** A node of an export's `mapping`, on one branch. */
+const node = (id: string, parent: string | null, child: string | null, message: object | null) => ({ id, parent, children: child ? [child] : [], message });
+
+/** A message as the export writes it. */
+const said = (id: string, role: string, text: string, extra: object = {}) => ({ id, author: { role, name: null, metadata: {} }, create_time: 1761704170, content: { content_type: 'text', parts: [text] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: {}, ...extra });
+
+/** A one-conversation `conversations.json`. */
+function exportOf(id: string, title: string, mapping: object, currentNode: string): string {
+  const file = path.join(tempDir(), 'conversations.json');
+  writeFileSync(file, JSON.stringify([{ title, create_time: 1761704170, update_time: 1761704180, id, current_node: currentNode, mapping }]));
+  return file;
+}
+
 describe('ChatGPT export', () => {
   it('keeps the branch the person last saw, without regenerations, edits or hidden messages', async () => {
     const sessions = await sessionsOf(fixture('chatgpt', 'conversations.json'));
@@ -45,16 +58,13 @@ describe('ChatGPT export', () => {
 
   it("files ChatGPT's hidden note in the person's place as context, not as their words", async () => {
     // As a real export of October 2025 holds it, where the custom instructions were.
-    const node = (id: string, parent: string | null, child: string | null, message: object | null) => ({ id, parent, children: child ? [child] : [], message });
     const mapping = {
       root: node('root', null, 'n-1', null),
-      'n-1': node('n-1', 'root', 'u-1', { id: 'n-1', author: { role: 'user', name: null, metadata: {} }, create_time: null, content: { content_type: 'text', parts: ['Original custom instructions no longer available'] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: { is_visually_hidden_from_conversation: true, user_context_message_data: null, is_user_system_message: true } }),
-      'u-1': node('u-1', 'n-1', 'a-1', { id: 'u-1', author: { role: 'user', name: null, metadata: {} }, create_time: 1761704170, content: { content_type: 'text', parts: ['Which ferry goes to Cacilhas?'] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: {} }),
-      'a-1': node('a-1', 'u-1', null, { id: 'a-1', author: { role: 'assistant', name: null, metadata: {} }, create_time: 1761704180, content: { content_type: 'text', parts: ['The Transtejo ferry from Cais do Sodré.'] }, status: 'finished_successfully', end_turn: true, weight: 1, recipient: 'all', metadata: {} }),
+      'n-1': node('n-1', 'root', 'u-1', said('n-1', 'user', 'Original custom instructions no longer available', { create_time: null, metadata: { is_visually_hidden_from_conversation: true, user_context_message_data: null, is_user_system_message: true } })),
+      'u-1': node('u-1', 'n-1', 'a-1', said('u-1', 'user', 'Which ferry goes to Cacilhas?')),
+      'a-1': node('a-1', 'u-1', null, said('a-1', 'assistant', 'The Transtejo ferry from Cais do Sodré.', { end_turn: true })),
     };
-    const file = path.join(tempDir(), 'conversations.json');
-    writeFileSync(file, JSON.stringify([{ title: 'Ferry', create_time: 1761704170, update_time: 1761704180, id: '690178ec-f2f0-8324-bd3b-00bc67ef63bd', current_node: 'a-1', mapping }]));
-    const [session] = await sessionsOf(file);
+    const [session] = await sessionsOf(exportOf('690178ec-f2f0-8324-bd3b-00bc67ef63bd', 'Ferry', mapping, 'a-1'));
     expect(session!.title).toBe('Ferry');
     expect(session!.messages.map((m) => [m.role, m.content])).toEqual([
       ['system', 'Original custom instructions no longer available'],
@@ -91,8 +101,6 @@ describe('ChatGPT export', () => {
 
   it('keeps a canvas whose arguments the model wrote with a raw line break, or cut off at its token limit', async () => {
     // As real exports of 2025 hold them (both were confirmed: "Successfully created text document").
-    const node = (id: string, parent: string | null, child: string | null, message: object | null) => ({ id, parent, children: child ? [child] : [], message });
-    const said = (id: string, role: string, text: string, extra: object = {}) => ({ id, author: { role, name: null, metadata: {} }, create_time: 1761704170, content: { content_type: 'text', parts: [text] }, status: 'finished_successfully', weight: 1, recipient: 'all', metadata: {}, ...extra });
     const raw = '{"name": "Ferry notes", "type": "document", "content": "Cacilhas: every 20 minutes.\nSeixal: hourly."}';
     const cut = '{"name": "ferry_table", "type": "code/html", "content": "<table>\\n<tr><td>Cacilhas</td><td>20 min</td></tr>\\n<tr><td>Sei';
     const mapping = {
@@ -102,9 +110,7 @@ describe('ChatGPT export', () => {
       'c-2': node('c-2', 'c-1', 'a-1', said('c-2', 'assistant', cut, { recipient: 'canmore.create_textdoc', metadata: { finish_details: { type: 'max_tokens' } } })),
       'a-1': node('a-1', 'c-2', null, said('a-1', 'assistant', 'Both are in the canvas.')),
     };
-    const file = path.join(tempDir(), 'conversations.json');
-    writeFileSync(file, JSON.stringify([{ title: 'Ferries', create_time: 1761704170, update_time: 1761704180, id: '68cd24c4-c0d8-832c-938c-cabcbc6c0dda', current_node: 'a-1', mapping }]));
-    const [session] = await sessionsOf(file);
+    const [session] = await sessionsOf(exportOf('68cd24c4-c0d8-832c-938c-cabcbc6c0dda', 'Ferries', mapping, 'a-1'));
     expect(triples(session!)).toEqual([
       ['u-1', 'user', 'Write the ferry times in a canvas, then as a table.'],
       ['c-1', 'assistant', '[canvas: Ferry notes]\nCacilhas: every 20 minutes.\nSeixal: hourly.\n[/canvas]'],
