@@ -283,22 +283,27 @@ async function readCutLines(source: TranscriptSource, original: Buffer, mapping:
   if (tail === 0 || !isUtf8(bytes)) return undefined;
   const text = bytes.toString('utf8', utf8BomLength(bytes));
   if (text.trimStart()[0] !== '{') return undefined;
-  const skipped: SkippedPart[] = [];
   try {
-    const records = await readJsonlRecords(source.label, [bytes], true, badLineCollector(source.label, mapping, skipped));
-    return records === undefined ? undefined : jsonlResult(source, records, mapping, skipped);
-  } catch {
-    return undefined;
+    return await jsonLinesResult(source, bytes, mapping);
+  } catch (error) {
+    if (error instanceof ImportError) return undefined;
+    throw error;
   }
+}
+
+/** The file read as JSON lines, each damaged line named as a skipped part; undefined when it is not JSON lines. */
+async function jsonLinesResult(source: TranscriptSource, bytes: Buffer, mapping: ReadMapping): Promise<ImportedFile | undefined> {
+  const skipped: SkippedPart[] = [];
+  const records = await readJsonlRecords(source.label, [bytes], true, badLineCollector(source.label, mapping, skipped));
+  return records === undefined ? undefined : jsonlResult(source, records, mapping, skipped);
 }
 
 /** `bytes`: the text in UTF-8 (the file's own bytes when it is UTF-8). */
 async function readText(source: TranscriptSource, text: string, bytes: Buffer, mapping: ReadMapping): Promise<ImportedFile> {
   const first = text.trimStart()[0];
   if (first === '{') {
-    const skipped: SkippedPart[] = [];
-    const records = await readJsonlRecords(source.label, [bytes], true, badLineCollector(source.label, mapping, skipped));
-    if (records !== undefined) return jsonlResult(source, records, mapping, skipped);
+    const lines = await jsonLinesResult(source, bytes, mapping);
+    if (lines) return lines;
   }
   if (first === '{' || first === '[') {
     let document: unknown;
