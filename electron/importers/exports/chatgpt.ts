@@ -162,8 +162,10 @@ function canvasText(recipient: string, contentType: string, content: JsonObject)
  * JSON as a model writes it into a tool call: control characters left raw inside its strings are
  * escaped, and text cut off (at the answer's token limit) is closed where it stops: the string it
  * stops in, then every object and array still open. Written here rather than taken from a JSON-repair
- * package: those load in 20 ms, and this module is loaded with every reader (a hook's start). Where
- * the cut leaves no value to close (inside a key), JSON.parse still fails.
+ * package: jsonrepair 3.15 fails on such a cut string and partial-json 0.1.7 drops a string with a raw
+ * line break, and the two took 20 ms to import from node_modules, which every hook's start would pay
+ * (this module loads with every reader). Where the cut leaves no value to close (inside a key),
+ * JSON.parse still fails.
  */
 export function asWrittenJson(text: string): string {
   let out = '';
