@@ -174,6 +174,45 @@ describe('recall on labelled conversations', () => {
     }
   });
 
+  it('a question about the record brings the rule the asker stated for such questions', async () => {
+    const engine = await bed.open(bed.dataDir());
+    try {
+      const talk: Array<[string, string]> = [
+        ['I want to plan my writing year around a few events, starting with the Montserrat Writers’ Festival on March 22.', 'The festival is a good anchor: submit your short story draft to the workshop two weeks before it.'],
+        ['My holiday budget this year is $1,200, and the trip to the coast takes most of it.', 'Then keep about $200 aside for food and local transport.'],
+        ['How do I keep a steady pace of 500 words a day?', 'Write at the same hour each day, and stop mid-sentence so that the next session starts easily.'],
+        ['Always format dates as "Month Day, Year" when I ask about timeline details.', 'Understood: dates will be written like March 22, 2025 from now on.'],
+        ['The critique group meets every second Tuesday at the library.', 'Bring two printed copies of the pages you want read.'],
+        ['Should I enter the short story contest that closes in May?', 'Yes, if the draft from the festival workshop is ready by then.'],
+        ['I have never been to a festival abroad, though I would like to one day.', 'Edinburgh in August would be a good first one.'],
+        ['The poetry slam at the Harbour Arts Festival was on June 14, and I read two new poems there.', 'Reading new work aloud is the fastest way to hear what still needs cutting.'],
+        ['The book fair in Kingston opens on October 3 and my publisher wants me at the stand on the first day.', 'Prepare a two-minute reading and a signed stack of the paperback.'],
+        ['The library festival moved from April 5 to April 12 because of the renovation.', 'Then the workshop slot on April 12 at 2 pm is the one to book.'],
+        ['I spent $300 on festival passes last year and most of the talks were worth it.', 'Pick the passes by the workshops rather than the headline talks next time.'],
+        ['For the spring holiday I booked a cabin for four nights, $480 in all.', 'That leaves room in the budget for the car hire.'],
+        ['My agent wants the revised manuscript by September 30.', 'Plan the revision in three passes: structure, scenes, then lines.'],
+        ['Always confirm budget caps when I ask about holiday spending.', 'Noted: I will restate your cap before any holiday plan.'],
+        ['The writers retreat in the hills runs from July 7 to July 11.', 'Bring the outline of the second book and leave the first one at home.'],
+        ['How should I pitch my novel at the festival in two sentences?', 'Name the protagonist, what they want, and what stands in the way, then the stakes.'],
+      ];
+      await engine.save({
+        sessionId: 'writing-year',
+        messages: talk.flatMap(([ask, reply], i) => [
+          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2025-01-10T10:00:00Z' },
+          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2025-01-10T10:01:00Z' },
+        ]),
+      });
+      const ids = async (question: string) => (await engine.search(question, { limit: 5 })).flatMap((h) => h.msgIds);
+      // No request for help (it asks of the record), and the rule shares no word of its topic with it,
+      // yet it asks when, and the person stated how dates are to be given.
+      const festival = await ids('When was the Montserrat Writers’ Festival?');
+      expect(festival).toContain('ask0');
+      expect(festival).toContain('ask3');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('a question that names a time finds what was said then, over the same said at another time', async () => {
     const engine = await bed.open(bed.dataDir());
     try {

@@ -1,10 +1,10 @@
-/** How search orders its candidates: by message, the asker's standing wishes for a request, the time a question names, the passage a question quotes. */
+/** How search orders its candidates: by message, the asker's standing wishes for a request (and the rules stated for a question that is none), the time a question names, the passage a question quotes. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byMessage, speakersAmong } from '../electron/engine/search/search.js';
 import { byDistinctText, fuseByRank } from '../electron/engine/search/rankFusion.js';
 import { namesIn, topicOf, withoutNames } from '../electron/engine/search/questionTopic.js';
 import { passageWords, quotedFirst, quoteReader } from '../electron/engine/search/quotedPassage.js';
-import { asksForHelp, conditionFit, conditionsOf, holdsUserWish, rankWishes, statesWish } from '../electron/engine/search/standingWishes.js';
+import { asksForHelp, conditionFit, conditionsOf, holdsUserWish, rankWishes, rulesStatedFor, statesWish } from '../electron/engine/search/standingWishes.js';
 import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf } from '../electron/engine/search/timeInQuestion.js';
 import { languageOf } from '../electron/engine/search/textLanguage.js';
 import { favourQuestionWords, stemmedWords } from '../electron/engine/search/questionWords.js';
@@ -233,6 +233,36 @@ describe('what a wish is stated for', () => {
     expect(rankWishes(candidates, question, 10, topic).map((h) => h.chunkId)).toEqual(['goals', 'excel', 'cable', 'movies']);
     // Without the question's words, by words and meaning alone: the rule comes last of the wishes proper.
     expect(rankWishes(candidates, question, 10).map((h) => h.chunkId)).toEqual(['excel', 'cable', 'movies', 'goals']);
+  });
+});
+
+describe('the rules stated for a question that is no request', () => {
+  const hit = (chunkId: string, text: string, textHash = chunkId): VectorHit => ({ chunkId, sessionId: 's', text, textHash, msgIds: [chunkId], distance: 0 });
+  const candidates = [
+    hit('mention', "user: I've never been to a writers' festival before, so I'm nervous about the holiday."),
+    hit('dates', 'user: Always format dates as "Month Day, Year" when I ask about timeline details.'),
+    hit('dates-copy', 'user: Always format dates as "Month Day, Year" when I ask about timeline details.', 'dates'),
+    hit('budget', 'user: Always confirm budget caps when I ask about holiday spending.'),
+    hit('unconditional', 'user: Always format dates in ISO style.'),
+    hit('advice', 'assistant: Always book the festival tickets early when you plan a holiday.'),
+    hit('code', 'user: Always use type hints when I ask for code examples.'),
+  ];
+
+  it('brings the rule a question holds most of the condition of, and for a question that asks when, a rule about how to give dates', () => {
+    expect(asksForHelp('How much am I allowed to spend on my holiday plans?')).toBe(false);
+    expect(rulesStatedFor(candidates, 'How much am I allowed to spend on my holiday plans?').map((h) => h.chunkId)).toEqual(['budget']);
+    expect(asksForHelp("When was the Montserrat Writers' Festival?")).toBe(false);
+    // The rule once, though saved twice; the one stated for no question and the assistant's advice are none.
+    expect(rulesStatedFor(candidates, "When was the Montserrat Writers' Festival?").map((h) => h.chunkId)).toEqual(['dates']);
+    expect(rulesStatedFor(candidates, 'What date is the holiday spending review?').map((h) => h.chunkId)).toEqual(['budget', 'dates']);
+  });
+
+  it('brings none to a question that names a condition in passing, or asks of the record without asking when', () => {
+    // "holiday" is half of "holiday spending", "code" of "code examples": the question must hold more than half.
+    expect(rulesStatedFor(candidates, 'Which holiday did I take in May?')).toEqual([]);
+    expect(rulesStatedFor(candidates, 'How many festivals did I mention?')).toEqual([]);
+    expect(rulesStatedFor(candidates, 'Did the review mention code quality or the timeline?')).toEqual([]);
+    expect(rulesStatedFor(candidates, '节日是什么时候？')).toEqual([]);
   });
 });
 

@@ -12,7 +12,7 @@ import { quotedFirst } from './quotedPassage.js';
 import { favourQuestionWords } from './questionWords.js';
 import { favourNeighbours } from './neighbourTurns.js';
 import { favourSaidTimes, favourSpan, loadTimeReading, timeSpanOf, type TimeSpan } from './timeInQuestion.js';
-import { asksForHelp, rankWishes, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
+import { asksForHelp, rankWishes, RULE_WEIGHT, rulesStatedFor, WISH_POOL, WISH_WEIGHT, WISH_WORDS } from './standingWishes.js';
 
 export interface SearchOptions {
   limit?: number;
@@ -70,8 +70,12 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
   // widened until it holds `limit` distinct results or the store has no more candidates.
   let depth = limit * (collapse ? 4 : 2);
   let pool = collapse ? Math.max(depth, FIRST_POOL) : depth;
-  // The standing wishes are a pool of their own size: read once, whatever the pool of the searches.
-  const wishes = asksForHelp(query) ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K, topic), () => []) : Promise.resolve([]);
+  // The standing wishes are a pool of their own size: read once, whatever the pool of the searches. A
+  // question that is no request brings only the rules stated for it, read from the wish words' hits alone.
+  const request = asksForHelp(query);
+  const wishes = request
+    ? reads.textSearchFavouring(WISH_WORDS, topic, WISH_POOL, sessionId).then((hits) => rankWishes(hits, vector, SEARCH_RRF_K, topic), () => [])
+    : reads.requiredWordHits(WISH_WORDS, WISH_POOL, sessionId).then((hits) => rulesStatedFor(hits, topic), () => []);
   for (;;) {
     // The pools are read without their texts and vectors, then those of the hits kept (candidateTexts).
     const [byVector, byText, wished] = await Promise.all([
@@ -94,7 +98,7 @@ async function searchAt(reads: SearchReads, question: { query: string; topic: st
         vectorHits = (await reads.candidateTexts([v.hits]))[0]!;
       }
     }
-    const weights = [1, 1, WISH_WEIGHT];
+    const weights = [1, 1, request ? WISH_WEIGHT : RULE_WEIGHT];
     const ranked = byMessage(fuseByRank([vectorHits, textHits!, wished], SEARCH_RRF_K, weights, [v.ranks, t.ranks]));
     const timed = span ? await favourSpan(reads, ranked, span, depth) : ranked;
     const fused = await favourNeighbours(reads, quotedFirst(query, favourQuestionWords(topic, favourSaidTimes(query, timed, depth))));

@@ -46,6 +46,16 @@ export const WISH_RESULTS = 4;
 export const WISH_WEIGHT = 2;
 
 /**
+ * The weight of the rules that join a question which is no request (rulesStatedFor): half the wishes'
+ * weight, since the answer to such a question is in the record and the rule says only how to give it,
+ * and the first rule comes level with what one search ranks first (docs/retrieval.md: 2 and 0.5 measured).
+ */
+export const RULE_WEIGHT = 1;
+
+/** How many rules a question that is no request brings at most (rulesStatedFor). */
+export const RULES_FOR_QUESTION = 2;
+
+/**
  * Cues of a question about what happened or was said (a past event, a count over the sessions, an
  * order, a summary): the answer is in the record itself, not in a wish about how to answer.
  */
@@ -140,7 +150,12 @@ const CONDITION =
 
 /** The topics a chunk's user messages state their wishes for (CONDITION). */
 export function conditionsOf(text: string): string[] {
-  return userSegments(text).flatMap((segment) => [...segment.matchAll(CONDITION)].map((m) => m[1]!.trim()).filter((topic) => topic.length > 0));
+  return userSegments(text).flatMap(conditionsIn);
+}
+
+/** The topics one user message states its wishes for. */
+function conditionsIn(segment: string): string[] {
+  return [...segment.matchAll(CONDITION)].map((m) => m[1]!.trim()).filter((topic) => topic.length > 0);
 }
 
 /**
@@ -168,4 +183,57 @@ export function conditionFit(text: string, asked: ReadonlySet<string>): number {
 
 function similarity(hit: VectorHit, question: Float32Array): number {
   return hit.vector && hit.vector.length === question.length ? cosine(hit.vector, question) : 0;
+}
+
+/**
+ * The share of a condition's words a question that is no request must hold more of for a rule stated
+ * for it to join (rulesStatedFor): both words of "holiday spending", not "holiday" alone. A question
+ * about the record often names one word of a rule's topic in passing ("Can you summarize my budgeting
+ * progress?" and "... when I ask about budget allocations"), and then the record is what it asks for
+ * (docs/retrieval.md: at least half measured too).
+ */
+const FIT_FOR_QUESTION = 0.5;
+
+/** A question whose answer is a time: "When was the festival?", "What date is the filing?". */
+const ASKS_WHEN = /^\s*(?:when|what (?:date|day|time))\b/i;
+
+/** A rule about how to give dates or times ("Always format dates as Month Day, Year", "... exact dates", "... timelines"). */
+const ABOUT_DATES = /\b(?:dates?|times?|timelines?)\b/i;
+
+/** What a rule asks before the condition it is stated for: "Always format dates as ..." of "... when I ask about deadlines". */
+const BEFORE_CONDITION = /\b(?:when(?:ever)?|if|each time|every time)\s+(?:I|we)\b/i;
+
+/**
+ * For a question that is no request ("When was the Montserrat Writers' Festival?", "How much am I
+ * allowed to spend on my holiday plans?"), the rules the person stated for such questions: the answer is
+ * in the record, but a rule still says how to give it ("Always format dates as Month Day, Year when I
+ * ask about timeline details", "Always confirm budget caps when I ask about holiday spending"). A
+ * wish proper joins when the question holds more than half of its condition's words (conditionFit), or
+ * when the question asks when and the rule, stated for some questions, is about how to give dates or
+ * times; the best fits first, each text once, at most RULES_FOR_QUESTION. Read from the chunks that
+ * hold a wish's word most (the same for every question, so read once per version of the store): no
+ * query more. English only, as the wishes are.
+ */
+export function rulesStatedFor<T extends VectorHit>(candidates: readonly T[], questionText: string): T[] {
+  if (!mayBeEnglish(questionText)) return [];
+  const asked = stemmedWords(questionText);
+  const asksWhen = ASKS_WHEN.test(questionText);
+  const texts = new Set<string>();
+  const rules: Array<{ hit: T; fit: number }> = [];
+  for (const hit of candidates) {
+    if (texts.has(hit.textHash) || !statesWish(hit.text)) continue;
+    texts.add(hit.textHash);
+    const fit = conditionFit(hit.text, asked);
+    if (fit > FIT_FOR_QUESTION) rules.push({ hit, fit });
+    else if (asksWhen && aboutDates(hit.text)) rules.push({ hit, fit: 0 });
+  }
+  return rules
+    .sort((a, b) => b.fit - a.fit)
+    .slice(0, RULES_FOR_QUESTION)
+    .map(({ hit }) => hit);
+}
+
+/** Whether a user message of a chunk states a rule for some questions whose ask is about dates or times. */
+function aboutDates(text: string): boolean {
+  return userSegments(text).some((segment) => RULE.test(segment) && conditionsIn(segment).length > 0 && ABOUT_DATES.test(segment.split(BEFORE_CONDITION)[0]!));
 }

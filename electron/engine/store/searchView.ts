@@ -46,6 +46,11 @@ export interface SearchReads {
    * `text` too, with their vectors; none in a store whose text has no word index (storeSearch.ts).
    */
   textSearchFavouring(required: string, text: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
+  /**
+   * The best `limit` chunks by the `required` words alone, with their vectors: the same for every
+   * question, so read once per version of the store; none in a store whose text has no word index.
+   */
+  requiredWordHits(required: string, limit: number, sessionId?: string): Promise<VectorHit[]>;
   vectorsByChunkId(chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
   /** For each chunk place given, its first message and the messages just before and just after it in its session (storeLookups.ts). */
   messagesAround(places: ReadonlyArray<ChunkPlace>): Promise<MessagesAround[]>;
@@ -272,6 +277,7 @@ export class SearchView {
       candidateTexts: (lists) => candidateTexts(chunks, lists),
       textSearchFavouring: async (required, text, limit, sessionId) =>
         (await this.hasWordIndex()) ? textSearchFavouringIn(chunks, required, text, limit, sessionId, this.requiredWordsAt(chunks, version, required, limit, sessionId)) : [],
+      requiredWordHits: async (required, limit, sessionId) => ((await this.hasWordIndex()) ? this.requiredWordsAt(chunks, version, required, limit, sessionId) : []),
       vectorsByChunkId: (chunkIds) => vectorsByChunkId(table, chunkIds),
       messagesAround: (places) => messagesAround(chunks, places),
       chunksAfter: (places) => chunksAfter(chunks, places),
