@@ -11,7 +11,14 @@
  * --remove`, and for Codex whether its config.toml still holds a trust record (`[hooks.state]`) of
  * our hook (it must not: `--remove` has Codex delete it).
  *
- *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--clients <dir>] [--keep]
+ * With `--tool-calls`, the mock model answers each turn's first call with one call of the client's
+ * shell tool (`echo tool-output-<marker>`) and the next with its answer; the clients run with their
+ * flags that let a tool run unasked. Each turn must then still be the person's prompt and the answer
+ * only (the call and its output left out of the default view), and the client's logs imported again
+ * with `--include tools` into a data folder of their own must hold the call and its output as tool
+ * messages, between the same prompt and answer, each once.
+ *
+ *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--tool-calls] [--clients <dir>] [--keep]
  *
  * Run by hand (it needs the npm registry), not by the test suite. Exit status 1 when a turn was not
  * saved or a client printed something about the hook.
@@ -23,7 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as TOML from 'smol-toml';
-import { mockReply, startMockModelServer } from './mockModelServer.js';
+import { mockReply, mockToolOutput, startMockModelServer, type MockModelServer } from './mockModelServer.js';
 import { askToYield } from '../electron/sources/handoff.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,8 +47,10 @@ interface Client {
   env: (home: string, server: string) => Record<string, string>;
   /** What a person has set up before connecting (an API key's provider, say). */
   prepare?: (home: string, server: string) => void;
-  /** The command line of turn `n` (0: a new session; then the same session resumed). */
-  turn: (n: number, prompt: string, home: string) => string[];
+  /** The command line of turn `n` (0: a new session; then the same session resumed); `tools`: with the flags that let a tool run unasked. */
+  turn: (n: number, prompt: string, home: string, tools: boolean) => string[];
+  /** Where the client keeps its conversations under the fake home (imported with `--include tools`). */
+  logs: (home: string) => string;
 }
 
 function claudeSessionId(home: string): string {
@@ -65,8 +74,10 @@ const CLIENTS: Client[] = [
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
     }),
-    // Turn 2 continues the folder's last session; turn 3 resumes it by its id.
-    turn: (n, prompt, home) => (n === 0 ? ['-p', prompt] : n === 1 ? ['-p', '--continue', prompt] : ['-p', '--resume', claudeSessionId(home), prompt]),
+    // Turn 2 continues the folder's last session; turn 3 resumes it by its id. Run as root,
+    // `--dangerously-skip-permissions` is refused: the shell tool is allowed by name.
+    turn: (n, prompt, home, tools) => [...(tools ? ['--allowedTools', 'Bash'] : []), ...(n === 0 ? ['-p', prompt] : n === 1 ? ['-p', '--continue', prompt] : ['-p', '--resume', claudeSessionId(home), prompt])],
+    logs: (home) => path.join(home, '.claude', 'projects'),
   },
   {
     id: 'codex',
@@ -81,7 +92,8 @@ const CLIENTS: Client[] = [
       );
     },
     // No --dangerously-bypass-hook-trust: `connect` trusted the hook, as a person's Codex would need.
-    turn: (n, prompt) => (n === 0 ? ['exec', '--skip-git-repo-check', prompt] : ['exec', '--skip-git-repo-check', 'resume', '--last', prompt]),
+    turn: (n, prompt, _home, tools) => ['exec', '--skip-git-repo-check', ...(tools ? ['--dangerously-bypass-approvals-and-sandbox'] : []), ...(n === 0 ? [prompt] : ['resume', '--last', prompt])],
+    logs: (home) => path.join(home, '.codex', 'sessions'),
   },
   {
     id: 'gemini-cli',
@@ -92,7 +104,8 @@ const CLIENTS: Client[] = [
       mkdirSync(path.join(home, '.gemini'), { recursive: true });
       writeFileSync(path.join(home, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
     },
-    turn: (n, prompt) => (n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt]),
+    turn: (n, prompt, _home, tools) => [...(tools ? ['--yolo'] : []), ...(n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt])],
+    logs: (home) => path.join(home, '.gemini', 'tmp'),
   },
   {
     id: 'qwen-code',
@@ -101,7 +114,8 @@ const CLIENTS: Client[] = [
     // An OpenAI-compatible provider from these three variables (Qwen Code picks it when all three are set).
     env: (home, server) => ({ QWEN_HOME: path.join(home, '.qwen'), OPENAI_BASE_URL: `${server}/v1`, OPENAI_API_KEY: 'mock', OPENAI_MODEL: 'gpt-mock' }),
     // `--continue` takes up the project's latest session.
-    turn: (n, prompt) => (n === 0 ? ['-p', prompt] : ['--continue', '-p', prompt]),
+    turn: (n, prompt, _home, tools) => [...(tools ? ['--yolo'] : []), ...(n === 0 ? ['-p', prompt] : ['--continue', '-p', prompt])],
+    logs: (home) => path.join(home, '.qwen', 'projects'),
   },
   {
     id: 'copilot-cli',
@@ -118,6 +132,7 @@ const CLIENTS: Client[] = [
     }),
     // `-p` needs every tool allowed up front; `--continue` takes up the latest session.
     turn: (n, prompt) => (n === 0 ? ['-p', prompt, '--allow-all-tools'] : ['--continue', '-p', prompt, '--allow-all-tools']),
+    logs: (home) => path.join(home, '.copilot', 'session-state'),
   },
 ];
 
@@ -193,12 +208,53 @@ function hookLog(data: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg) : [];
 }
 
-async function checkClient(client: Client, bin: string, work: string, server: string, requestLog: string[]): Promise<boolean> {
+/**
+ * The client's logs imported again, with `--include tools`, into a data folder of their own: whether
+ * the turns so far are each the prompt, then tool messages holding the call and its output, then the
+ * answer, nothing twice (the import before this one read the same files).
+ */
+async function checkWithTools(client: Client, home: string, toolsData: string, turns: Array<{ prompt: string; answer: string; output: string }>, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const imported = await run(process.execPath, [CLI, '--data', toolsData, '--model', 'use-lite-en', 'import', '--include', 'tools', client.logs(home)], { cwd: toolsData, env });
+  // A file that holds no conversation (Gemini CLI leaves one at a resume) is named, and the others imported.
+  const failures = imported.stderr.trim().split('\n').filter((line) => line && !line.endsWith(': no messages to import'));
+  if (imported.status !== 0 && failures.length > 0) {
+    console.log(`      import --include tools failed (${imported.status}): ${imported.stderr.trim()}`);
+    return false;
+  }
+  if (imported.status !== 0) console.log(`      import --include tools: ${imported.stderr.trim().replace(/\n/g, '; ')}`);
+  const messages = await storedMessages(toolsData, env);
+  const problems: string[] = [];
+  let at = 0;
+  for (const [i, turn] of turns.entries()) {
+    const start = messages.findIndex((m, k) => k >= at && m.role === 'user');
+    const end = messages.findIndex((m, k) => k > start && m.role === 'assistant');
+    if (start < 0 || messages[start]!.content !== turn.prompt) problems.push(`turn ${i + 1}: the prompt is not the next user message`);
+    if (end < 0 || messages[end]!.content !== turn.answer) problems.push(`turn ${i + 1}: the answer is not the next assistant message`);
+    const between = start < 0 || end < 0 ? [] : messages.slice(start + 1, end);
+    const tools = between.filter((m) => m.role === 'tool');
+    if (between.length !== tools.length) problems.push(`turn ${i + 1}: between prompt and answer, not only tool messages: ${JSON.stringify(between)}`);
+    // One call and its result, each once: the call names the output too (`echo <output>`).
+    if (tools.length !== 2) problems.push(`turn ${i + 1}: ${tools.length} tool messages, not a call and its result`);
+    if (!tools[0]?.content.includes(`echo ${turn.output}`)) problems.push(`turn ${i + 1}: the first tool message is not the call`);
+    if (!tools[1]?.content.includes(turn.output)) problems.push(`turn ${i + 1}: the second tool message does not hold the output`);
+    if (i === turns.length - 1) console.log(`      with --include tools: ${JSON.stringify(tools.map((m) => m.content))}`);
+    at = Math.max(end, start) + 1;
+  }
+  const rest = messages.slice(at);
+  if (rest.length) problems.push(`more messages after the last turn: ${JSON.stringify(rest)}`);
+  for (const problem of problems) console.log(`      WITH --include tools: ${problem}`);
+  if (problems.length) console.log(`      store holds (--include tools): ${JSON.stringify(messages)}`);
+  return problems.length === 0;
+}
+
+async function checkClient(client: Client, bin: string, work: string, server: MockModelServer, tools: boolean): Promise<boolean> {
+  const requestLog = server.requests;
   const root = path.join(work, client.id);
   const home = path.join(root, 'home');
   const data = path.join(root, 'data');
+  const toolsData = path.join(root, 'data-tools');
   const project = path.join(root, 'project');
-  for (const dir of [home, data, project]) mkdirSync(dir, { recursive: true });
+  for (const dir of [home, data, toolsData, project]) mkdirSync(dir, { recursive: true });
   // Only what a person's shell would have: no variable of ours, so the hook relies on what `connect` wrote.
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -206,9 +262,9 @@ async function checkClient(client: Client, bin: string, work: string, server: st
     USERPROFILE: home,
     LANG: 'C.UTF-8',
     TERM: 'dumb',
-    ...client.env(home, server),
+    ...client.env(home, server.url),
   };
-  client.prepare?.(home, server);
+  client.prepare?.(home, server.url);
   const version = (await run(bin, ['--version'], { cwd: project, env })).stdout.trim();
   console.log(`\n== ${client.id} (${version})`);
   const connect = await run(process.execPath, [CLI, '--data', data, '--model', 'use-lite-en', 'connect', client.id], { cwd: project, env });
@@ -219,27 +275,34 @@ async function checkClient(client: Client, bin: string, work: string, server: st
   }
   let ok = true;
   const expected: StoredMessage[] = [];
+  const turns: Array<{ prompt: string; answer: string; output: string }> = [];
   const tag = client.id.replace(/[^a-z]/g, '').slice(0, 6);
   for (let n = 0; n < 3; n++) {
     const marker = `turn-${tag}${n + 1}`;
     const prompt = `Question ${n + 1} (${marker}): what do herons eat in winter?`;
     const logBefore = hookLog(data).length;
     const requestsBefore = requestLog.length;
-    const args = client.turn(n, prompt, home);
+    const callsBefore = server.toolCalls.length;
+    const args = client.turn(n, prompt, home, tools);
     const turn = await run(bin, args, { cwd: project, env });
     const answer = mockReply(marker);
     expected.push({ role: 'user', content: prompt }, { role: 'assistant', content: answer });
+    turns.push({ prompt, answer, output: mockToolOutput(marker) });
+    const calls = server.toolCalls.slice(callsBefore);
     const messages = (await storedMessages(data, env)).map((m) => ({ role: m.role, content: m.content }));
     const saved = JSON.stringify(messages) === JSON.stringify(expected);
     const printed = `${turn.stdout}\n${turn.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
     const trouble = printed.filter((line) => HOOK_TROUBLE.test(line) && !CLIENT_CHATTER.some((c) => c.test(line)));
     const answered = turn.status === 0 && printed.includes(answer);
     const label = n === 0 ? 'new session' : 'resumed';
-    console.log(`   turn ${n + 1} (${label}): ${saved ? 'saved' : 'NOT SAVED'}; client exit ${turn.status}${answered ? '' : ', no answer'}${trouble.length ? `; printed about the hook: ${JSON.stringify(trouble)}` : '; nothing about the hook printed'} (${requestLog.length - requestsBefore} model calls)`);
+    const called = !tools || calls.length === 1;
+    const callText = tools ? `, tool calls: ${calls.map((c) => `${c.name} ${JSON.stringify(c.args)}`).join('; ') || 'NONE'}` : '';
+    console.log(`   turn ${n + 1} (${label}): ${saved ? 'saved' : 'NOT SAVED'}; client exit ${turn.status}${answered ? '' : ', no answer'}${trouble.length ? `; printed about the hook: ${JSON.stringify(trouble)}` : '; nothing about the hook printed'} (${requestLog.length - requestsBefore} model calls${callText})`);
     for (const line of hookLog(data).slice(logBefore)) console.log(`      hooks.log: ${line}`);
     if (!saved) console.log(`      store holds: ${JSON.stringify(messages)}`);
     if (!answered) console.log(`      ${client.bin} ${args.join(' ')}\n      stdout: ${turn.stdout.trim()}\n      stderr: ${turn.stderr.trim().slice(0, 2000)}`);
-    ok &&= saved && answered && trouble.length === 0;
+    const withTools = !tools || (await checkWithTools(client, home, toolsData, turns, env));
+    ok &&= saved && answered && called && withTools && trouble.length === 0;
   }
   const last = `turn-${tag}3`;
   const search = await run(process.execPath, [CLI, '--data', data, 'search', '--json', '--limit', '3', last], { cwd: project, env });
@@ -271,17 +334,19 @@ const { values } = parseArgs({
     only: { type: 'string' },
     clients: { type: 'string', default: path.join(os.tmpdir(), 'session-memory-clients') },
     keep: { type: 'boolean', default: false },
+    'tool-calls': { type: 'boolean', default: false },
   },
 });
+const toolCalls = values['tool-calls'] ?? false;
 const only = values.only ? values.only.split(',') : null;
 const chosen = CLIENTS.filter((c) => !only || only.includes(c.id));
 const work = mkdtempSync(path.join(os.tmpdir(), 'session-memory-check-clients-'));
-const server = await startMockModelServer({ log: path.join(work, 'model-requests.jsonl') });
+const server = await startMockModelServer({ log: path.join(work, 'model-requests.jsonl'), toolCalls });
 let allOk = true;
 try {
   for (const client of chosen) {
     const bin = await install(client, values.clients!);
-    allOk = (await checkClient(client, bin, work, server.url, server.requests)) && allOk;
+    allOk = (await checkClient(client, bin, work, server, toolCalls)) && allOk;
   }
 } finally {
   await server.close();
