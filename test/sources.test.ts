@@ -234,6 +234,27 @@ describe('syncing sources', () => {
     await syncSources(sources, { cursors: await SourceCursors.load(data), engine: async () => ((opened = true), first.engine()), onReport: () => {}, onError: () => {} });
     expect(opened).toBe(false);
   });
+  it('passes over the file Gemini CLI starts at a resume and leaves holding only its own context', async () => {
+    // `gemini --resume latest -p …` in another minute than the chat's file was named for: Gemini CLI 0.61
+    // writes a new `session-<minute>-<id>.jsonl` with the header and its session context, then goes on
+    // in the chat's own file. The left file holds no message of the person's or the model's.
+    const home = scratch();
+    const chats = path.join(home, '.gemini', 'tmp', 'work', 'chats');
+    await fs.mkdir(chats, { recursive: true });
+    const chat = 'session-2026-12-04T18-20-80635437.jsonl';
+    await fs.copyFile(path.join(FIXTURES, 'gemini-cli', 'home', 'tmp', 'work', 'chats', chat), path.join(chats, chat));
+    const header = { sessionId: '80635437-eb46-4542-bb1f-01ef2dcb525d', projectHash: '68aca3595184568a339b2ce016661b8095646598b311e74d24b21458e274fcd4', startTime: '2026-12-04T18:21:02.120Z', lastUpdated: '2026-12-04T18:21:02.120Z', kind: 'main' };
+    const context = { id: 'd04923d38bb0f6017037e74183378ef4', timestamp: '2026-12-04T18:21:02.120Z', type: 'user', content: [{ text: "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Friday, December 4, 2026 (formatted according to the user's locale).\nMy operating system is: linux\n</session_context>" }] };
+    await fs.writeFile(path.join(chats, 'session-2026-12-04T18-21-80635437.jsonl'), `${JSON.stringify(header)}\n${JSON.stringify({ $set: { messages: [context], lastUpdated: '2026-12-04T18:21:02.120Z' } })}\n`);
+
+    const sources = await discoverSources({ env: {}, home, platform: process.platform, catalogue: SOURCE_CATALOGUE.filter((k) => k.id === 'gemini-cli') });
+    const recording = recordingEngine();
+    const errors: string[] = [];
+    const [result] = await syncSources(sources, { cursors: await SourceCursors.load(scratch()), engine: recording.engine, onReport: () => {}, onError: (_s, _f, m) => errors.push(m) });
+    expect(errors).toEqual([]);
+    expect(result).toMatchObject({ id: 'gemini-cli', errors: [] });
+    expect(recording.saved.map((s) => [s.sessionId, s.messages.length])).toEqual([['80635437-eb46-4542-bb1f-01ef2dcb525d', 4]]);
+  });
 });
 
 describe('handing a save to the running process', () => {

@@ -203,7 +203,9 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     // GEMINI_CLI_HOME stands for the home folder; `.gemini` is under it.
     roots: (context) => [{ path: joinFor(context.platform, context.env.GEMINI_CLI_HOME || context.home, '.gemini') }],
     // Sub-agents' chats sit in a folder named after their parent session: `chats/<parent>/<id>.jsonl`.
-    picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl', 'tmp/*/chats/*/*.jsonl'], imports: true }],
+    // A resume in another minute than the chat's file is named for leaves a file of that minute holding
+    // only Gemini CLI's own context (0.61: the turns go on in the chat's file): no error.
+    picks: [{ kind: 'files', globs: ['tmp/*/chats/session-*.json', 'tmp/*/chats/session-*.jsonl', 'tmp/*/chats/*/*.jsonl'], imports: true, mayHoldNone: true }],
   },
   {
     id: 'qwen-code',
