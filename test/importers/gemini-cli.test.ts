@@ -42,6 +42,45 @@ describe('Gemini CLI chats (written by gemini-cli 0.61.0)', () => {
     ]);
   });
 
+  it('stores a tool result once when a resume writes the list again with Gemini CLI\'s copy of it', async () => {
+    // At `--resume`, 0.61 writes the chat's list again (`$set.messages`), and after a reply with tool
+    // calls it puts a user message `<reply id>_response` holding the calls' results, beside the user
+    // message that sent them back at the time (twice, once the chat was resumed twice).
+    const file = path.join(tempDir(), path.basename(WITH_TOOL));
+    copyFileSync(WITH_TOOL, file);
+    const records = readFileSync(WITH_TOOL, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: string; toolCalls?: Array<{ result: unknown }>; $set?: { messages?: unknown[] } });
+    const list = new Map<string, object>();
+    for (const record of records) {
+      for (const message of (record.$set?.messages ?? []) as Array<{ id: string }>) list.set(message.id, message);
+      if (record.id) list.set(record.id, record);
+    }
+    const reply = list.get('795743fc-747b-47bc-be0c-35d1f305ed4e') as { toolCalls: Array<{ result: unknown }> };
+    const copy = { id: '795743fc-747b-47bc-be0c-35d1f305ed4e_response', timestamp: '2026-12-04T18:22:10.040Z', type: 'user', content: reply.toolCalls[0]!.result };
+    const resumed = [...list.values()].flatMap((message) => ((message as { id: string }).id === '590c4019-bdcb-41db-b443-978d1ffb6d31' ? [copy, copy, message] : [message]));
+    appendFileSync(
+      file,
+      [
+        { sessionId: '38cde328-b4b7-4895-8456-54d03cf9517b', projectHash: '68aca3595184568a339b2ce016661b8095646598b311e74d24b21458e274fcd4', startTime: '2026-12-04T18:22:10.040Z', lastUpdated: '2026-12-04T18:22:10.040Z', kind: 'main' },
+        { $set: { sessionId: '38cde328-b4b7-4895-8456-54d03cf9517b' } },
+        { $set: { messages: resumed } },
+        { id: 'c0ffee00-0000-4000-8000-000000000003', timestamp: '2026-12-04T18:22:10.120Z', type: 'user', content: [{ text: 'And on Sundays?' }] },
+        { id: 'c0ffee00-0000-4000-8000-000000000004', timestamp: '2026-12-04T18:22:10.380Z', type: 'gemini', content: 'Every 20 minutes on Sundays.' },
+      ]
+        .map((line) => JSON.stringify(line) + '\n')
+        .join(''),
+    );
+    const [full] = await sessionsOf(file, { include: ['tools'] });
+    expect(triples(full)).toEqual([
+      ['e26c8bfe-b8b1-41a2-9edb-8b2ac1d84106', 'user', 'Please list the files in this folder and tell me what notes.txt says.'],
+      // The thought (part 1) is left out, the call keeps its place in the reply.
+      ['795743fc-747b-47bc-be0c-35d1f305ed4e#2', 'tool', '[tool call: list_directory] {"dir_path":"."}'],
+      ['590c4019-bdcb-41db-b443-978d1ffb6d31', 'tool', '[tool result: list_directory] Directory listing for /tmp/gm/work:\nnotes.txt (71 bytes)'],
+      ['2ce4f0ae-c3b9-451a-9e5f-c4dc12ef8584', 'assistant', 'The folder holds notes.txt; it says the tram to the Alfama leaves from Praça da Figueira every 12 minutes.'],
+      ['c0ffee00-0000-4000-8000-000000000003', 'user', 'And on Sundays?'],
+      ['c0ffee00-0000-4000-8000-000000000004', 'assistant', 'Every 20 minutes on Sundays.'],
+    ]);
+  });
+
   it("makes a sub-agent's chat its own session naming its parent, with its report as its reply", async () => {
     const [sub] = await sessionsOf(SUBAGENT);
     expect(sub).toMatchObject({ sessionId: 'e6d2941f-b4a9-41f8-9ef2-077175452184', parentSessionId: '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', title: 'Subagent: Find out how often tram 28 runs and what a day pass costs in Lisbon.' });

@@ -105,19 +105,37 @@ export function geminiCliRewound(records: readonly JsonlRecord[]): { held: Set<s
 }
 
 function mapMessages(messages: readonly JsonObject[], all: readonly JsonObject[], options: MappingOptions): MessageInput[] {
-  const answered = answeredCalls(all);
-  return messages.flatMap((message) => mapMessage(message, answered, options));
+  const senders = resultSenders(all);
+  const answered = new Set(senders.keys());
+  return messages.filter((message) => !isResultCopy(message, senders)).flatMap((message) => mapMessage(message, answered, options));
 }
 
-function answeredCalls(messages: readonly JsonObject[]): Set<string> {
-  const answered = new Set<string>();
+/** The call ids of a user message's `functionResponse` parts. */
+function answeredIds(message: JsonObject): string[] {
+  if (message.type !== 'user' || !Array.isArray(message.content)) return [];
+  return message.content.flatMap((part) => (isObject(part) && isObject(part.functionResponse) && typeof part.functionResponse.id === 'string' ? [part.functionResponse.id] : []));
+}
+
+/** For each call answered, the ids of the user messages that send its result back. */
+function resultSenders(messages: readonly JsonObject[]): Map<string, Set<string>> {
+  const senders = new Map<string, Set<string>>();
   for (const message of messages) {
-    if (message.type !== 'user' || !Array.isArray(message.content)) continue;
-    for (const part of message.content) {
-      if (isObject(part) && isObject(part.functionResponse) && typeof part.functionResponse.id === 'string') answered.add(part.functionResponse.id);
-    }
+    for (const id of answeredIds(message)) senders.set(id, (senders.get(id) ?? new Set()).add(message.id as string));
   }
-  return answered;
+  return senders;
+}
+
+/**
+ * A resumed chat's list, written again (`$set.messages`, 0.61), holds after each reply with tool calls
+ * a user message `<reply id>_response` that Gemini CLI rebuilt from the calls' results, beside the
+ * message that sent them back at the time: that copy is left out when another message sends every
+ * one of its results.
+ */
+function isResultCopy(message: JsonObject, senders: ReadonlyMap<string, ReadonlySet<string>>): boolean {
+  const id = message.id as string;
+  if (!id.endsWith('_response')) return false;
+  const calls = answeredIds(message);
+  return calls.length > 0 && calls.every((call) => [...(senders.get(call) ?? [])].some((other) => other !== id));
 }
 
 function hasId(value: JsonObject): boolean {
