@@ -228,6 +228,7 @@ async function checkWithTools(client: Client, home: string, toolsData: string, t
   for (const [i, turn] of turns.entries()) {
     const start = messages.findIndex((m, k) => k >= at && m.role === 'user');
     const end = messages.findIndex((m, k) => k > start && m.role === 'assistant');
+    if (start > at) problems.push(`turn ${i + 1}: before the prompt, after the turn before: ${JSON.stringify(messages.slice(at, start))}`);
     if (start < 0 || messages[start]!.content !== turn.prompt) problems.push(`turn ${i + 1}: the prompt is not the next user message`);
     if (end < 0 || messages[end]!.content !== turn.answer) problems.push(`turn ${i + 1}: the answer is not the next assistant message`);
     const between = start < 0 || end < 0 ? [] : messages.slice(start + 1, end);
