@@ -81,6 +81,51 @@ describe('Gemini CLI chats (written by gemini-cli 0.61.0)', () => {
     ]);
   });
 
+  it('keeps the call of a reply that a resume wrote again as a functionCall part alone, under the same id', async () => {
+    // A reply that was only a tool call (no text, no thoughts), as gemini-cli 0.61 wrote it, then resumed:
+    // the list written again holds the reply as `content: [{functionCall}]`, without `toolCalls`.
+    const session = { sessionId: 'c0ffee00-1111-4222-8333-444455556666', projectHash: '0e192a9b6e8c1f111926e28f131b594cd2f24b3fe853837d93e3472b7179f42a' };
+    const context = { id: 'd04923d38bb0f6017037e74183378ef4', timestamp: '2026-12-07T23:35:30.040Z', type: 'user', content: [{ text: '<session_context>\nThis is the Gemini CLI.\n</session_context>' }] };
+    const prompt = { id: 'def828f5-e785-4904-a3d2-635ec9b97056', timestamp: '2026-12-07T23:35:30.151Z', type: 'user', content: [{ text: 'What does echo print here?' }] };
+    const call = { id: 'run_shell_command__call_mock_1', name: 'run_shell_command', args: { command: 'echo tram-28', description: 'Print a word' } };
+    const result = [{ functionResponse: { id: call.id, name: call.name, response: { output: '<untrusted_context>\nOutput: tram-28\nProcess Group PGID: 10926\n</untrusted_context>' } } }];
+    const reply = { id: '38cb520b-b439-409e-b5a1-f80ef209e018', timestamp: '2026-12-07T23:35:30.382Z', type: 'gemini', content: '', thoughts: [], tokens: { input: 12, output: 9, cached: 0, thoughts: 0, tool: 0, total: 21 }, model: 'gemini-3.8-flash' };
+    const sent = { id: '914cbb16-f690-4446-b2b7-de21508082c4', timestamp: '2026-12-07T23:35:30.555Z', type: 'user', content: result };
+    const answer = { id: '78591374-6183-4354-bfe3-0011cdd7d55f', timestamp: '2026-12-07T23:35:30.580Z', type: 'gemini', content: 'It prints tram-28.', thoughts: [], tokens: reply.tokens, model: reply.model };
+    const firstRun = [
+      { ...session, startTime: '2026-12-07T23:35:30.040Z', lastUpdated: '2026-12-07T23:35:30.040Z', kind: 'main' },
+      { $set: { messages: [context], lastUpdated: '2026-12-07T23:35:30.040Z' } },
+      prompt,
+      reply,
+      { ...reply, toolCalls: [{ ...call, result, status: 'success', timestamp: '2026-12-07T23:35:30.553Z', resultDisplay: 'tram-28', description: 'echo tram-28', displayName: 'Shell', renderOutputAsMarkdown: false }] },
+      sent,
+      answer,
+    ];
+    const rebuilt = { id: reply.id, timestamp: '2026-12-07T23:35:43.299Z', type: 'gemini', content: [{ functionCall: call }] };
+    const copy = { id: `${reply.id}_response`, timestamp: '2026-12-07T23:35:43.299Z', type: 'user', content: result };
+    const resumed = [
+      { ...session, startTime: '2026-12-07T23:35:43.272Z', lastUpdated: '2026-12-07T23:35:43.272Z', kind: 'main' },
+      { $set: { sessionId: session.sessionId } },
+      { $set: { messages: [context, prompt, rebuilt, copy, sent, { ...answer, content: [{ text: answer.content }] }] } },
+      { id: '1cc5b873-2c14-4bc9-8c39-863045799df7', timestamp: '2026-12-07T23:35:43.366Z', type: 'user', content: [{ text: 'Thanks.' }] },
+      { id: '8ea49862-4ebf-46de-93f9-17a6885a68f8', timestamp: '2026-12-07T23:35:44.754Z', type: 'gemini', content: 'You are welcome.' },
+    ];
+    const file = path.join(tempDir(), 'session-2026-12-07T23-35-c0ffee00.jsonl');
+    const lines = (records: object[]) => records.map((line) => JSON.stringify(line) + '\n').join('');
+    writeFileSync(file, lines(firstRun));
+    const [before] = await sessionsOf(file, { include: ['tools'] });
+    appendFileSync(file, lines(resumed));
+    const [after] = await sessionsOf(file, { include: ['tools'] });
+    const firstTurn = [
+      ['def828f5-e785-4904-a3d2-635ec9b97056', 'user', 'What does echo print here?'],
+      ['38cb520b-b439-409e-b5a1-f80ef209e018', 'tool', '[tool call: run_shell_command] {"command":"echo tram-28","description":"Print a word"}'],
+      ['914cbb16-f690-4446-b2b7-de21508082c4', 'tool', '[tool result: run_shell_command] <untrusted_context>\nOutput: tram-28\nProcess Group PGID: 10926\n</untrusted_context>'],
+      ['78591374-6183-4354-bfe3-0011cdd7d55f', 'assistant', 'It prints tram-28.'],
+    ];
+    expect(triples(before)).toEqual(firstTurn);
+    expect(triples(after)).toEqual([...firstTurn, ['1cc5b873-2c14-4bc9-8c39-863045799df7', 'user', 'Thanks.'], ['8ea49862-4ebf-46de-93f9-17a6885a68f8', 'assistant', 'You are welcome.']]);
+  });
+
   it("makes a sub-agent's chat its own session naming its parent, with its report as its reply", async () => {
     const [sub] = await sessionsOf(SUBAGENT);
     expect(sub).toMatchObject({ sessionId: 'e6d2941f-b4a9-41f8-9ef2-077175452184', parentSessionId: '0ec05c2f-0ce8-42cf-b62e-a6b5e9935c7e', title: 'Subagent: Find out how often tram 28 runs and what a day pass costs in Lisbon.' });

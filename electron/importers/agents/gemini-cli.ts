@@ -187,6 +187,7 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
     }
   }
   parts.push(...geminiContentParts(message.content));
+  parts.push(...unlistedCalls(message));
   if (Array.isArray(message.toolCalls)) {
     for (const call of message.toolCalls.filter(isObject)) {
       const name = optionalText(call.name) ?? 'tool';
@@ -204,6 +205,22 @@ function mapMessage(message: JsonObject, answered: ReadonlySet<string>, options:
   return messagesFromParts({ ...meta, role: 'assistant' }, parts, options);
 }
 
+/**
+ * The calls a reply holds only as `functionCall` parts of its content: 0.61 writes a reply that was
+ * nothing but tool calls so, without `toolCalls`, in the list a resume writes again. A call that
+ * `toolCalls` lists is taken from there.
+ */
+function unlistedCalls(message: JsonObject): MessagePart[] {
+  if (!Array.isArray(message.content)) return [];
+  const listed = new Set(Array.isArray(message.toolCalls) ? message.toolCalls.filter(isObject).map((call) => call.id) : []);
+  return message.content.flatMap((part): MessagePart[] => {
+    if (!isObject(part) || !isObject(part.functionCall)) return [];
+    const id = part.functionCall.id;
+    if (listed.has(id) || (id === undefined && listed.size > 0)) return [];
+    return [{ kind: 'tool-call', name: optionalText(part.functionCall.name) ?? 'tool', args: part.functionCall.args ?? {} }];
+  });
+}
+
 function completedTaskText(args: unknown): string | undefined {
   const result = isObject(args) ? args.result : undefined;
   if (typeof result === 'string') return optionalText(result);
@@ -212,7 +229,8 @@ function completedTaskText(args: unknown): string | undefined {
 
 /**
  * Gemini's content: a string, or parts (`text`, `inlineData`, `functionResponse`, ...). A `functionCall`
- * part gives nothing here: Gemini CLI keeps the calls beside the content (Qwen Code's reader adds them).
+ * part gives nothing here: Gemini CLI keeps the calls beside the content (`unlistedCalls` takes those it
+ * does not; Qwen Code's reader adds them).
  */
 export function geminiContentParts(content: unknown): MessagePart[] {
   if (typeof content === 'string') return [{ kind: 'text', text: content }];
