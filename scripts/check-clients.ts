@@ -14,9 +14,9 @@
  * With `--tool-calls`, the mock model answers each turn's first call with one call of the client's
  * shell tool (`echo tool-output-<marker>`) and the next with its answer; the clients run with their
  * flags that let a tool run unasked. Each turn must then still be the person's prompt and the answer
- * only (the call and its output left out of the default view), and the client's logs imported again
- * with `--include tools` into a data folder of their own must hold the call and its output as tool
- * messages, between the same prompt and answer, each once.
+ * only (the call and its output left out of the default view), and the client's logs imported with
+ * `--include tools`, again into the data folder of the turns before and into a new one, must hold the
+ * call and its output as tool messages, between the same prompt and answer, each once.
  *
  *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--tool-calls] [--clients <dir>] [--keep]
  *
@@ -211,9 +211,11 @@ function hookLog(data: string): string[] {
 /**
  * The client's logs imported again, with `--include tools`, into a data folder of their own: whether
  * the turns so far are each the prompt, then tool messages holding the call and its output, then the
- * answer, nothing twice (the import before this one read the same files).
+ * answer, nothing twice. `label`: the data folder the turns before were imported into (a re-save
+ * must add nothing twice), or a new one (the file alone must hold every turn, none lost at a resume).
  */
-async function checkWithTools(client: Client, home: string, toolsData: string, turns: Array<{ prompt: string; answer: string; output: string }>, env: NodeJS.ProcessEnv): Promise<boolean> {
+async function checkWithTools(client: Client, home: string, toolsData: string, label: string, turns: Array<{ prompt: string; answer: string; output: string }>, env: NodeJS.ProcessEnv): Promise<boolean> {
+  mkdirSync(toolsData, { recursive: true });
   const imported = await run(process.execPath, [CLI, '--data', toolsData, '--model', 'use-lite-en', 'import', '--include', 'tools', client.logs(home)], { cwd: toolsData, env });
   // A file that holds no conversation (Gemini CLI leaves one at a resume) is named, and the others imported.
   const failures = imported.stderr.trim().split('\n').filter((line) => line && !line.endsWith(': no messages to import'));
@@ -238,13 +240,13 @@ async function checkWithTools(client: Client, home: string, toolsData: string, t
     if (tools.length !== 2) problems.push(`turn ${i + 1}: ${tools.length} tool messages, not a call and its result`);
     if (!tools[0]?.content.includes(`echo ${turn.output}`)) problems.push(`turn ${i + 1}: the first tool message is not the call`);
     if (!tools[1]?.content.includes(turn.output)) problems.push(`turn ${i + 1}: the second tool message does not hold the output`);
-    if (i === turns.length - 1) console.log(`      with --include tools: ${JSON.stringify(tools.map((m) => m.content))}`);
+    if (i === turns.length - 1 && label === 'again') console.log(`      with --include tools: ${JSON.stringify(tools.map((m) => m.content))}`);
     at = Math.max(end, start) + 1;
   }
   const rest = messages.slice(at);
   if (rest.length) problems.push(`more messages after the last turn: ${JSON.stringify(rest)}`);
-  for (const problem of problems) console.log(`      WITH --include tools: ${problem}`);
-  if (problems.length) console.log(`      store holds (--include tools): ${JSON.stringify(messages)}`);
+  for (const problem of problems) console.log(`      WITH --include tools (${label}): ${problem}`);
+  if (problems.length) console.log(`      store holds (--include tools, ${label}): ${JSON.stringify(messages)}`);
   return problems.length === 0;
 }
 
@@ -302,7 +304,7 @@ async function checkClient(client: Client, bin: string, work: string, server: Mo
     for (const line of hookLog(data).slice(logBefore)) console.log(`      hooks.log: ${line}`);
     if (!saved) console.log(`      store holds: ${JSON.stringify(messages)}`);
     if (!answered) console.log(`      ${client.bin} ${args.join(' ')}\n      stdout: ${turn.stdout.trim()}\n      stderr: ${turn.stderr.trim().slice(0, 2000)}`);
-    const withTools = !tools || (await checkWithTools(client, home, toolsData, turns, env));
+    const withTools = !tools || ((await checkWithTools(client, home, toolsData, 'again', turns, env)) && (await checkWithTools(client, home, path.join(root, `data-tools-${n + 1}`), 'new data folder', turns, env)));
     ok &&= saved && answered && called && withTools && trouble.length === 0;
   }
   const last = `turn-${tag}3`;
