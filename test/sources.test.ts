@@ -61,6 +61,7 @@ describe('the sources catalogue', () => {
       cline: '/home/ana/.config/Code/User/globalStorage/saoudrizwan.claude-dev',
       'roo-code-cursor': '/home/ana/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline',
       'kilo-code-vscodium': '/home/ana/.config/VSCodium/User/globalStorage/kilocode.kilo-code',
+      'cline-cli': '/home/ana/.cline/data/sessions',
       opencode: '/home/ana/.local/share/opencode',
       cursor: '/home/ana/.config/Cursor/User/globalStorage',
     });
@@ -71,15 +72,20 @@ describe('the sources catalogue', () => {
     expect(windows.codex).toBe('C:\\Users\\ana\\.codex');
     expect(windows['roo-code']).toBe('C:\\Users\\ana\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline');
     expect(windows.cursor).toBe('C:\\Users\\ana\\AppData\\Roaming\\Cursor\\User\\globalStorage');
+    expect(windows['cline-cli']).toBe('C:\\Users\\ana\\.cline\\data\\sessions');
 
     const moved = placesOf({
       env: { CLAUDE_CONFIG_DIR: '/data/claude', OPENCLAW_STATE_DIR: '/data/openclaw', CODEX_HOME: '/data/codex', GEMINI_CLI_HOME: '/data/g', CONTINUE_GLOBAL_DIR: '/data/continue', XDG_DATA_HOME: '/data/share', XDG_CONFIG_HOME: '/data/config' },
       platform: 'linux',
       home: '/home/ana',
     });
+    // Cline's CLI resolves its sessions folder from the most specific of its three variables.
+    expect(placesOf({ env: { CLINE_DIR: '/data/cline' }, platform: 'linux', home: '/home/ana' })['cline-cli']).toBe('/data/cline/data/sessions');
+    expect(placesOf({ env: { CLINE_DIR: '/data/cline', CLINE_DATA_DIR: '/data/cline-data' }, platform: 'linux', home: '/home/ana' })['cline-cli']).toBe('/data/cline-data/sessions');
+    expect(placesOf({ env: { CLINE_DATA_DIR: '/data/cline-data', CLINE_SESSION_DATA_DIR: '/data/cline-sessions' }, platform: 'linux', home: '/home/ana' })['cline-cli']).toBe('/data/cline-sessions');
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 

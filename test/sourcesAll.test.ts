@@ -18,7 +18,7 @@ const CODEX_DAY = path.join('sessions', '2026', '12', '04');
 const RESUMED = 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl';
 const FIRST_RUN_LINES = 14;
 
-const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
+const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
 
 async function copy(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -47,6 +47,8 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   await copy(path.join('cline', 'rooveterinaryinc.roo-cline'), path.join(globalStorage, 'rooveterinaryinc.roo-cline'));
   // Kilo Code writes Cline's task format (it is a fork); no Kilo Code task of its own is among the fixtures.
   await copy(path.join('cline', 'saoudrizwan.claude-dev', 'tasks', '1767258000000'), path.join(globalStorage, 'kilocode.kilo-code', 'tasks', '1767258000001'));
+  // Cline's CLI: its data folder, sessions beside its settings, caches and logs.
+  await copy(path.join('cline-cli', 'data'), path.join(home, '.cline', 'data'));
   // VS Code's own chat: a workspace's session (.json) and a window's without a folder (.jsonl), beside Cline's tasks.
   await copy(path.join('vscode-chat', 'Code', 'User'), path.join(home, '.config', 'Code', 'User'));
   await copy(path.join('aider', 'monochromatic', '.aider.chat.history.md'), path.join(home, '.aider.chat.history.md'));
@@ -66,7 +68,7 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   const rest = scratch();
   // The subject is finding and reading each tool's files, not embedding: the runs embed with the hashing
   // stand-in (test/sync.test.ts syncs and hooks with the real model).
-  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', COPILOT_HOME: '', CONTINUE_GLOBAL_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
+  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', COPILOT_HOME: '', CONTINUE_GLOBAL_DIR: '', CLINE_DIR: '', CLINE_DATA_DIR: '', CLINE_SESSION_DATA_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
   return { home, env, rest };
 }
 
@@ -132,6 +134,8 @@ describe('every source on one machine', () => {
       '1767258000000',
       '0197c8e2-5c1d-7a3b-9f10-2b3c4d5e6f70',
       '1767258000001',
+      '1767261600000_k7pzm',
+      '1767265200000_x2bfq',
       'ses_dbdb3351fffeUWaGrgf4G3edC2',
       'ses_dbdb7c3b9ffeycEkmI5Wkhvqpo',
       '5b0e2c1a-8f3d-4e6a-9c27-1d4b7a9e3f60',

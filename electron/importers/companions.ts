@@ -15,11 +15,14 @@
  *   is missing or not YAML leaves that title too: the conversation is all in `events.jsonl`, and the
  *   file is read at every save of the session, so a name unreadable at one save (Copilot rewriting the
  *   file) is taken up at the next.
+ * - Cline's CLI: a session's title (the first prompt, or what `cline history update --title` set) is
+ *   `metadata.title` of the session's record `<sessionId>.json` beside its `<sessionId>.messages.json`.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionInput } from '../../shared/domain.js';
 import type { ImportedFile, TranscriptFile } from './read-types.js';
+import { CLINE_CLI_MESSAGES_SUFFIX } from './agents/cline-cli.js';
 import { JAN_THREAD_FILE } from './exports/jan.js';
 import { isObject, optionalText } from './shape.js';
 
@@ -37,6 +40,10 @@ export async function withCompanionFacts(file: TranscriptFile, filePath: string)
   if (file.format === 'copilot-cli') {
     const name = await copilotSessionName(path.join(path.dirname(path.resolve(filePath)), COPILOT_WORKSPACE_FILE));
     return name === undefined ? file : renamed(file, () => name);
+  }
+  if (file.format === 'cline' && filePath.endsWith(CLINE_CLI_MESSAGES_SUFFIX)) {
+    const title = await clineCliTitle(`${path.resolve(filePath).slice(0, -CLINE_CLI_MESSAGES_SUFFIX.length)}.json`);
+    return title === undefined ? file : renamed(file, () => title);
   }
   if (file.format !== 'codex') return file;
   const names = await codexThreadNames(path.dirname(path.resolve(filePath)));
@@ -101,6 +108,15 @@ async function janThreadTitle(file: string): Promise<string | undefined> {
   try {
     const thread: unknown = JSON.parse(await readFile(file, 'utf8'));
     return isObject(thread) ? optionalText(thread.title)?.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function clineCliTitle(file: string): Promise<string | undefined> {
+  try {
+    const record: unknown = JSON.parse(await readFile(file, 'utf8'));
+    return isObject(record) && isObject(record.metadata) ? optionalText(record.metadata.title)?.trim() : undefined;
   } catch {
     return undefined;
   }

@@ -29,7 +29,7 @@ import { decompressedSource, fileSource, prefixSource, unreadableError, type Tra
 import { findCutArray } from './readers/json-cut.js';
 import { detectDocumentFormat } from './formats.js';
 import { isOpenClawStateFolder, listOpenClawTranscriptSources } from './openclaw/openclaw-store.js';
-import { isDatabaseFileName, isToolLogFolder, isTranscriptFileName, isZipFileName } from './transcript-files.js';
+import { isDatabaseFileName, isSessionRecordBeside, isToolLogFolder, isTranscriptFileName, isZipFileName } from './transcript-files.js';
 import { isZip, transcriptsInZip, type ZipLimits } from './readers/zip.js';
 import { decompressZstd, isZstd } from './readers/zstd.js';
 import { AIDER_HISTORY_FILE, isAiderHistory } from './agents/aider.js';
@@ -133,6 +133,7 @@ async function* filesInFolder(folder: string): AsyncGenerator<{ path: string; si
       continue;
     }
     if (!isTranscriptFileName(entry.name) && !isZipFileName(entry.name) && !isDatabaseFileName(entry.name)) continue;
+    if (isSessionRecordBeside(entry.name, names)) continue;
     try {
       const stats = await stat(full);
       if (stats.isFile()) yield { path: full, size: stats.size };

@@ -67,15 +67,31 @@ export function isTranscriptFileName(baseName: string): boolean {
 /** GitHub Copilot CLI's state beside a session's `events.jsonl`: its checkpoints' notes, the files its rewinds restore, and the session's own workspace folders (`files/`, `research/`). */
 const COPILOT_SESSION_STATE = new Set(['checkpoints', 'rewind-file-snapshots', 'files', 'research']);
 
+/** Cline's CLI keeps its settings, caches, locks and logs beside its `sessions/` and `db/` folders. */
+const CLINE_CLI_STATE = new Set(['settings', 'cache', 'locks', 'logs']);
+
 /**
  * A folder of a tool's own logs or state, which holds no conversation: Qwen Code's `debug/` (a text file
- * per run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home, and
- * GitHub Copilot CLI's state in a session's folder, told by the `events.jsonl` and `workspace.yaml` there.
+ * per run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home,
+ * GitHub Copilot CLI's state in a session's folder, told by the `events.jsonl` and `workspace.yaml` there,
+ * and Cline CLI's state in its data folder (`~/.cline/data`), told by the `sessions/` and `db/` there.
  * @param siblings the names of the entries of the folder that holds it.
  */
 export function isToolLogFolder(name: string, siblings: ReadonlySet<string>): boolean {
   if (name === 'debug') return siblings.has('projects') && siblings.has('installation_id');
+  if (CLINE_CLI_STATE.has(name)) return siblings.has('sessions') && siblings.has('db');
   return COPILOT_SESSION_STATE.has(name) && siblings.has('events.jsonl') && siblings.has('workspace.yaml');
+}
+
+/**
+ * Cline CLI's record of a session (`<sessionId>.json`: its process, model and title), and the summary
+ * it keeps when it compacts the context (`<sessionId>.compaction.json`, named so in the CLI's code),
+ * beside the session's messages (`<sessionId>.messages.json`), which are the conversation.
+ * @param siblings the names of the entries of the folder that holds it.
+ */
+export function isSessionRecordBeside(name: string, siblings: ReadonlySet<string>): boolean {
+  const stem = /^(.+?)(?:\.compaction)?\.json$/i.exec(name)?.[1];
+  return stem !== undefined && !stem.endsWith('.messages') && siblings.has(`${stem}.messages.json`);
 }
 
 /**

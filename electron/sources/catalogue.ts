@@ -148,6 +148,14 @@ const VS_CODE_CHAT_SESSIONS: SourcePick[] = [
 // A task is read through its API history, with the panel messages beside it (see importers/tool-folders.ts).
 const CLINE_TASKS: SourcePick[] = [{ kind: 'files', globs: ['tasks/*/api_conversation_history.json'], imports: true }];
 
+/** Cline's CLI: `CLINE_SESSION_DATA_DIR`, else `sessions/` of `CLINE_DATA_DIR`, else `data/sessions/` of `CLINE_DIR` (`~/.cline`), as the CLI resolves them. */
+function clineCliSessions({ env, platform, home }: PlaceContext): SourceRoot[] {
+  const own = env.CLINE_SESSION_DATA_DIR?.trim();
+  if (own) return [{ path: own }];
+  const data = env.CLINE_DATA_DIR?.trim() || joinFor(platform, env.CLINE_DIR?.trim() || joinFor(platform, home, '.cline'), 'data');
+  return [{ path: joinFor(platform, data, 'sessions') }];
+}
+
 export const SOURCE_CATALOGUE: readonly SourceKind[] = [
   {
     id: 'claude-code',
@@ -253,6 +261,8 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
   { id: 'cline', tool: 'Cline', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('saoudrizwan.claude-dev'), picks: CLINE_TASKS },
   { id: 'roo-code', tool: 'Roo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('rooveterinaryinc.roo-cline'), picks: CLINE_TASKS },
   { id: 'kilo-code', tool: 'Kilo Code', variable: 'APPDATA / XDG_CONFIG_HOME', roots: globalStorage('kilocode.kilo-code'), picks: CLINE_TASKS },
+  // A folder per session: its messages, and its record beside them (read for the title).
+  { id: 'cline-cli', tool: 'Cline CLI', variable: 'CLINE_SESSION_DATA_DIR / CLINE_DATA_DIR / CLINE_DIR', roots: clineCliSessions, picks: [{ kind: 'files', globs: ['*/*.messages.json'], imports: true }] },
   {
     id: 'vscode-chat',
     tool: 'VS Code Chat (GitHub Copilot)',
