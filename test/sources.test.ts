@@ -63,6 +63,7 @@ describe('the sources catalogue', () => {
       'kilo-code-vscodium': '/home/ana/.config/VSCodium/User/globalStorage/kilocode.kilo-code',
       'cline-cli': '/home/ana/.cline/data/sessions',
       opencode: '/home/ana/.local/share/opencode',
+      'kilo-cli': '/home/ana/.local/share/kilo',
       cursor: '/home/ana/.config/Cursor/User/globalStorage',
     });
     const mac = placesOf({ env: {}, platform: 'darwin', home: '/Users/ana' });
@@ -85,7 +86,7 @@ describe('the sources catalogue', () => {
     expect(placesOf({ env: { CLINE_DATA_DIR: '/data/cline-data', CLINE_SESSION_DATA_DIR: '/data/cline-sessions' }, platform: 'linux', home: '/home/ana' })['cline-cli']).toBe('/data/cline-sessions');
     expect(moved).toMatchObject({ 'claude-code': '/data/claude', openclaw: '/data/openclaw', codex: '/data/codex', 'gemini-cli': '/data/g/.gemini', continue: '/data/continue', opencode: '/data/share/opencode', cline: '/data/config/Code/User/globalStorage/saoudrizwan.claude-dev' });
     // Every tool of the catalogue is there, each with something to pick.
-    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'cursor', 'lmstudio', 'jan']);
+    expect(SOURCE_CATALOGUE.map((k) => k.id)).toEqual(['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'kilo-cli', 'cursor', 'lmstudio', 'jan']);
     expect(placesOf({ env: {}, platform: 'linux', home: '/h', personFolders: { aider: ['/work/app'] } })['aider-1']).toBe('/work/app');
   });
 
@@ -135,6 +136,9 @@ describe('the sources catalogue', () => {
     expect(picks({ env: { OPENCODE_DB: 'work.db' }, platform: 'win32', home: 'C:\\Users\\mika' })['opencode-db']).toEqual({ path: 'C:\\Users\\mika\\.local\\share\\opencode', globs: ['work.db'] });
     expect(picks({ env: { OPENCODE_DB: '/srv/opencode.db' }, platform: 'linux', home: '/home/mika' })['opencode-db']).toEqual({ path: '/srv', globs: ['opencode.db'] });
     expect(linux['opencode-db']).toBeUndefined();
+    // Kilo's CLI: its own folder and KILO_DB, as opencode's.
+    expect(picks({ env: { XDG_DATA_HOME: '/data/share' }, platform: 'linux', home: '/home/mika' })['kilo-cli']).toEqual({ path: '/data/share/kilo', globs: ['kilo.db', 'kilo-*.db'] });
+    expect(picks({ env: { KILO_DB: '/srv/kilo.db' }, platform: 'linux', home: '/home/mika' })['kilo-cli-db']).toEqual({ path: '/srv', globs: ['kilo.db'] });
     // LM Studio: its home folder since 0.3, and the one of earlier installs, on every system.
     expect(linux.lmstudio).toEqual({ path: '/home/ana/.lmstudio', globs: ['conversations/**/*.conversation.json'] });
     expect(linux['lmstudio-cache']!.path).toBe('/home/ana/.cache/lm-studio');

@@ -18,7 +18,7 @@ const CODEX_DAY = path.join('sessions', '2026', '12', '04');
 const RESUMED = 'rollout-2026-12-04T18-18-42-01a24247-a9c5-7553-a194-a2bb5ab03838.jsonl';
 const FIRST_RUN_LINES = 14;
 
-const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'cursor', 'cursor-workspaces'];
+const TOOLS = ['claude-code', 'openclaw', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'antigravity', 'continue', 'cline', 'roo-code', 'kilo-code', 'cline-cli', 'vscode-chat', 'aider', 'opencode', 'kilo-cli', 'cursor', 'cursor-workspaces'];
 
 async function copy(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -54,6 +54,9 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   await copy(path.join('aider', 'monochromatic', '.aider.chat.history.md'), path.join(home, '.aider.chat.history.md'));
   await copy(path.join('opencode', 'opencode.db'), path.join(home, '.local', 'share', 'opencode', 'opencode.db'));
   await copy(path.join('opencode', 'legacy', 'storage'), path.join(home, '.local', 'share', 'opencode', 'storage'));
+  // Kilo's CLI keeps opencode's database under its own name and folder (its sessions are its own).
+  await copy(path.join('opencode', 'opencode.db'), path.join(home, '.local', 'share', 'kilo', 'kilo.db'));
+  await renameOpencodeSessions(path.join(home, '.local', 'share', 'kilo', 'kilo.db'), 'ses_kilo');
   const cursorUser = path.join(home, '.config', 'Cursor', 'User');
   await copy(path.join('cursor', 'global-2025', 'state.vscdb'), path.join(cursorUser, 'globalStorage', 'state.vscdb'));
   await copy(path.join('cursor', 'workspace-2024', 'state.vscdb'), path.join(cursorUser, 'workspaceStorage', '3f1c9d0e7a', 'state.vscdb'));
@@ -68,8 +71,19 @@ async function machine(): Promise<{ home: string; env: Record<string, string>; r
   const rest = scratch();
   // The subject is finding and reading each tool's files, not embedding: the runs embed with the hashing
   // stand-in (test/sync.test.ts syncs and hooks with the real model).
-  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', COPILOT_HOME: '', CONTINUE_GLOBAL_DIR: '', CLINE_DIR: '', CLINE_DATA_DIR: '', CLINE_SESSION_DATA_DIR: '', OPENCODE_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
+  const env: Record<string, string> = { ...HASH_EMBEDDER, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', OPENCLAW_STATE_DIR: '', GEMINI_CLI_HOME: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', COPILOT_HOME: '', CONTINUE_GLOBAL_DIR: '', CLINE_DIR: '', CLINE_DATA_DIR: '', CLINE_SESSION_DATA_DIR: '', OPENCODE_DB: '', KILO_DB: '', AIDER_CHAT_HISTORY_FILE: '' };
   return { home, env, rest };
+}
+
+/** The same conversations under other session ids (`ses_…` becomes `<prefix>…`). */
+async function renameOpencodeSessions(file: string, prefix: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  db.pragma('foreign_keys = OFF');
+  for (const [table, column] of [['session', 'id'], ['message', 'session_id'], ['part', 'session_id']] as const) {
+    db.prepare(`UPDATE ${table} SET ${column} = ? || substr(${column}, 5)`).run(prefix);
+  }
+  db.close();
 }
 
 async function emptyCursorWorkspace(file: string): Promise<void> {
@@ -138,6 +152,7 @@ describe('every source on one machine', () => {
       '1767265200000_x2bfq',
       'ses_dbdb3351fffeUWaGrgf4G3edC2',
       'ses_dbdb7c3b9ffeycEkmI5Wkhvqpo',
+      'ses_kilodbdb7c3b9ffeycEkmI5Wkhvqpo',
       '5b0e2c1a-8f3d-4e6a-9c27-1d4b7a9e3f60',
       'cf2ead9f-6bf9-41d0-829e-a7fcae7ddb5a',
       '8e1f4c2a-6b3d-4f7e-9a05-2c7d8e9f1a3b',

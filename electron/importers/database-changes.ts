@@ -127,7 +127,7 @@ function listSessions(db: ReadOnlyDatabase, file: string, mapping: ReadMapping, 
       };
     }
     case 'opencode':
-      return fromReader(db, opencodeDatabaseSessions, mapping);
+      return fromReader(db, opencodeDatabaseSessions(file), mapping);
     case 'cursor':
       return fromReader(db, cursorDatabaseSessions, mapping);
     case 'other':

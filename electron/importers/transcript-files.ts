@@ -74,11 +74,14 @@ const CLINE_CLI_STATE = new Set(['settings', 'cache', 'locks', 'logs']);
  * A folder of a tool's own logs or state, which holds no conversation: Qwen Code's `debug/` (a text file
  * per run), told by the `projects/` folder and `installation_id` file beside it in Qwen Code's home,
  * GitHub Copilot CLI's state in a session's folder, told by the `events.jsonl` and `workspace.yaml` there,
- * and Cline CLI's state in its data folder (`~/.cline/data`), told by the `sessions/` and `db/` there.
+ * Cline CLI's state in its data folder (`~/.cline/data`), told by the `sessions/` and `db/` there, and
+ * the file changes of each session that opencode and Kilo's CLI keep in `storage/session_diff/` once
+ * their sessions are in the database (told by the `migration` file beside it and no `message/` folder).
  * @param siblings the names of the entries of the folder that holds it.
  */
 export function isToolLogFolder(name: string, siblings: ReadonlySet<string>): boolean {
   if (name === 'debug') return siblings.has('projects') && siblings.has('installation_id');
+  if (name === 'session_diff') return siblings.has('migration') && !siblings.has('message');
   if (CLINE_CLI_STATE.has(name)) return siblings.has('sessions') && siblings.has('db');
   return COPILOT_SESSION_STATE.has(name) && siblings.has('events.jsonl') && siblings.has('workspace.yaml');
 }
@@ -95,10 +98,11 @@ export function isSessionRecordBeside(name: string, siblings: ReadonlySet<string
 }
 
 /**
- * opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels) and Cursor's
- * (`state.vscdb`); their `-wal` and `-shm` companions are not read on their own.
+ * opencode's database (`opencode.db`, `opencode-<channel>.db` for preview channels), the same database
+ * of Kilo's CLI, a fork of opencode (`kilo.db`, `kilo-<channel>.db`), and Cursor's (`state.vscdb`);
+ * their `-wal` and `-shm` companions are not read on their own.
  */
-const DATABASE_NAME = /^(?:opencode(?:-[\w.-]+)?\.db|state\.vscdb)$/i;
+const DATABASE_NAME = /^(?:(?:opencode|kilo)(?:-[\w.-]+)?\.db|state\.vscdb)$/i;
 
 export function isDatabaseFileName(baseName: string): boolean {
   return DATABASE_NAME.test(baseName);

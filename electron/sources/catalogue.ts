@@ -119,6 +119,19 @@ function homeFolder(variable: string | undefined, folder: string) {
   };
 }
 
+/**
+ * opencode's data folder (`folder` under the XDG data folder, on every system, Windows and macOS
+ * included), and the database its own variable names, absolute or relative to that folder.
+ */
+function opencodeData(folder: string, variable: string) {
+  return (context: PlaceContext): SourceRoot[] => {
+    const data = joinFor(context.platform, context.env.XDG_DATA_HOME || joinFor(context.platform, context.home, '.local', 'share'), folder);
+    const own = context.env[variable]?.trim();
+    const database = own && own !== ':memory:' ? (isAbsoluteFor(context.platform, own) ? own : joinFor(context.platform, data, own)) : undefined;
+    return [{ path: data }, ...(database ? [variableFile(context.platform, database, 'db', 'database')] : [])];
+  };
+}
+
 /** VS Code and the editors built from it, with the folder names their user data lives under. */
 const VS_CODE_EDITORS: Array<{ variant?: string; folder: string }> = [
   { folder: 'Code' },
@@ -297,20 +310,21 @@ export const SOURCE_CATALOGUE: readonly SourceKind[] = [
     id: 'opencode',
     tool: 'opencode',
     variable: 'XDG_DATA_HOME',
-    // opencode follows the XDG layout on every system, Windows and macOS included.
-    // OPENCODE_DB (opencode's own variable) names another database, absolute or relative to that folder.
-    roots: (context) => {
-      const data = joinFor(context.platform, context.env.XDG_DATA_HOME || joinFor(context.platform, context.home, '.local', 'share'), 'opencode');
-      const own = context.env.OPENCODE_DB?.trim();
-      const database = own && own !== ':memory:' ? (isAbsoluteFor(context.platform, own) ? own : joinFor(context.platform, data, own)) : undefined;
-      return [{ path: data }, ...(database ? [variableFile(context.platform, database, 'db', 'database')] : [])];
-    },
+    roots: opencodeData('opencode', 'OPENCODE_DB'),
     picks: [
       // 1.2 and later; `opencode-<channel>.db` for preview channels.
       { kind: 'database', globs: ['opencode.db', 'opencode-*.db'], imports: true },
       // Before 1.2: one JSON file per session, message and part, read as one folder.
       { kind: 'folder', globs: ['storage'], imports: true },
     ],
+  },
+  {
+    // Kilo's CLI (and the Kilo Code extension built on it since 5.0) is a fork of opencode: the same database, named after it.
+    id: 'kilo-cli',
+    tool: 'Kilo CLI',
+    variable: 'XDG_DATA_HOME',
+    roots: opencodeData('kilo', 'KILO_DB'),
+    picks: [{ kind: 'database', globs: ['kilo.db', 'kilo-*.db'], imports: true }],
   },
   {
     id: 'cursor',

@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +52,24 @@ describe('opencode database (1.2 and later)', () => {
     expect(named && 'format' in named ? named.sessionCount : named).toBe(2);
     const found = await readAll([dir]);
     expect(found.map((result) => [path.basename(result.file), 'format' in result ? result.format : result.error.message])).toEqual([['opencode.db', 'opencode']]);
+  });
+
+  it("reads Kilo's CLI, a fork of opencode, from its data folder: its kilo.db as Kilo Code's, not the diffs kept beside it", async () => {
+    // Kilo CLI 7.7.7 keeps opencode's database as `~/.local/share/kilo/kilo.db`, and a `storage/` folder
+    // that holds only `migration` and each session's `session_diff/<id>.json` (`[]` when nothing changed).
+    const dir = tempDir();
+    copyFileSync(DATABASE, path.join(dir, 'kilo.db'));
+    writeFileSync(path.join(dir, 'kilo.db-wal'), '');
+    mkdirSync(path.join(dir, 'storage', 'session_diff'), { recursive: true });
+    writeFileSync(path.join(dir, 'storage', 'migration'), '2');
+    writeFileSync(path.join(dir, 'storage', 'session_diff', `${FIRST}.json`), '[]');
+    const found = await readAll([dir]);
+    expect(found.map((result) => [path.basename(result.file), 'format' in result ? result.format : result.error.message])).toEqual([['kilo.db', 'opencode']]);
+    const sessions = found[0] && 'sessions' in found[0] ? found[0].sessions : [];
+    expect(sessions.map((session) => [session.sessionId, session.source])).toEqual([
+      [FIRST, 'kilo-code'],
+      [SECOND, 'kilo-code'],
+    ]);
   });
 
   it('reads a database that opencode is writing, without waiting for it or keeping it waiting', async () => {

@@ -32,8 +32,19 @@ interface SessionRow {
   parts_updated: number | null;
 }
 
-/** opencode's database, session by session. */
-export const opencodeDatabaseSessions: DatabaseSessions<SessionRow> = {
+/**
+ * Kilo's CLI (and the Kilo Code extension built on it) is a fork of opencode that keeps the same
+ * database as `kilo.db` (`kilo-<channel>.db`) in its own data folder: its sessions are Kilo Code's.
+ */
+const KILO_DATABASE = /^kilo(?:-[\w.-]+)?\.db$/i;
+
+/** opencode's database, session by session; `file` tells opencode's from Kilo's. */
+export function opencodeDatabaseSessions(file: string): DatabaseSessions<SessionRow> {
+  const source = KILO_DATABASE.test(path.basename(file)) ? 'kilo-code' : 'opencode';
+  return { ...opencodeSessionReader, session: (db, row, mapping) => ({ ...mapDatabaseSession(db, row, mapping), source }) };
+}
+
+const opencodeSessionReader: DatabaseSessions<SessionRow> = {
   format: 'opencode',
   keys: (db) =>
     db.all<SessionRow>(
@@ -48,7 +59,7 @@ export const opencodeDatabaseSessions: DatabaseSessions<SessionRow> = {
 };
 
 export function readOpencodeDatabase(file: string, mapping: ReadMapping): ImportedFile {
-  return readDatabaseSessions<SessionRow>(file, mapping, opencodeDatabaseSessions);
+  return readDatabaseSessions<SessionRow>(file, mapping, opencodeDatabaseSessions(file));
 }
 
 function mapDatabaseSession(db: ReadOnlyDatabase, row: SessionRow, mapping: ReadMapping): SessionInput {
