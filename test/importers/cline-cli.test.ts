@@ -37,11 +37,18 @@ describe('Cline CLI sessions', () => {
     expect(triples(thinking)[3]).toEqual(['msg_Hc4nPz9K#0', 'assistant', '[thinking] The person wants a lower berth in a couchette.']);
   });
 
+  it("reads a sub-agent's messages, kept in its parent's folder, as its own session naming the parent", async () => {
+    const [session] = await sessionsOf(path.join(path.dirname(WITH_TOOL), 'agent_1767265202300_q8wmzt.messages.json'));
+    expect(session).toMatchObject({ sessionId: '1767265200000_x2bfq__agent_1767265202300_q8wmzt', parentSessionId: '1767265200000_x2bfq', source: 'cline', title: 'Count the lines of trips.md.' });
+    expect(session!.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
   it("imports the CLI's data folder: each session's messages, not its record, the settings, caches, locks or logs", async () => {
     const results = await readAll([DATA]);
     expect(results.map((result) => ('format' in result ? [path.basename(result.file), result.format, result.sessions.length] : result.error.message))).toEqual([
       ['1767261600000_k7pzm.messages.json', 'cline', 1],
       ['1767265200000_x2bfq.messages.json', 'cline', 1],
+      ['agent_1767265202300_q8wmzt.messages.json', 'cline', 1],
     ]);
   });
 });

@@ -9,6 +9,9 @@
  *   message keeping its id.
  * - `<sessionId>.json`: the session's record (process, model, status, `metadata.title`, the same row
  *   as in `db/sessions.db`); it holds no conversation. Its title is read as a companion (companions.ts).
+ * - `agent_<id>.messages.json` in the same folder: a sub-agent the model started (`spawn_agent`), its
+ *   own session (`<sessionId>__agent_<id>`, `agent: "subagent"`) naming its parent in `origin.parentThreadId`;
+ *   its first message is the task the model gave it.
  *
  * The person's words come wrapped as Cline sends them to the model, `<user_input mode="act">…</user_input>`
  * (or `<user_command slash="…">` for a slash command): only what the wrapper holds is kept, and the
@@ -18,7 +21,7 @@
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
-import { at, isObject, requireArray, requireNonEmptyString, requireObject, serializeNested } from '../shape.js';
+import { at, isObject, optionalText, requireArray, requireNonEmptyString, requireObject, serializeNested } from '../shape.js';
 import { isoFromEpochMillis } from '../time.js';
 import { titleFromMessages } from '../titles.js';
 
@@ -45,7 +48,8 @@ export function mapClineCliSession(value: unknown, where: string, options: Mappi
     messages.push(...messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, blockParts(message.content, role, toolNames), options));
   });
   const title = titleFromMessages(messages);
-  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'cline', messages };
+  const parent = isObject(session.origin) ? optionalText(session.origin.parentThreadId) : undefined;
+  return { sessionId, ...(title !== undefined ? { title } : {}), source: 'cline', ...(parent !== undefined ? { parentSessionId: parent } : {}), messages };
 }
 
 function blockParts(content: unknown, role: 'user' | 'assistant', toolNames: Map<string, string>): MessagePart[] {
