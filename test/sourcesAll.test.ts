@@ -124,6 +124,9 @@ describe('every source on one machine', () => {
     expect(sources.map((s) => s.id)).toEqual(TOOLS);
     for (const source of sources) expect(source.sessions, source.id).toBeGreaterThan(0);
     expect(sources.find((s) => s.id === 'aider')!.path).toBe(home);
+    // The plain listing counts files, as the app does: opencode's database (two sessions) and its old folder are two.
+    const plain = await runCli(['--data', data, 'sources'], env);
+    expect(plain.stdout).toContain(`opencode  opencode  ${path.join(home, '.local', 'share', 'opencode')}  2 conversation files, last changed`);
 
     const first = await runCli(['--data', data, 'sync', '--json'], env);
     expect(first.stderr).toBe('');

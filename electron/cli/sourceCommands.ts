@@ -42,7 +42,8 @@ export function registerSourceCommands(program: Command, io: Io, globals: () => 
       if (rows.length === 0) return io.out('No assistant conversations found on this machine.');
       for (const r of found) {
         const pending = r.picks.some((p) => !p.pick.imports && p.files.length > 0) ? ' (format not imported yet)' : '';
-        io.out(`${r.id}  ${r.tool}  ${r.path}  ${r.sessions} session${r.sessions === 1 ? '' : 's'}${r.lastModified ? `, last changed ${r.lastModified}` : ''}${settings.enabled[r.id] ? ', on in the app' : ''}${pending}`);
+        // Files, as the app says: a database or a folder read as a whole is one, however many sessions it holds (listing reads none).
+        io.out(`${r.id}  ${r.tool}  ${r.path}  ${r.sessions} conversation file${r.sessions === 1 ? '' : 's'}${r.lastModified ? `, last changed ${r.lastModified}` : ''}${settings.enabled[r.id] ? ', on in the app' : ''}${pending}`);
       }
     });
 
