@@ -115,6 +115,16 @@ describe('opencode database (1.2 and later)', () => {
     expect(child).toMatchObject({ parentSessionId: FIRST, title: 'Find the notes (@explore subagent)', messages: [{ msgId: 'msg_child', content: 'List the notes files.' }] });
   });
 
+  it('titles a session that kept the placeholder opencode gives before its title is made by what the person said first', async () => {
+    // Kilo CLI 7.7.7 left its second session titled so: its title request to the model did not complete.
+    const file = copyOfDatabase();
+    const writer = new Database(file);
+    writer.prepare("UPDATE session SET title = 'New session - 2026-12-04T18:21:05.117Z' WHERE id = ?").run(SECOND);
+    writer.close();
+    const sessions = await sessionsOf(file);
+    expect(sessions.map((session) => session.title)).toEqual(['Counting words in a file', '"Is the weather nice in Kyoto?"']);
+  });
+
   it('leaves out a session with a damaged record and names it; a strict import refuses the database', async () => {
     const file = copyOfDatabase();
     const writer = new Database(file);

@@ -8,7 +8,8 @@
  * `part/<messageID>/<partID>.json` (earlier `part/<sessionID>/<messageID>/<partID>.json`).
  *
  * Ids stay opencode's own (`ses_…`, `msg_…`), so the same session read from the old folder and
- * from the database is one memory. A sub-agent's session (opencode's task tool) names its parent.
+ * from the database is one memory. A session still under opencode's placeholder title is titled by
+ * the first thing the person said. A sub-agent's session (opencode's task tool) names its parent.
  * Text that opencode adds itself (`synthetic`, `ignored`) is not the person's; reasoning and tool
  * calls follow the `--include` rule.
  */
@@ -16,6 +17,7 @@ import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { isObject, optionalText, type JsonObject } from '../shape.js';
 import { isoFromEpochMillis } from '../time.js';
+import { titleFromMessages } from '../titles.js';
 
 export interface OpencodeSessionRecord {
   id: string;
@@ -42,7 +44,7 @@ export function mapOpencodeSession(session: OpencodeSessionRecord, records: read
     const parts = record.parts.flatMap(partsOf);
     messages.push(...messagesFromParts({ id: record.id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options));
   }
-  const title = optionalText(session.title);
+  const title = isPlaceholderTitle(session.title) ? titleFromMessages(messages) : optionalText(session.title);
   return {
     sessionId: session.id,
     ...(title !== undefined ? { title } : {}),
@@ -50,6 +52,17 @@ export function mapOpencodeSession(session: OpencodeSessionRecord, records: read
     ...(session.parentId !== undefined ? { parentSessionId: session.parentId } : {}),
     messages,
   };
+}
+
+/**
+ * The title opencode (and Kilo's CLI) gives a session until its model has made one up
+ * (`New session - <ISO time>`, a sub-agent's `Child session - …`; opencode's own `isDefaultTitle`). A
+ * session whose title request failed or never ran keeps it: it is no title.
+ */
+const PLACEHOLDER_TITLE = /^(?:New session|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function isPlaceholderTitle(title: unknown): boolean {
+  return typeof title === 'string' && PLACEHOLDER_TITLE.test(title);
 }
 
 /** One part of opencode, as parts of ours: a tool part holds both the call and, once finished, its result. */
