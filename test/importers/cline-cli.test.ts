@@ -19,16 +19,16 @@ describe('Cline CLI sessions', () => {
     ]);
   });
 
-  it('keeps a tool call and its result, and the thinking, only when asked', async () => {
+  it('keeps a tool call and its result, and the thinking, only when asked; names a file the person attached', async () => {
     const [plain] = await sessionsOf(WITH_TOOL);
     expect(triples(plain)).toEqual([
-      ['6e0b9d3c-2a1f-4e8d-b7c6-5a4f3e2d1c0b', 'user', 'How many lines does trips.md have?'],
+      ['6e0b9d3c-2a1f-4e8d-b7c6-5a4f3e2d1c0b', 'user', 'How many lines does @trips.md have?\n\n[file: trips.md]'],
       ['msg_Pm2gHt6Z', 'assistant', 'trips.md has 12 lines.'],
     ]);
-    expect(plain!.title).toBe('How many lines does trips.md have?');
+    expect(plain!.title).toBe('How many lines does @trips.md have?');
     const [full] = await sessionsOf(WITH_TOOL, { include: ['tools'] });
     expect(triples(full)).toEqual([
-      ['6e0b9d3c-2a1f-4e8d-b7c6-5a4f3e2d1c0b', 'user', 'How many lines does trips.md have?'],
+      ['6e0b9d3c-2a1f-4e8d-b7c6-5a4f3e2d1c0b', 'user', 'How many lines does @trips.md have?\n\n[file: trips.md]'],
       ['msg_Wd7yRb3N', 'tool', '[tool call: run_commands] {"commands":["wc -l trips.md"]}'],
       ['msg_Jx5kVs1C', 'tool', '[tool result: run_commands] 12 trips.md'],
       ['msg_Pm2gHt6Z', 'assistant', 'trips.md has 12 lines.'],
