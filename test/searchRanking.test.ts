@@ -246,6 +246,7 @@ describe('the rules stated for a question that is no request', () => {
     hit('unconditional', 'user: Always format dates in ISO style.'),
     hit('advice', 'assistant: Always book the festival tickets early when you plan a holiday.'),
     hit('code', 'user: Always use type hints when I ask for code examples.'),
+    hit('transfers', 'user: Always list the fees when I ask about international bank transfers.'),
   ];
 
   it('brings the rule a question holds most of the condition of, and for a question that asks when, a rule about how to give dates', () => {
@@ -258,10 +259,11 @@ describe('the rules stated for a question that is no request', () => {
   });
 
   it('brings none to a question that names a condition in passing, or asks of the record without asking when', () => {
-    // "holiday" is half of "holiday spending", "code" of "code examples": the question must hold more than half.
-    expect(rulesStatedFor(candidates, 'Which holiday did I take in May?')).toEqual([]);
+    // "bank" is a third of "international bank transfers": the question must hold at least half.
+    expect(rulesStatedFor(candidates, 'Which bank did I open my savings account with?')).toEqual([]);
+    expect(rulesStatedFor(candidates, 'Which international bank transfers did I make?').map((h) => h.chunkId)).toEqual(['transfers']);
     expect(rulesStatedFor(candidates, 'How many festivals did I mention?')).toEqual([]);
-    expect(rulesStatedFor(candidates, 'Did the review mention code quality or the timeline?')).toEqual([]);
+    expect(rulesStatedFor(candidates, 'Did the review mention the quality or the layout?')).toEqual([]);
     expect(rulesStatedFor(candidates, '节日是什么时候？')).toEqual([]);
   });
 });

@@ -186,11 +186,10 @@ function similarity(hit: VectorHit, question: Float32Array): number {
 }
 
 /**
- * The share of a condition's words a question that is no request must hold more of for a rule stated
- * for it to join (rulesStatedFor): both words of "holiday spending", not "holiday" alone. A question
- * about the record often names one word of a rule's topic in passing ("Can you summarize my budgeting
- * progress?" and "... when I ask about budget allocations"), and then the record is what it asks for
- * (docs/retrieval.md: at least half measured too).
+ * The share of a condition's words a question that is no request must hold at least for a rule stated
+ * for it to join (rulesStatedFor): "holiday" of "holiday spending", not "bank" alone of "international
+ * bank transfers". More than half was measured too, and found less on the held-out set
+ * (docs/retrieval.md).
  */
 const FIT_FOR_QUESTION = 0.5;
 
@@ -208,7 +207,7 @@ const BEFORE_CONDITION = /\b(?:when(?:ever)?|if|each time|every time)\s+(?:I|we)
  * allowed to spend on my holiday plans?"), the rules the person stated for such questions: the answer is
  * in the record, but a rule still says how to give it ("Always format dates as Month Day, Year when I
  * ask about timeline details", "Always confirm budget caps when I ask about holiday spending"). A
- * wish proper joins when the question holds more than half of its condition's words (conditionFit), or
+ * wish proper joins when the question holds at least half of its condition's words (conditionFit), or
  * when the question asks when and the rule, stated for some questions, is about how to give dates or
  * times; the best fits first, each text once, at most RULES_FOR_QUESTION. Read from the chunks that
  * hold a wish's word most (the same for every question, so read once per version of the store): no
@@ -224,7 +223,7 @@ export function rulesStatedFor<T extends VectorHit>(candidates: readonly T[], qu
     if (texts.has(hit.textHash) || !statesWish(hit.text)) continue;
     texts.add(hit.textHash);
     const fit = conditionFit(hit.text, asked);
-    if (fit > FIT_FOR_QUESTION) rules.push({ hit, fit });
+    if (fit >= FIT_FOR_QUESTION) rules.push({ hit, fit });
     else if (asksWhen && aboutDates(hit.text)) rules.push({ hit, fit: 0 });
   }
   return rules
