@@ -363,6 +363,37 @@ describe.concurrent('session-memory CLI', () => {
     expect(whole).toEqual([expect.objectContaining({ sessionId: main, mode: 'overwrite', warnings: [] })]);
   });
 
+  it('import: a folder passes over the transcripts in it that hold no message (exit 0), a file named alone and holding none is refused (exit 1)', async ({ expect }) => {
+    const dir = workDir();
+    const folder = path.join(dir, 'claude');
+    await fs.mkdir(folder);
+    const main = '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d';
+    await fs.copyFile(path.join(REPO, 'test', 'fixtures', 'import', 'claude-code', `${main}.jsonl`), path.join(folder, `${main}.jsonl`));
+    // Claude Code leaves a log of a session opened and closed without a prompt; Gemini CLI a chat
+    // file holding only its own context when a resume starts in another minute.
+    const opened = await writeTranscript(folder, '9d1c2b3a-0000-4000-8000-000000000001.jsonl', '{"type":"summary","summary":"New session","leafUuid":"x"}\n');
+    const header = { sessionId: '80635437-eb46-4542-bb1f-01ef2dcb525d', projectHash: 'ab', startTime: '2026-12-04T18:21:02.120Z', lastUpdated: '2026-12-04T18:21:02.120Z', kind: 'main' };
+    const context = { id: 'd049', timestamp: '2026-12-04T18:21:02.120Z', type: 'user', content: [{ text: '<session_context>\nThis is the Gemini CLI.\n</session_context>' }] };
+    const resumed = await writeTranscript(folder, 'session-2026-12-04T18-21-80635437.jsonl', `${JSON.stringify(header)}\n${JSON.stringify({ $set: { messages: [context] } })}\n`);
+
+    const data = path.join(dir, 'data');
+    const json = await hashCli(['--data', data, 'import', folder, '--json']);
+    expect(json.status).toBe(0);
+    const lines = jsonLines(json.stdout);
+    expect(lines.filter((l) => !('sessionId' in l))).toEqual([
+      { file: opened, passedOver: 'no messages to import' },
+      { file: resumed, passedOver: 'no messages to import' },
+    ]);
+    expect(lines.filter((l) => 'sessionId' in l).map((l) => l.sessionId)).toEqual([main]);
+    const readable = await hashCli(['--data', path.join(dir, 'readable'), 'import', folder]);
+    expect(readable.status).toBe(0);
+    expect(readable.stderr).toContain(`session-memory: passed over ${resumed}: no messages to import`);
+
+    const alone = await hashCli(['--data', data, 'import', resumed]);
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toContain(`session-memory: ${resumed}: no messages to import`);
+  });
+
   it("import: a Claude Code project folder gives the main session and each subagent's own session, which names it in sessions --json", async ({ expect }) => {
     const data = path.join(workDir(), 'data');
     const result = await hashCli(['--data', data, 'import', path.join(REPO, 'test', 'fixtures', 'import', 'claude-code'), '--json']);

@@ -60,6 +60,11 @@ export async function importFiles(io: Io, globals: () => GlobalOptions, paths: s
   await (options.dryRun ? withPreviewEngine : withEngine)(globals(), io, async (engine) => {
     const { incompleteSessions, readTranscripts } = await import('../importers/index.js');
     for await (const file of readTranscripts(paths, { ...(options.include ? { include: options.include } : {}), strict: Boolean(options.strict) })) {
+      if ('error' in file && file.passedOver) {
+        if (options.json) io.out(JSON.stringify({ file: file.file, passedOver: file.error.problem }));
+        else io.err(`session-memory: passed over ${file.error.message}`);
+        continue;
+      }
       if ('error' in file) {
         failed++;
         if (options.json) io.out(JSON.stringify({ file: file.file, error: file.error.message }));

@@ -84,8 +84,8 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
     if (stats.isDirectory()) {
       for await (const found of (await isOpenClawStateFolder(given)) ? openClawFiles(given) : filesInFolder(given)) {
         if ('error' in found) yield found;
-        else if ('toolFolder' in found) yield await readToolFolder(found.toolFolder, found.path, mapping);
-        else yield* readFile(found.path, found.size, mapping, effectiveLimits);
+        else if ('toolFolder' in found) yield foundInFolder(await readToolFolder(found.toolFolder, found.path, mapping));
+        else for await (const file of readFile(found.path, found.size, mapping, effectiveLimits)) yield foundInFolder(file);
       }
     } else if (stats.isFile()) {
       yield* readFile(given, stats.size, mapping, effectiveLimits);
@@ -93,6 +93,15 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
       yield { file: given, error: new ImportError(given, 'unreadable', 'cannot read: not a regular file or folder') };
     }
   }
+}
+
+/**
+ * A file of a folder that holds no message is passed over (FailedFile.passedOver): people import a
+ * tool's whole folder, where chats opened and left empty, or a file Gemini CLI starts at a resume and
+ * leaves holding only its context, are common and refuse nothing.
+ */
+function foundInFolder(file: TranscriptFile): TranscriptFile {
+  return 'error' in file && file.error.code === 'empty' ? { ...file, passedOver: true } : file;
 }
 
 /**
