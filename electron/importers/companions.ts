@@ -17,6 +17,10 @@
  *   file) is taken up at the next.
  * - Cline's CLI: a session's title (the first prompt, or what `cline history update --title` set) is
  *   `metadata.title` of the session's record `<sessionId>.json` beside its `<sessionId>.messages.json`.
+ * - Continue: its session files hold no time (neither the IDE extensions' nor the `cn` CLI's); the
+ *   folder's index, `sessions.json`, gives each session's `dateCreated` (milliseconds since 1970, as
+ *   text; an ISO time is read too). It dates the session's first message, when no message has a time of its own, so that the
+ *   session sorts and a question that names a time finds it.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,8 +29,10 @@ import type { ImportedFile, TranscriptFile } from './read-types.js';
 import { CLINE_CLI_MESSAGES_SUFFIX } from './agents/cline-cli.js';
 import { JAN_THREAD_FILE } from './exports/jan.js';
 import { isObject, optionalText } from './shape.js';
+import { isoFromDateString, isoFromEpoch } from './time.js';
 
 const CODEX_INDEX = 'session_index.jsonl';
+const CONTINUE_INDEX = 'sessions.json';
 const COPILOT_WORKSPACE_FILE = 'workspace.yaml';
 /** From `sessions/YYYY/MM/DD/` up to the Codex home. */
 const CODEX_INDEX_LEVELS = 5;
@@ -45,6 +51,10 @@ export async function withCompanionFacts(file: TranscriptFile, filePath: string)
     const title = await clineCliTitle(`${path.resolve(filePath).slice(0, -CLINE_CLI_MESSAGES_SUFFIX.length)}.json`);
     return title === undefined ? file : renamed(file, () => title);
   }
+  if (file.format === 'continue') {
+    const created = await continueSessionDates(path.join(path.dirname(path.resolve(filePath)), CONTINUE_INDEX));
+    return created.size === 0 ? file : withSessions(file, (session) => datedFirstMessage(session, created.get(session.sessionId)));
+  }
   if (file.format !== 'codex') return file;
   const names = await codexThreadNames(path.dirname(path.resolve(filePath)));
   if (names.size === 0) return file;
@@ -52,18 +62,58 @@ export async function withCompanionFacts(file: TranscriptFile, filePath: string)
 }
 
 function renamed(file: ImportedFile, titleOf: (session: SessionInput) => string | undefined): ImportedFile {
+  return withSessions(file, (session) => {
+    const title = titleOf(session);
+    return title === undefined ? session : { ...session, title };
+  });
+}
+
+function withSessions(file: ImportedFile, change: (session: SessionInput) => SessionInput): ImportedFile {
   const sessions = file.sessions;
   return {
     ...file,
     sessions: {
       async *[Symbol.asyncIterator]() {
-        for await (const session of sessions) {
-          const title = titleOf(session);
-          yield title === undefined ? session : { ...session, title };
-        }
+        for await (const session of sessions) yield change(session);
       },
     },
   };
+}
+
+/** The session with its first message dated `created`, when none of its messages has a time. */
+function datedFirstMessage(session: SessionInput, created: string | undefined): SessionInput {
+  if (created === undefined || session.messages.length === 0 || session.messages.some((m) => m.timestamp !== undefined)) return session;
+  const [first, ...rest] = session.messages;
+  return { ...session, messages: [{ ...first!, timestamp: created }, ...rest] };
+}
+
+/** The last Continue index read, kept while the file is unchanged: a folder of sessions shares one index. */
+let continueCached: { file: string; version: string; dates: Map<string, string> } | undefined;
+
+/** Each session's `dateCreated` in a Continue index, as an ISO time; none when it is missing or not JSON. */
+async function continueSessionDates(file: string): Promise<Map<string, string>> {
+  let version: string;
+  try {
+    const stats = await stat(file);
+    version = `${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    return new Map();
+  }
+  if (continueCached?.file === file && continueCached.version === version) return continueCached.dates;
+  const dates = new Map<string, string>();
+  try {
+    const index: unknown = JSON.parse(await readFile(file, 'utf8'));
+    for (const entry of Array.isArray(index) ? index : []) {
+      if (!isObject(entry) || typeof entry.sessionId !== 'string') continue;
+      const raw = entry.dateCreated;
+      const created = typeof raw === 'string' && !/^\d+$/.test(raw) ? isoFromDateString(raw) : isoFromEpoch(typeof raw === 'string' ? Number(raw) : raw);
+      if (created !== undefined) dates.set(entry.sessionId, created);
+    }
+  } catch {
+    return new Map();
+  }
+  continueCached = { file, version, dates };
+  return dates;
 }
 
 /** The last index read, kept while the file is unchanged: a folder of rollouts shares one index. */

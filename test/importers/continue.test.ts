@@ -32,6 +32,21 @@ describe('Continue sessions written by the cn CLI', () => {
     ]);
   });
 
+  it("dates a session by its index's dateCreated, the CLI writing no time of its own", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, path.basename(RESUMED));
+    copyFileSync(RESUMED, file);
+    const [undated] = await sessionsOf(file);
+    expect(undated!.messages.map((m) => m.timestamp)).toEqual([undefined, undefined, undefined, undefined]);
+    // As cn 1.5.47 wrote it beside the session: milliseconds since 1970, as text.
+    writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify([{ sessionId: 'c501fd76-d09e-46b3-ba25-cc1421792f13', title: 'Untitled Session', dateCreated: '1796686420134', workspaceDirectory: '/home/ana/trips', messageCount: 4 }]));
+    const [dated] = await sessionsOf(file);
+    expect(dated!.messages.map((m) => m.timestamp)).toEqual(['2026-12-07T23:33:40.134Z', undefined, undefined, undefined]);
+    // An index that cannot be read changes nothing.
+    writeFileSync(path.join(dir, 'sessions.json'), '[{"sessionId": "c501fd76');
+    expect((await sessionsOf(file))[0]!.messages.map((m) => m.timestamp)).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
   it('imports the sessions folder without its index', async () => {
     const results = await readAll([SESSIONS]);
     expect(results.map((result) => ('format' in result ? [path.basename(result.file), result.format] : result.error.message))).toEqual([
