@@ -12,6 +12,7 @@ import { isAppUrl, isSafeExternalUrl, secureWindowOptions } from '../electron/ma
 import { TEST_MODELS_DIR } from './helpers/model.js';
 import { tempDir } from './helpers/engine.js';
 import { folderSnapshot } from './helpers/files.js';
+import { buildZip } from './importers/write-zip.js';
 
 import { REPO as REPO_ROOT } from './helpers/cli.js';
 
@@ -197,6 +198,28 @@ describe('IPC boundary', () => {
     } finally {
       await h.close();
     }
+  });
+
+  itWithoutModel('a dropped archive passes over an entry that holds no message, previews and imports the rest', async () => {
+    const own = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
+    cleanups.push(() => void own.close());
+    const call = async (channel: string, request: unknown) => {
+      const result = await dispatch(own.handlers, channel, request);
+      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+      return result.value as never;
+    };
+    // A Claude Code log of a session closed before its first prompt, then a conversation.
+    const zip = buildZip([
+      { name: 'a-opened.jsonl', data: '{"type":"summary","summary":"New session","leafUuid":"x"}\n' },
+      { name: 'b-chat.json', data: transcript(4) },
+    ]);
+    const staged: { fileId: string } = await call('files:stage', { name: 'logs.zip', dataBase64: zip.toString('base64') });
+    const preview: Array<{ error?: unknown; sessions: Array<{ sessionId: string; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
+    expect(preview[0]).not.toHaveProperty('error');
+    expect(preview[0]!.sessions).toMatchObject([{ sessionId: 'host-session', new: 4 }]);
+    const run: { files: Array<{ error?: unknown; reports: Array<{ sessionId: string; new: number }> }> } = await call('import:run', { fileIds: [staged.fileId] });
+    expect(run.files[0]).not.toHaveProperty('error');
+    expect(run.files[0]!.reports).toMatchObject([{ sessionId: 'host-session', new: 4 }]);
   });
 
   it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {

@@ -109,6 +109,7 @@ export async function loadSessions(file: string, sessionOverride?: string): Prom
   const skipped: SkippedPart[] = [];
   const notes: string[] = [];
   for await (const read of readTranscripts([file], sessionOverride ? { sessionId: sessionOverride } : {})) {
+    if ('error' in read && read.passedOver) continue;
     if ('error' in read) throw new UsageError(read.error.message);
     for await (const session of read.sessions) sessions.push(session);
     skipped.push(...read.skipped);

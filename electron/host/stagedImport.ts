@@ -30,6 +30,8 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
     const preview: FilePreview = { fileId, name: staged.name, sessions: [] };
     previews.push(preview);
     for await (const file of readTranscripts([staged.path], options.include ? { include: options.include } : {})) {
+      // An entry of an archive that holds no message is passed over (read.ts), as the CLI does.
+      if ('error' in file && file.passedOver) continue;
       if ('error' in file) {
         preview.error = toErrorInfo(file.error);
         break;
@@ -73,6 +75,7 @@ export async function importFiles(
     const entry: ImportResult['files'][number] = { fileId, name: staged.name, reports: [] };
     result.files.push(entry);
     for await (const file of readTranscripts([staged.path], options.include ? { include: options.include } : {})) {
+      if ('error' in file && file.passedOver) continue;
       if ('error' in file) {
         entry.error = toErrorInfo(file.error);
         break;

@@ -56,9 +56,9 @@ export interface FailedFile {
   file: string;
   error: ImportError;
   /**
-   * Found in a folder given to import and holding no message (its error's code is `empty`: a chat
-   * opened and left, a file a tool keeps beside its chats): passed over, not refused. A file named
-   * itself and holding nothing is refused.
+   * Found in a folder given to import, or an entry of a ZIP archive, and holding no message (its
+   * error's code is `empty`: a chat opened and left, a file a tool keeps beside its chats): passed
+   * over, not refused. A file named itself and holding nothing is refused.
    */
   passedOver?: true;
 }

@@ -84,8 +84,8 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
     if (stats.isDirectory()) {
       for await (const found of (await isOpenClawStateFolder(given)) ? openClawFiles(given) : filesInFolder(given)) {
         if ('error' in found) yield found;
-        else if ('toolFolder' in found) yield foundInFolder(await readToolFolder(found.toolFolder, found.path, mapping));
-        else for await (const file of readFile(found.path, found.size, mapping, effectiveLimits)) yield foundInFolder(file);
+        else if ('toolFolder' in found) yield oneOfMany(await readToolFolder(found.toolFolder, found.path, mapping));
+        else for await (const file of readFile(found.path, found.size, mapping, effectiveLimits)) yield oneOfMany(file);
       }
     } else if (stats.isFile()) {
       yield* readFile(given, stats.size, mapping, effectiveLimits);
@@ -96,11 +96,12 @@ export async function* readTranscriptsWithLimits(paths: readonly string[], optio
 }
 
 /**
- * A file of a folder that holds no message is passed over (FailedFile.passedOver): people import a
- * tool's whole folder, where chats opened and left empty, or a file Gemini CLI starts at a resume and
- * leaves holding only its context, are common and refuse nothing.
+ * A file of a folder, or an entry of a ZIP archive, that holds no message is passed over
+ * (FailedFile.passedOver): people import a tool's whole folder, or an archive of it, where chats
+ * opened and left empty, or a file Gemini CLI starts at a resume and leaves holding only its context,
+ * are common and refuse nothing.
  */
-function foundInFolder(file: TranscriptFile): TranscriptFile {
+function oneOfMany(file: TranscriptFile): TranscriptFile {
   return 'error' in file && file.error.code === 'empty' ? { ...file, passedOver: true } : file;
 }
 
@@ -214,7 +215,7 @@ async function* readFile(filePath: string, size: number, mapping: ReadMapping, l
     return;
   }
   for (const entry of entries) {
-    yield entry instanceof ImportError ? { file: entry.file, error: entry } : await readSource(entry, mapping, limits);
+    yield entry instanceof ImportError ? { file: entry.file, error: entry } : oneOfMany(await readSource(entry, mapping, limits));
   }
 }
 

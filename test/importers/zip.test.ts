@@ -74,6 +74,25 @@ describe('ZIP archives', () => {
     ]);
   });
 
+  it('passes over an entry that holds no message, as a folder does, and reads the rest', async () => {
+    const zip = writeZip('claude-projects.zip', [
+      // A Claude Code log of a session closed before its first prompt.
+      { name: 'projects/app/9d1c2b3a-0000-4000-8000-000000000001.jsonl', data: '{"type":"summary","summary":"New session","leafUuid":"x"}\n' },
+      { name: 'projects/app/3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl', data: readFileSync(fixture('claude-code', '3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl')) },
+    ]);
+    const results = await readAll([zip]);
+    expect(results.map((result) => ('error' in result ? [result.file, result.error.problem, result.passedOver] : [result.file, result.format]))).toEqual([
+      [`${zip}/projects/app/9d1c2b3a-0000-4000-8000-000000000001.jsonl`, 'no messages to import', true],
+      [`${zip}/projects/app/3b0c6d2e-5f41-4a7b-9c8d-1e2f3a4b5c6d.jsonl`, 'claude-code'],
+    ]);
+    // The log named on its own is refused.
+    const alone = path.join(tempDir(), '9d1c2b3a-0000-4000-8000-000000000001.jsonl');
+    writeFileSync(alone, '{"type":"summary","summary":"New session","leafUuid":"x"}\n');
+    const [read] = await readAll([alone]);
+    expect(read).toMatchObject({ error: { code: 'empty' } });
+    expect(read).not.toHaveProperty('passedOver');
+  });
+
   it('finds archives inside folders', async () => {
     const zip = writeZip('export.zip', [{ name: 'conversations.json', data: readFileSync(fixture('claude', 'conversations.json')) }]);
     expect(summary(await readAll([path.dirname(zip)]))).toEqual([[`${zip}/conversations.json`, 'claude: c1a2b3c4-0001-4000-8000-000000000001, c1a2b3c4-0002-4000-8000-000000000002']]);
