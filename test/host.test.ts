@@ -200,7 +200,7 @@ describe('IPC boundary', () => {
     }
   });
 
-  itWithoutModel('a dropped archive passes over an entry that holds no message, previews and imports the rest', async () => {
+  itWithoutModel('a dropped archive passes over an entry that holds no message, names one it cannot read, previews and imports the rest', async () => {
     const own = new MemoryHost({ dataDir: dir(), model: 'use-lite-en', modelsDir: TEST_MODELS_DIR });
     cleanups.push(() => void own.close());
     const call = async (channel: string, request: unknown) => {
@@ -209,17 +209,26 @@ describe('IPC boundary', () => {
       return result.value as never;
     };
     // A Claude Code log of a session closed before its first prompt, then a conversation.
+    // A Claude Code log of a session closed before its first prompt, a file cut off, then a conversation.
     const zip = buildZip([
       { name: 'a-opened.jsonl', data: '{"type":"summary","summary":"New session","leafUuid":"x"}\n' },
-      { name: 'b-chat.json', data: transcript(4) },
+      { name: 'b-cut.json', data: '{"session_id": "x", "messages": [' },
+      { name: 'c-chat.json', data: transcript(4) },
     ]);
     const staged: { fileId: string } = await call('files:stage', { name: 'logs.zip', dataBase64: zip.toString('base64') });
-    const preview: Array<{ error?: unknown; sessions: Array<{ sessionId: string; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
+    const cut = { error: expect.stringMatching(/b-cut\.json: truncated JSON at byte 33$/) };
+    const preview: Array<{ error?: unknown; skipped?: unknown[]; sessions: Array<{ sessionId: string; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
     expect(preview[0]).not.toHaveProperty('error');
     expect(preview[0]!.sessions).toMatchObject([{ sessionId: 'host-session', new: 4 }]);
-    const run: { files: Array<{ error?: unknown; reports: Array<{ sessionId: string; new: number }> }> } = await call('import:run', { fileIds: [staged.fileId] });
+    expect(preview[0]!.skipped).toEqual([cut]);
+    const run: { files: Array<{ error?: unknown; skipped?: unknown[]; reports: Array<{ sessionId: string; new: number }> }> } = await call('import:run', { fileIds: [staged.fileId] });
     expect(run.files[0]).not.toHaveProperty('error');
     expect(run.files[0]!.reports).toMatchObject([{ sessionId: 'host-session', new: 4 }]);
+    expect(run.files[0]!.skipped).toEqual([cut]);
+    // An archive none of whose entries can be read is refused with the first error.
+    const broken: { fileId: string } = await call('files:stage', { name: 'broken.zip', dataBase64: buildZip([{ name: 'b-cut.json', data: '{"session_id": "x", "messages": [' }]).toString('base64') });
+    const refused: Array<{ error?: { message: string }; sessions: unknown[] }> = await call('import:preview', { fileIds: [broken.fileId] });
+    expect(refused[0]).toMatchObject({ error: { message: expect.stringMatching(/b-cut\.json: truncated JSON at byte 33$/) }, sessions: [] });
   });
 
   it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {

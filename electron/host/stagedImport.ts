@@ -2,12 +2,16 @@
  * The app's import of staged files: a preview (what each save would do, nothing written) and the
  * import itself, file by file and session by session through the engine. A file that cannot be read,
  * or a session whose save fails, ends that file with its error; the files after it are still read.
+ * A ZIP archive is read entry by entry, as the CLI reads it: an entry that holds no message is passed
+ * over, and one that cannot be read is a skipped part of the archive (its error names the entry) while
+ * the others are read; only an archive none of whose entries could be read ends with the error.
  */
 import type { SaveProgress, SaveReport } from '../../shared/domain.js';
-import type { FilePreview, ImportResult } from '../../shared/ipc.js';
+import type { FilePreview, ImportResult, SkippedPart } from '../../shared/ipc.js';
 import type { MemoryEngine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import { readTranscripts } from '../importers/index.js';
+import type { ImportError } from '../importers/errors.js';
+import { readTranscripts, type ImportedFile } from '../importers/index.js';
 import { forTheApp, incompleteOf, skippedPart, toErrorInfo } from './appReports.js';
 import type { StagedFile } from './staging.js';
 
@@ -29,13 +33,8 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
   for (const { fileId, staged } of files) {
     const preview: FilePreview = { fileId, name: staged.name, sessions: [] };
     previews.push(preview);
-    for await (const file of readTranscripts([staged.path], options.include ? { include: options.include } : {})) {
-      // An entry of an archive that holds no message is passed over (read.ts), as the CLI does.
-      if ('error' in file && file.passedOver) continue;
-      if ('error' in file) {
-        preview.error = toErrorInfo(file.error);
-        break;
-      }
+    const refused: ImportError[] = [];
+    for await (const file of readableEntries(staged, options, refused)) {
       preview.format = file.format;
       if (file.encoding) preview.encoding = file.encoding;
       try {
@@ -51,10 +50,28 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
         preview.error = toErrorInfo(error);
         preview.sessions = [];
       }
-      if (!preview.error && file.skipped.length > 0) preview.skipped = file.skipped.map(skippedPart);
+      if (!preview.error && file.skipped.length > 0) preview.skipped = [...(preview.skipped ?? []), ...file.skipped.map(skippedPart)];
     }
+    if (preview.format === undefined && refused.length > 0) preview.error = toErrorInfo(refused[0]);
+    else if (!preview.error && refused.length > 0) preview.skipped = [...(preview.skipped ?? []), ...refused.map(refusedEntry)];
   }
   return previews;
+}
+
+/**
+ * The readable files of a staged file (one, or the entries of a ZIP archive): an entry that holds no
+ * message is passed over (read.ts), one that cannot be read goes to `refused`.
+ */
+async function* readableEntries(staged: StagedFile, options: ReadOptions, refused: ImportError[]): AsyncGenerator<ImportedFile> {
+  for await (const file of readTranscripts([staged.path], options.include ? { include: options.include } : {})) {
+    if (!('error' in file)) yield file;
+    else if (!file.passedOver) refused.push(file.error);
+  }
+}
+
+/** An entry of an archive that could not be read, as a skipped part of the archive. */
+function refusedEntry(error: ImportError): SkippedPart {
+  return { error: error.message };
 }
 
 /**
@@ -74,12 +91,9 @@ export async function importFiles(
   for (const [index, { fileId, staged }] of files.entries()) {
     const entry: ImportResult['files'][number] = { fileId, name: staged.name, reports: [] };
     result.files.push(entry);
-    for await (const file of readTranscripts([staged.path], options.include ? { include: options.include } : {})) {
-      if ('error' in file && file.passedOver) continue;
-      if ('error' in file) {
-        entry.error = toErrorInfo(file.error);
-        break;
-      }
+    const refused: ImportError[] = [];
+    for await (const file of readableEntries(staged, options, refused)) {
+      if (entry.error) break;
       entry.format = file.format;
       const engine = await engineOf();
       for await (const session of file.sessions) {
@@ -102,8 +116,10 @@ export async function importFiles(
           break;
         }
       }
-      if (file.skipped.length > 0) entry.skipped = file.skipped.map(skippedPart);
+      if (file.skipped.length > 0) entry.skipped = [...(entry.skipped ?? []), ...file.skipped.map(skippedPart)];
     }
+    if (entry.format === undefined && refused.length > 0) entry.error = toErrorInfo(refused[0]);
+    else if (!entry.error && refused.length > 0) entry.skipped = [...(entry.skipped ?? []), ...refused.map(refusedEntry)];
     if (signal.aborted) break;
   }
   result.cancelled = signal.aborted;

@@ -17,7 +17,7 @@ export function fixture(...parts: string[]): string {
 /** Limits that send every file, however small, down the streaming (two-pass) path. */
 export const STREAM_EVERYTHING: ReaderLimits = { ...DEFAULT_LIMITS, streamingThresholdBytes: 0 };
 
-export type ReadResult = { file: string; format: ImportFormat; sessionCount: number; sessions: SessionInput[]; skipped: SkippedPart[]; encoding?: string } | { file: string; error: ImportError };
+export type ReadResult = { file: string; format: ImportFormat; sessionCount: number; sessions: SessionInput[]; skipped: SkippedPart[]; encoding?: string } | { file: string; error: ImportError; passedOver?: true };
 
 /** Everything `readTranscripts` yields for `paths`, with each file's sessions collected. */
 export async function readAll(paths: string[], options: ImportOptions = {}, limits: ReaderLimits = DEFAULT_LIMITS): Promise<ReadResult[]> {
