@@ -29,6 +29,17 @@ async function saved(fixture: Fixture): Promise<MemoryEngine> {
   return engine;
 }
 
+/** A session of requests and replies, `ask<i>` and `reply<i>`, said on one day (10:00 and 10:01 UTC). */
+function turns(sessionId: string, day: string, talk: ReadonlyArray<[string, string]>): SessionInput {
+  return {
+    sessionId,
+    messages: talk.flatMap(([ask, reply], i) => [
+      { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: `${day}T10:00:00Z` },
+      { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: `${day}T10:01:00Z` },
+    ]),
+  };
+}
+
 const recallAt = (hits: SearchHit[], evidence: string[], k: number) => {
   const found = new Set(hits.slice(0, k).flatMap((h) => h.msgIds));
   return evidence.filter((id) => found.has(id)).length / evidence.length;
@@ -160,13 +171,7 @@ describe('recall on labelled conversations', () => {
         ['How should I implement password reset emails?', 'Generate a signed, expiring token with itsdangerous, email a link holding it, and let the user choose a new password on that page.'],
         ['How do I implement rate limiting on the login form?', 'Flask-Limiter can cap the login route at five attempts a minute per address.'],
       ];
-      await engine.save({
-        sessionId: 'flask-auth',
-        messages: talk.flatMap(([ask, reply], i) => [
-          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2024-03-04T10:00:00Z' },
-          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2024-03-04T10:01:00Z' },
-        ]),
-      });
+      await engine.save(turns('flask-auth', '2024-03-04', talk));
       const hits = await engine.search('Could you show me how to implement a login feature?', { limit: 5 });
       expect(hits.flatMap((h) => h.msgIds), JSON.stringify(hits.map((h) => h.text))).toContain('ask2');
     } finally {
@@ -195,13 +200,7 @@ describe('recall on labelled conversations', () => {
         ['The writers retreat in the hills runs from July 7 to July 11.', 'Bring the outline of the second book and leave the first one at home.'],
         ['How should I pitch my novel at the festival in two sentences?', 'Name the protagonist, what they want, and what stands in the way, then the stakes.'],
       ];
-      await engine.save({
-        sessionId: 'writing-year',
-        messages: talk.flatMap(([ask, reply], i) => [
-          { msgId: `ask${i}`, role: 'user' as const, content: ask, timestamp: '2025-01-10T10:00:00Z' },
-          { msgId: `reply${i}`, role: 'assistant' as const, content: reply, timestamp: '2025-01-10T10:01:00Z' },
-        ]),
-      });
+      await engine.save(turns('writing-year', '2025-01-10', talk));
       const ids = async (question: string) => (await engine.search(question, { limit: 5 })).flatMap((h) => h.msgIds);
       // No request for help (it asks of the record), and the rule shares no word of its topic with it,
       // yet it asks when, and the person stated how dates are to be given.
