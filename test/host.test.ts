@@ -216,7 +216,8 @@ describe('IPC boundary', () => {
       { name: 'c-chat.json', data: transcript(4) },
     ]);
     const staged: { fileId: string } = await call('files:stage', { name: 'logs.zip', dataBase64: zip.toString('base64') });
-    const cut = { error: expect.stringMatching(/b-cut\.json: truncated JSON at byte 33$/) };
+    // Named as dropped, not by the staged copy's path.
+    const cut = { error: 'logs.zip/b-cut.json: truncated JSON at byte 33' };
     const preview: Array<{ error?: unknown; skipped?: unknown[]; sessions: Array<{ sessionId: string; new: number }> }> = await call('import:preview', { fileIds: [staged.fileId] });
     expect(preview[0]).not.toHaveProperty('error');
     expect(preview[0]!.sessions).toMatchObject([{ sessionId: 'host-session', new: 4 }]);
@@ -228,7 +229,7 @@ describe('IPC boundary', () => {
     // An archive none of whose entries can be read is refused with the first error.
     const broken: { fileId: string } = await call('files:stage', { name: 'broken.zip', dataBase64: buildZip([{ name: 'b-cut.json', data: '{"session_id": "x", "messages": [' }]).toString('base64') });
     const refused: Array<{ error?: { message: string }; sessions: unknown[] }> = await call('import:preview', { fileIds: [broken.fileId] });
-    expect(refused[0]).toMatchObject({ error: { message: expect.stringMatching(/b-cut\.json: truncated JSON at byte 33$/) }, sessions: [] });
+    expect(refused[0]).toMatchObject({ error: { message: 'broken.zip/b-cut.json: truncated JSON at byte 33' }, sessions: [] });
   });
 
   it('drop -> preview -> import -> statistics; the same file again is all skipped; overwrite replaces', async () => {

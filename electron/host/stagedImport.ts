@@ -7,6 +7,7 @@
  * the others are read; only an archive none of whose entries could be read ends with the error.
  */
 import type { SaveProgress, SaveReport } from '../../shared/domain.js';
+import type { ErrorInfo } from '../../shared/errors.js';
 import type { FilePreview, ImportResult, SkippedPart } from '../../shared/ipc.js';
 import type { MemoryEngine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -52,8 +53,8 @@ export async function previewFiles(files: readonly StagedEntry[], engineOf: () =
       }
       if (!preview.error && file.skipped.length > 0) preview.skipped = [...(preview.skipped ?? []), ...file.skipped.map(skippedPart)];
     }
-    if (preview.format === undefined && refused.length > 0) preview.error = toErrorInfo(refused[0]);
-    else if (!preview.error && refused.length > 0) preview.skipped = [...(preview.skipped ?? []), ...refused.map(refusedEntry)];
+    if (preview.format === undefined && refused.length > 0) preview.error = asDropped(staged, toErrorInfo(refused[0]));
+    else if (!preview.error && refused.length > 0) preview.skipped = [...(preview.skipped ?? []), ...refused.map((error) => refusedEntry(staged, error))];
   }
   return previews;
 }
@@ -70,8 +71,16 @@ async function* readableEntries(staged: StagedFile, options: ReadOptions, refuse
 }
 
 /** An entry of an archive that could not be read, as a skipped part of the archive. */
-function refusedEntry(error: ImportError): SkippedPart {
-  return { error: error.message };
+function refusedEntry(staged: StagedFile, error: ImportError): SkippedPart {
+  return { error: asDropped(staged, toErrorInfo(error)).message };
+}
+
+/**
+ * An error as the person knows the file: named as dropped (`logs.zip/logs/cut.json: truncated JSON …`),
+ * not by the staged copy's path under the data folder.
+ */
+function asDropped(staged: StagedFile, error: ErrorInfo): ErrorInfo {
+  return { ...error, message: error.message.replaceAll(staged.path, staged.name) };
 }
 
 /**
@@ -118,8 +127,8 @@ export async function importFiles(
       }
       if (file.skipped.length > 0) entry.skipped = [...(entry.skipped ?? []), ...file.skipped.map(skippedPart)];
     }
-    if (entry.format === undefined && refused.length > 0) entry.error = toErrorInfo(refused[0]);
-    else if (!entry.error && refused.length > 0) entry.skipped = [...(entry.skipped ?? []), ...refused.map(refusedEntry)];
+    if (entry.format === undefined && refused.length > 0) entry.error = asDropped(staged, toErrorInfo(refused[0]));
+    else if (!entry.error && refused.length > 0) entry.skipped = [...(entry.skipped ?? []), ...refused.map((error) => refusedEntry(staged, error))];
     if (signal.aborted) break;
   }
   result.cancelled = signal.aborted;
