@@ -26,7 +26,8 @@ export interface SearchOptions {
  * Vector search and full-text search (storeSearch.ts) of what the question is about (less its words
  * about the conversations themselves: questionTopic.ts; the vector search less the names of the
  * store's speakers: speakersAmong), and for a request the asker's standing
- * wishes on its topic (standingWishes.ts), merged by reciprocal rank; what was said within the time
+ * wishes on its topic, for another question the rules the asker stated for such questions
+ * (standingWishes.ts), merged by reciprocal rank; what was said within the time
  * the question names, or for a question asking when what says a time, scores higher (timeInQuestion.ts), and so
  * does a first candidate one line of which holds the question's rarer words (questionWords.ts); a
  * passage the question quotes comes first (quotedPassage.ts); the turn after each of the first

@@ -6,7 +6,9 @@
  * it high. When a question is the asker's own request for help (rather than about what happened, or
  * about someone else: "What is Caroline's favourite book?"), the wishes whose words match it are
  * searched on their own (full-text queries of the wish words with the request's words, and of the
- * wish words alone) and the best few join the fusion as a third ranked list.
+ * wish words alone) and the best few join the fusion as a third ranked list. A question that is no
+ * request brings only the rules stated for such a question (rulesStatedFor): "Always format dates as
+ * Month Day, Year when I ask about timeline details" for "When was the festival?".
  *
  * The cost is one more full-text query that stops at WISH_POOL hits (the wish words alone are the
  * same for every request, so their hits are read once per version of the store: searchView.ts), and
