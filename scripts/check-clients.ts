@@ -11,6 +11,13 @@
  * --remove`, and for Codex whether its config.toml still holds a trust record (`[hooks.state]`) of
  * our hook (it must not: `--remove` has Codex delete it).
  *
+ * With `--memory-calls`, whether the assistant uses this memory's tools: turn 1 tells a fact, turn 2
+ * (a new session) asks `recall:<words>`, and the mock model calls this memory's search tool as the
+ * client names it (loading it first through the client's tool search where the client defers MCP
+ * tools); the result the client sent back must hold the fact, and the stored answer quote it
+ * (checkMemoryCalls). `--codex-model gpt-5.5` runs Codex with a model of its catalogue, for which it
+ * defers MCP tools.
+ *
  * With `--tool-calls`, the mock model answers each turn's first call with one call of the client's
  * shell tool (`echo tool-output-<marker>`) and the next with its answer; the clients run with their
  * flags that let a tool run unasked. Each turn must then still be the person's prompt and the answer
@@ -18,7 +25,7 @@
  * `--include tools`, again into the data folder of the turns before and into a new one, must hold the
  * call and its output as tool messages, between the same prompt and answer, each once.
  *
- *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--tool-calls] [--clients <dir>] [--keep]
+ *   npx tsx scripts/check-clients.ts [--only claude-code,codex,gemini-cli,qwen-code,copilot-cli] [--tool-calls | --memory-calls] [--codex-model <name>] [--clients <dir>] [--keep]
  *
  * Run by hand (it needs the npm registry), not by the test suite. Exit status 1 when a turn was not
  * saved or a client printed something about the hook.
@@ -33,10 +40,19 @@ import * as TOML from 'smol-toml';
 import { mockReply, mockToolOutput, startMockModelServer, type MockModelServer } from './mockModelServer.js';
 import { askToYield } from '../electron/sources/handoff.js';
 
+/**
+ * The model Codex is set up with. Codex 0.171 defers MCP tools behind its `tool_search` for the
+ * models of its catalogue (`gpt-5.5`: the memory tools come only once the model searched for them),
+ * and offers them in the first request for a model it does not know (`gpt-mock`, the default).
+ */
+let codexModel = 'gpt-mock';
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'bin', 'session-memory.mjs');
 
 type ClientId = 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'copilot-cli';
+/** Which tool a turn lets run without asking: none, the client's shell, or this memory's search. */
+type Allow = 'none' | 'shell' | 'memory';
 
 interface Client {
   id: ClientId;
@@ -47,8 +63,11 @@ interface Client {
   env: (home: string, server: string) => Record<string, string>;
   /** What a person has set up before connecting (an API key's provider, say). */
   prepare?: (home: string, server: string) => void;
-  /** The command line of turn `n` (0: a new session; then the same session resumed); `tools`: with the flags that let a tool run unasked. */
-  turn: (n: number, prompt: string, home: string, tools: boolean) => string[];
+  /**
+   * The command line of turn `n` (0: a new session; then the same session resumed); `allow`: with the
+   * flags that let the shell tool, or this memory's search tool, run unasked.
+   */
+  turn: (n: number, prompt: string, home: string, allow: Allow) => string[];
   /** Where the client keeps its conversations under the fake home (imported with `--include tools`). */
   logs: (home: string) => string;
 }
@@ -76,7 +95,7 @@ const CLIENTS: Client[] = [
     }),
     // Turn 2 continues the folder's last session; turn 3 resumes it by its id. Run as root,
     // `--dangerously-skip-permissions` is refused: the shell tool is allowed by name.
-    turn: (n, prompt, home, tools) => [...(tools ? ['--allowedTools', 'Bash'] : []), ...(n === 0 ? ['-p', prompt] : n === 1 ? ['-p', '--continue', prompt] : ['-p', '--resume', claudeSessionId(home), prompt])],
+    turn: (n, prompt, home, allow) => [...(allow === 'shell' ? ['--allowedTools', 'Bash'] : allow === 'memory' ? ['--allowedTools', 'mcp__session-memory__search_memory'] : []), ...(n === 0 ? ['-p', prompt] : n === 1 ? ['-p', '--continue', prompt] : ['-p', '--resume', claudeSessionId(home), prompt])],
     logs: (home) => path.join(home, '.claude', 'projects'),
   },
   {
@@ -84,15 +103,17 @@ const CLIENTS: Client[] = [
     npm: '@openai/codex@0.171.0',
     bin: 'codex',
     env: (home) => ({ CODEX_HOME: path.join(home, '.codex'), MOCK_API_KEY: 'mock' }),
+    // The model's name decides whether Codex defers MCP tools (see `--codex-model`).
     prepare: (home, server) => {
       mkdirSync(path.join(home, '.codex'), { recursive: true });
       writeFileSync(
         path.join(home, '.codex', 'config.toml'),
-        `# a local model\nmodel = "gpt-mock"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "Mock"\nbase_url = "${server}/v1"\nenv_key = "MOCK_API_KEY"\nwire_api = "responses"\n`,
+        `# a local model\nmodel = "${codexModel}"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "Mock"\nbase_url = "${server}/v1"\nenv_key = "MOCK_API_KEY"\nwire_api = "responses"\n`,
       );
     },
     // No --dangerously-bypass-hook-trust: `connect` trusted the hook, as a person's Codex would need.
-    turn: (n, prompt, _home, tools) => ['exec', '--skip-git-repo-check', ...(tools ? ['--dangerously-bypass-approvals-and-sandbox'] : []), ...(n === 0 ? [prompt] : ['resume', '--last', prompt])],
+    // `exec` runs this memory's search (a read-only tool) with no flag.
+    turn: (n, prompt, _home, allow) => ['exec', '--skip-git-repo-check', ...(allow === 'shell' ? ['--dangerously-bypass-approvals-and-sandbox'] : []), ...(n === 0 ? [prompt] : ['resume', '--last', prompt])],
     logs: (home) => path.join(home, '.codex', 'sessions'),
   },
   {
@@ -104,7 +125,8 @@ const CLIENTS: Client[] = [
       mkdirSync(path.join(home, '.gemini'), { recursive: true });
       writeFileSync(path.join(home, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
     },
-    turn: (n, prompt, _home, tools) => [...(tools ? ['--yolo'] : []), ...(n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt])],
+    // Without a flag, `-p` offers the model neither the shell nor any MCP tool.
+    turn: (n, prompt, _home, allow) => [...(allow === 'shell' ? ['--yolo'] : allow === 'memory' ? ['--allowed-tools', 'mcp_session-memory_search_memory'] : []), ...(n === 0 ? ['-p', prompt] : ['--resume', 'latest', '-p', prompt])],
     logs: (home) => path.join(home, '.gemini', 'tmp'),
   },
   {
@@ -113,8 +135,8 @@ const CLIENTS: Client[] = [
     bin: 'qwen',
     // An OpenAI-compatible provider from these three variables (Qwen Code picks it when all three are set).
     env: (home, server) => ({ QWEN_HOME: path.join(home, '.qwen'), OPENAI_BASE_URL: `${server}/v1`, OPENAI_API_KEY: 'mock', OPENAI_MODEL: 'gpt-mock' }),
-    // `--continue` takes up the project's latest session.
-    turn: (n, prompt, _home, tools) => [...(tools ? ['--yolo'] : []), ...(n === 0 ? ['-p', prompt] : ['--continue', '-p', prompt])],
+    // `--continue` takes up the project's latest session. `-p` runs this memory's search (loaded through its `tool_search`) with no flag.
+    turn: (n, prompt, _home, allow) => [...(allow === 'shell' ? ['--yolo'] : []), ...(n === 0 ? ['-p', prompt] : ['--continue', '-p', prompt])],
     logs: (home) => path.join(home, '.qwen', 'projects'),
   },
   {
@@ -130,8 +152,8 @@ const CLIENTS: Client[] = [
       COPILOT_MODEL: 'gpt-mock',
       COPILOT_AUTO_UPDATE: 'false',
     }),
-    // `-p` needs every tool allowed up front; `--continue` takes up the latest session.
-    turn: (n, prompt) => (n === 0 ? ['-p', prompt, '--allow-all-tools'] : ['--continue', '-p', prompt, '--allow-all-tools']),
+    // `-p` needs its tools allowed up front (every one, or this memory's search alone); `--continue` takes up the latest session.
+    turn: (n, prompt, _home, allow) => [...(n === 0 ? [] : ['--continue']), '-p', prompt, allow === 'memory' ? '--allow-tool=session-memory(search_memory)' : '--allow-all-tools'],
     logs: (home) => path.join(home, '.copilot', 'session-state'),
   },
 ];
@@ -147,6 +169,8 @@ const CLIENT_CHATTER = [
 ];
 /** A line about a hook that says it went wrong (Codex prints `hook: Stop` and `hook: Stop Completed` for every hook). */
 const HOOK_TROUBLE = /session-memory:|hook.*(fail|error|cancel|block|timed? ?out|denied|untrusted)|(fail|error|cancel).*hook/i;
+/** A line about an MCP server or a tool of it that went wrong (not connected, timed out, refused arguments). */
+const MCP_TROUBLE = /(mcp|session-memory|search_memory).*(fail|error|disconnect|timed? ?out|invalid|denied|not (found|allowed|connected))|(fail|error|invalid).*(mcp|search_memory)/i;
 
 interface StoredMessage {
   role: string;
@@ -250,14 +274,21 @@ async function checkWithTools(client: Client, home: string, toolsData: string, l
   return problems.length === 0;
 }
 
-async function checkClient(client: Client, bin: string, work: string, server: MockModelServer, tools: boolean): Promise<boolean> {
-  const requestLog = server.requests;
+interface ConnectedHome {
+  root: string;
+  home: string;
+  data: string;
+  project: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A fake home and a new data folder for the client, and `connect <tool>` run in it; null when connect failed. */
+async function connectedHome(client: Client, bin: string, work: string, server: MockModelServer): Promise<ConnectedHome | null> {
   const root = path.join(work, client.id);
   const home = path.join(root, 'home');
   const data = path.join(root, 'data');
-  const toolsData = path.join(root, 'data-tools');
   const project = path.join(root, 'project');
-  for (const dir of [home, data, toolsData, project]) mkdirSync(dir, { recursive: true });
+  for (const dir of [home, data, project]) mkdirSync(dir, { recursive: true });
   // Only what a person's shell would have: no variable of ours, so the hook relies on what `connect` wrote.
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -274,8 +305,23 @@ async function checkClient(client: Client, bin: string, work: string, server: Mo
   console.log(connect.stdout.trimEnd().replace(/^/gm, '   '));
   if (connect.status !== 0) {
     console.log(`   connect failed (${connect.status}): ${connect.stderr.trim()}`);
-    return false;
+    return null;
   }
+  return { root, home, data, project, env };
+}
+
+/** What the client printed beyond its answer that speaks of the hook or of the MCP server going wrong. */
+function troubleIn(result: RunResult): string[] {
+  const printed = `${result.stdout}\n${result.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  return printed.filter((line) => (HOOK_TROUBLE.test(line) || MCP_TROUBLE.test(line)) && !CLIENT_CHATTER.some((c) => c.test(line)));
+}
+
+async function checkClient(client: Client, bin: string, work: string, server: MockModelServer, tools: boolean): Promise<boolean> {
+  const requestLog = server.requests;
+  const connected = await connectedHome(client, bin, work, server);
+  if (!connected) return false;
+  const { root, home, data, project, env } = connected;
+  const toolsData = path.join(root, 'data-tools');
   let ok = true;
   const expected: StoredMessage[] = [];
   const turns: Array<{ prompt: string; answer: string; output: string }> = [];
@@ -286,7 +332,7 @@ async function checkClient(client: Client, bin: string, work: string, server: Mo
     const logBefore = hookLog(data).length;
     const requestsBefore = requestLog.length;
     const callsBefore = server.toolCalls.length;
-    const args = client.turn(n, prompt, home, tools);
+    const args = client.turn(n, prompt, home, tools ? 'shell' : 'none');
     const turn = await run(bin, args, { cwd: project, env });
     const answer = mockReply(marker);
     expected.push({ role: 'user', content: prompt }, { role: 'assistant', content: answer });
@@ -295,7 +341,7 @@ async function checkClient(client: Client, bin: string, work: string, server: Mo
     const messages = (await storedMessages(data, env)).map((m) => ({ role: m.role, content: m.content }));
     const saved = JSON.stringify(messages) === JSON.stringify(expected);
     const printed = `${turn.stdout}\n${turn.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
-    const trouble = printed.filter((line) => HOOK_TROUBLE.test(line) && !CLIENT_CHATTER.some((c) => c.test(line)));
+    const trouble = troubleIn(turn);
     const answered = turn.status === 0 && printed.includes(answer);
     const label = n === 0 ? 'new session' : 'resumed';
     const called = !tools || calls.length === 1;
@@ -332,29 +378,92 @@ async function checkClient(client: Client, bin: string, work: string, server: Mo
   return ok && found && removed.status === 0 && !trustLeft;
 }
 
+/** Turn 1 tells a fact, turn 2 (a new session) asks for it back: the mock model searches this memory for it (`recall:`). */
+const FACT = 'My locker code at the climbing gym is 4471, remember it.';
+const FACT_WORD = '4471';
+const RECALL_WORDS = 'locker code climbing gym';
+
+/**
+ * With `--memory-calls`: whether the assistant can use this memory's tools. Turn 1 tells a fact and
+ * is saved by the hook; turn 2, a new session, asks `recall:<words>`, and the mock model calls this
+ * memory's search tool as the client names it. Checks that the client made the call, that the result
+ * it sent back holds turn 1's fact, that the answer (which quotes the result) is stored by the hook,
+ * and that the client printed nothing about the hook or the MCP server going wrong.
+ */
+async function checkMemoryCalls(client: Client, bin: string, work: string, server: MockModelServer): Promise<boolean> {
+  const connected = await connectedHome(client, bin, work, server);
+  if (!connected) return false;
+  const { home, data, project, env } = connected;
+  const tag = client.id.replace(/[^a-z]/g, '').slice(0, 6);
+  const prompts = [`Note (turn-${tag}1): ${FACT}`, `Question (turn-${tag}2): recall:${RECALL_WORDS}`];
+  const expected: StoredMessage[] = [];
+  let ok = true;
+  for (const [n, prompt] of prompts.entries()) {
+    const logBefore = hookLog(data).length;
+    const requestsBefore = server.requests.length;
+    const callsBefore = server.memoryCalls.length;
+    // Each turn a new session: turn 2 can only know turn 1's fact from this memory.
+    const args = client.turn(0, prompt, home, 'memory');
+    const turn = await run(bin, args, { cwd: project, env });
+    const calls = server.memoryCalls.slice(callsBefore);
+    const answer = n === 0 ? mockReply(`turn-${tag}1`) : (calls[0]?.answer ?? '(no answer from a memory search)');
+    expected.push({ role: 'user', content: prompt }, { role: 'assistant', content: answer });
+    const messages = (await storedMessages(data, env)).map((m) => ({ role: m.role, content: m.content }));
+    const saved = expected.every((m) => messages.some((s) => s.role === m.role && s.content === m.content)) && messages.length === expected.length;
+    const trouble = troubleIn(turn);
+    const answered = turn.status === 0 && `${turn.stdout}\n${turn.stderr}`.includes(answer);
+    console.log(`   turn ${n + 1} (new session): ${saved ? 'saved' : 'NOT SAVED'}; client exit ${turn.status}${answered ? '' : ', no answer'}${trouble.length ? `; printed: ${JSON.stringify(trouble)}` : '; nothing about the hook or the MCP server printed'} (${server.requests.length - requestsBefore} model calls)`);
+    for (const line of hookLog(data).slice(logBefore)) console.log(`      hooks.log: ${line}`);
+    if (!saved) console.log(`      store holds: ${JSON.stringify(messages)}`);
+    if (!answered) console.log(`      ${client.bin} ${args.join(' ')}\n      stdout: ${turn.stdout.trim().slice(0, 2000)}\n      stderr: ${turn.stderr.trim().slice(0, 2000)}`);
+    let recalled = true;
+    if (n === 1) {
+      const call = calls[0];
+      for (const loader of call?.loaders ?? []) console.log(`      loaded first: ${loader.name} ${JSON.stringify(loader.args)}`);
+      console.log(`      memory search: ${call ? `${call.namespace ? `${call.namespace} › ` : ''}${call.name} ${JSON.stringify(call.args)}` : 'NONE (the client offered no tool of ours)'}`);
+      console.log(`      its result: ${call?.result === null || !call ? 'NONE' : JSON.stringify(call.result.slice(0, 300))}`);
+      recalled = calls.length === 1 && call!.result !== null && call!.result.includes(FACT_WORD) && answer.includes(FACT_WORD);
+      console.log(`      turn 1's fact (${FACT_WORD}): ${recalled ? 'in the result and in the stored answer' : 'NOT RECALLED'}`);
+    }
+    ok &&= saved && answered && recalled && trouble.length === 0;
+  }
+  console.log(`   the hooks' saver left running: ${(await askToYield(data)) ? 'asked to end, ended' : 'none'}`);
+  const removed = await run(process.execPath, [CLI, '--data', data, 'connect', client.id, '--remove'], { cwd: project, env });
+  console.log(`   connect --remove: exit ${removed.status}`);
+  return ok && removed.status === 0;
+}
+
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     clients: { type: 'string', default: path.join(os.tmpdir(), 'session-memory-clients') },
     keep: { type: 'boolean', default: false },
     'tool-calls': { type: 'boolean', default: false },
+    'memory-calls': { type: 'boolean', default: false },
+    'codex-model': { type: 'string', default: codexModel },
   },
 });
+codexModel = values['codex-model']!;
 const toolCalls = values['tool-calls'] ?? false;
+const memoryCalls = values['memory-calls'] ?? false;
 const only = values.only ? values.only.split(',') : null;
 const chosen = CLIENTS.filter((c) => !only || only.includes(c.id));
 const work = mkdtempSync(path.join(os.tmpdir(), 'session-memory-check-clients-'));
-const server = await startMockModelServer({ log: path.join(work, 'model-requests.jsonl'), toolCalls });
+const server = await startMockModelServer({ log: path.join(work, 'model-requests.jsonl'), toolCalls, memoryCalls });
 let allOk = true;
 try {
   for (const client of chosen) {
     const bin = await install(client, values.clients!);
-    allOk = (await checkClient(client, bin, work, server, toolCalls)) && allOk;
+    allOk = (memoryCalls ? await checkMemoryCalls(client, bin, work, server) : await checkClient(client, bin, work, server, toolCalls)) && allOk;
   }
 } finally {
   await server.close();
   if (values.keep) console.log(`\nkept: ${work} (model requests in model-requests.jsonl)`);
   else rmSync(work, { recursive: true, force: true });
 }
-console.log(allOk ? '\nevery turn saved, nothing printed about the hook' : '\nSOME TURNS NOT SAVED, or a client printed about the hook');
+console.log(
+  memoryCalls
+    ? allOk ? '\nevery client searched this memory and recalled the fact, every turn saved, nothing printed about the hook or the MCP server' : '\nSOME CLIENT DID NOT RECALL THE FACT, or a turn was not saved, or a client printed about the hook or the MCP server'
+    : allOk ? '\nevery turn saved, nothing printed about the hook' : '\nSOME TURNS NOT SAVED, or a client printed about the hook',
+);
 process.exitCode = allOk ? 0 : 1;
