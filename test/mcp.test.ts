@@ -62,6 +62,18 @@ describe('session-memory mcp', () => {
     }
   }, 120_000);
 
+  it('says in its handshake what it holds and which tool searches it (Codex shows a server whose tools it defers by these words alone)', async () => {
+    expect(client.getInstructions()).toMatch(/past conversations/);
+    expect(client.getInstructions()).toContain('search_memory');
+    const readOnly = await connect(['--read-only']);
+    try {
+      expect(readOnly.getInstructions()).toContain('search_memory');
+      expect(readOnly.getInstructions()).not.toContain('save_session');
+    } finally {
+      await readOnly.close();
+    }
+  }, 120_000);
+
   it('saves a conversation, skips it when saved again, finds it, and reads it back in pages', async () => {
     const input = conversation(12, { sessionId: 'trip-planning' });
     const transcript = { session_id: input.sessionId, title: 'Trip planning', messages: input.messages.map((m) => ({ msg_id: m.msgId, role: m.role, content: m.content, timestamp: `2025-03-0${1 + Math.floor(Number(m.msgId!.slice(4)) / 6)}T10:00:00Z` })) };

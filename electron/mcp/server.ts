@@ -96,7 +96,7 @@ export class MemoryServer {
   };
 
   constructor(private readonly options: MemoryServerOptions) {
-    this.mcp = new ToolServer({ name: 'session-memory', version: options.version });
+    this.mcp = new ToolServer({ name: 'session-memory', version: options.version }, instructionsOf(Boolean(options.readOnly)));
     this.registerTools();
   }
 
@@ -380,6 +380,16 @@ export class MemoryServer {
       await fs.rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * What the server holds, in the handshake's `instructions`. A client that defers MCP tools shows the
+ * model these words in place of the tools (Codex 0.171 lists `mcp__session_memory: <instructions>`
+ * among its deferred namespaces, and bare `mcp__session_memory` without them; its `tool_search`
+ * indexes them too); Claude Code puts them in its system prompt.
+ */
+function instructionsOf(readOnly: boolean): string {
+  return `Memory of the person's past conversations with AI assistants, saved as they happen: search_memory finds what was said before (a fact they gave, a decision, a name); list_sessions and get_session read the conversations${readOnly ? '' : '; save_session saves one'}.`;
 }
 
 function sessionOut(s: SessionSummary): z.infer<typeof sessionSchema> {

@@ -32,8 +32,9 @@ export class ToolServer {
   readonly server: Server;
   private readonly tools = new Map<string, RegisteredTool>();
 
-  constructor(info: { name: string; version: string }) {
-    this.server = new Server(info, { capabilities: { tools: { listChanged: true } } });
+  /** `instructions`: what the server is for, given to the client in the handshake. */
+  constructor(info: { name: string; version: string }, instructions?: string) {
+    this.server = new Server(info, { capabilities: { tools: { listChanged: true } }, ...(instructions ? { instructions } : {}) });
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.tools].map(([name, tool]) => describe(name, tool)) }));
     this.server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const { name, arguments: args } = request.params;
