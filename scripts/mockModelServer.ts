@@ -180,7 +180,7 @@ export function memoryCallOf(body: Record<string, unknown>, words: string, id: s
   for (const name of tool.schema.required ?? []) args[name] = sampleOf(properties[name]);
   // A loader that selects by name (Claude Code: `select:<name>`) gets the name the request listed; any other, keywords.
   const deferred = textOf(body.messages ?? body.input ?? body.contents ?? body).match(DEFERRED_SEARCH)?.[0];
-  args.query = search ? words : tool.description.includes('select:') && deferred ? `select:${deferred}` : 'session-memory search_memory';
+  args.query = search ? words : tool.description.includes('select:') && deferred ? `select:${deferred}` : 'memory of past conversations';
   return { call: { id, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), ...(tool.toolSearch ? { toolSearch: true } : {}), args }, loader: !search };
 }
 
