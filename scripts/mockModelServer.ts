@@ -152,7 +152,7 @@ function recallOf(body: Record<string, unknown>): string | null {
 
 /** This memory's search tool, whatever name the client gave it (`mcp__session-memory__search_memory`, ...). */
 const MEMORY_SEARCH = (tool: OfferedTool) => /search_memory$/.test(tool.name) && tool.description.startsWith('Search the archived conversations');
-/** A client's tool that loads the tools it deferred (Claude Code's `ToolSearch`, Codex's `tool_search`). */
+/** A client's tool that loads the tools it deferred (Claude Code's `ToolSearch`, Qwen Code's and Codex's `tool_search`). */
 const TOOL_LOADER = (tool: OfferedTool) => /^tool_?search$/i.test(tool.name);
 /** The deferred search tool's name where the request lists it without its schema (Claude Code: in a system message). */
 const DEFERRED_SEARCH = /(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*search_memory\b/;
@@ -357,7 +357,7 @@ export function startMockModelServer(options: { log?: string; toolCalls?: boolea
       // The loader answered: the search tool should be offered now.
       const made = memoryCallOf(body, words, id);
       if (!made || made.loader) return { text: `${mockReply(marker)} (the memory search tool was not loaded)`, call: null };
-      Object.assign(pending, made.call);
+      memoryCalls[memoryCalls.length - 1] = { ...made.call, words, loaders: pending.loaders, result: null, answer: null };
       return { text: '', call: made.call };
     }
     pending.result = toolResultText(body);
