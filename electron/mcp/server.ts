@@ -385,8 +385,9 @@ export class MemoryServer {
 /**
  * What the server holds, in the handshake's `instructions`. A client that defers MCP tools shows the
  * model these words in place of the tools (Codex 0.171 lists `mcp__session_memory: <instructions>`
- * among its deferred namespaces, and bare `mcp__session_memory` without them; its `tool_search`
- * indexes them too); Claude Code puts them in its system prompt.
+ * among its deferred namespaces, and bare `mcp__session_memory` without them, and gives them as the
+ * namespace's description once its `tool_search` loaded it); Claude Code and Gemini CLI put them in
+ * their system prompt.
  */
 function instructionsOf(readOnly: boolean): string {
   return `Memory of the person's past conversations with AI assistants, saved as they happen: search_memory finds what was said before (a fact they gave, a decision, a name); list_sessions and get_session read the conversations${readOnly ? '' : '; save_session saves one'}.`;
