@@ -136,6 +136,35 @@ describe('Gemini Apps activity from Google Takeout', () => {
     expect(after[1]!.messages.slice(2).map((m) => m.content)).toEqual(['And good night?', 'おやすみなさい']);
   });
 
+  it("keeps a canvas Gemini wrote as its answer, and leaves out what the person did in the app (a feature used, a draft picked, feedback)", async () => {
+    // Records in the shapes of a real Takeout of 2025-2026, with our own text.
+    const record = (title: string, time: string, extra: Record<string, unknown> = {}) => ({ header: 'Gemini Apps', title, time, products: ['Gemini Apps'], activityControls: ['Gemini Apps Activity'], ...extra });
+    const file = path.join(tempDir(), 'MyActivity.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        record('Gave feedback: Bad response (Unspecified)', '2026-02-24T19:30:00.000Z'),
+        record('Created Gemini Canvas titled Sourdough Schedule', '2026-02-24T18:52:00.000Z', { subtitles: [{ name: '# Sourdough Schedule\n\nFeed the starter at 8 am and 8 pm.' }] }),
+        record('Prompted Make me a sourdough feeding schedule as a document', '2026-02-24T18:51:00.000Z', { safeHtmlItem: [{ html: '<p>Here is a schedule in a canvas.</p>' }] }),
+        record('Selected preferred draft', '2026-02-24T18:50:30.000Z'),
+        record('Used an Assistant feature', '2026-02-24T18:50:00.000Z'),
+        record('Used an Assistant feature', '2026-02-20T09:00:00.000Z'),
+      ]),
+    );
+    const sessions = await sessionsOf(file);
+    // The feature used alone on Feb 20 was a session of its own, titled "Used an Assistant feature".
+    expect(sessions.map((s) => [s.title, s.messages.map((m) => [m.role, m.content])])).toEqual([
+      [
+        'Make me a sourdough feeding schedule as a document',
+        [
+          ['user', 'Make me a sourdough feeding schedule as a document'],
+          ['assistant', 'Here is a schedule in a canvas.'],
+          ['assistant', '[canvas: Sourdough Schedule]\n# Sourdough Schedule\n\nFeed the starter at 8 am and 8 pm.\n[/canvas]'],
+        ],
+      ],
+    ]);
+  });
+
   it('a Takeout activity file of another product is not taken for Gemini', () => {
     expect(detectFormat(JSON.stringify([{ header: 'Search', title: 'Searched for basil', time: '2025-03-01T10:05:00.000Z', products: ['Search'] }]))).toBeUndefined();
   });

@@ -9,7 +9,9 @@
  * starts a new session. A session is named by its first record (its time and prompt), so a later
  * Takeout that adds records to the latest session continues it; message ids come from each record's
  * time and prompt. Answers are turned from HTML into text (html-to-text: lists, paragraphs and code
- * keep their shape; links keep their text).
+ * keep their shape; links keep their text). A canvas Gemini wrote (`Created Gemini Canvas titled …`,
+ * its document in `subtitles`) is an answer of its own; records of what the person did in the app (a
+ * feature used, a draft picked, feedback given) are left out.
  */
 import { createHash } from 'node:crypto';
 import { loadPackage } from '../readers/lazyPackage.js';
@@ -22,6 +24,16 @@ export const SESSION_GAP_MS = 30 * 60 * 1000;
 const PRODUCT = 'Gemini Apps';
 /** What Takeout puts before the prompt in a record's title (English exports). */
 const PROMPT_PREFIXES = ['Prompted ', 'Asked '];
+
+/**
+ * Records of what the person did in the app rather than said (English exports): a feature used, a
+ * draft picked, a survey answered, feedback given. They hold no prompt and no answer and are left out;
+ * a title of another language is still read as its prompt, as before.
+ */
+const APP_ACTIVITY = /^(?:Used an Assistant feature|Selected preferred draft|Answered survey question|Gave feedback:.*)$/s;
+
+/** A canvas Gemini wrote: its title in the record's title, the document in `subtitles[0].name`. */
+const CANVAS = /^Created Gemini Canvas titled (.+)$/s;
 
 function isActivityRecord(value: unknown): value is JsonObject {
   return isObject(value) && typeof value.header === 'string' && typeof value.title === 'string' && 'time' in value;
@@ -76,17 +88,32 @@ export function mapGeminiActivity(document: readonly unknown[]): SessionInput[] 
 
 function promptOf(record: JsonObject): string | undefined {
   const title = optionalText(record.title);
-  if (title === undefined) return undefined;
+  if (title === undefined || APP_ACTIVITY.test(title.trim()) || CANVAS.test(title.trim())) return undefined;
   const prefix = PROMPT_PREFIXES.find((p) => title.startsWith(p));
   const prompt = (prefix ? title.slice(prefix.length) : title).trim();
   return prompt === '' ? undefined : prompt;
 }
 
 function answerOf(record: JsonObject): string | undefined {
+  const canvas = canvasOf(record);
+  if (canvas !== undefined) return canvas;
   if (!Array.isArray(record.safeHtmlItem)) return undefined;
   const html = record.safeHtmlItem.map((item) => (isObject(item) && typeof item.html === 'string' ? item.html : '')).join('\n');
   const text = htmlToText(html).trim();
   return text === '' ? undefined : text;
+}
+
+/**
+ * The document of a canvas record, as the app shows a canvas beside the chat: part of the answer
+ * (`[canvas: <title>] … [/canvas]`, as a ChatGPT canvas is kept), so that a search for what it says
+ * finds it. The title alone when Takeout kept no document.
+ */
+function canvasOf(record: JsonObject): string | undefined {
+  const title = typeof record.title === 'string' ? CANVAS.exec(record.title.trim())?.[1]?.trim() : undefined;
+  if (title === undefined) return undefined;
+  const first = Array.isArray(record.subtitles) ? record.subtitles[0] : undefined;
+  const document = isObject(first) ? optionalText(first.name)?.trim() : undefined;
+  return document ? `[canvas: ${title}]\n${document}\n[/canvas]` : `[canvas: ${title}]`;
 }
 
 // Loaded on the first answer converted: only this format needs it.
