@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, sessionsOf, triples } from './helpers.js';
+import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 
 const WEATHER = '0b7e6c1a-9a61-4b8e-9c57-3f2f0d1e2a01';
 const OLD = '5d1c2b3a-0000-4000-8000-00000000beef';
@@ -31,6 +33,43 @@ describe('Open WebUI export', () => {
       ['m2#3', 'tool', '[tool call: get_weather] {"city":"Paris"}'],
       ['m2#4', 'tool', '[tool result: get_weather] Sunny, 22 °C'],
       ['m2', 'assistant', 'It is sunny and 22 °C in Paris.'],
+    ]);
+  });
+
+  it("reads reasoning and a tool's arguments written HTML-escaped, as Open WebUI of 2026 writes them", async () => {
+    // The reply's shape as a real export of March 2026 holds it (grok-4.1-fast), with our own text.
+    const reply = [
+      '<details type="reasoning" done="true" duration="1">',
+      '<summary>Thought for 1 seconds</summary>',
+      '&gt; First, the user&#x27;s message: &quot;my friend told me the &#x27;under where&#x27; joke&quot;',
+      '&gt; Keep it light; no &lt;policy&gt; talk.',
+      '</details>',
+      '<details type="tool_calls" done="true" id="call_1" name="search" arguments="{&quot;q&quot;: &quot;the &#x27;under where&#x27; joke&quot;}" result="&quot;It&#x27;s a pun.&quot;" files="">',
+      '<summary>Tool Executed</summary>',
+      '</details>',
+      'Haha, the classic "underwear" pun? Peak dad-joke territory.',
+    ].join('\n');
+    const chat = {
+      id: 'c0ffee00-0000-4000-8000-000000000001',
+      title: 'test',
+      chat: {
+        history: {
+          currentId: 'r1',
+          messages: {
+            q1: { id: 'q1', parentId: null, childrenIds: ['r1'], role: 'user', content: "my friend told me the 'under where' joke and it's awful", timestamp: 1773217735 },
+            r1: { id: 'r1', parentId: 'q1', childrenIds: [], role: 'assistant', content: reply, timestamp: 1773217740 },
+          },
+        },
+      },
+    };
+    const file = path.join(tempDir(), 'chat-export.json');
+    writeFileSync(file, JSON.stringify([chat]));
+    const [session] = await sessionsOf(file, { include: ['tools', 'thinking'] });
+    expect(triples(session).slice(1)).toEqual([
+      ['r1#1', 'assistant', "[thinking] First, the user's message: \"my friend told me the 'under where' joke\"\nKeep it light; no <policy> talk."],
+      ['r1#3', 'tool', '[tool call: search] {"q":"the \'under where\' joke"}'],
+      ['r1#4', 'tool', "[tool result: search] It's a pun."],
+      ['r1', 'assistant', 'Haha, the classic "underwear" pun? Peak dad-joke territory.'],
     ]);
   });
 

@@ -13,6 +13,7 @@ import { ShapeError } from '../errors.js';
 import { messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
 import { at, isObject, optionalText, requireObject, requireString, serializeNested, type JsonObject } from '../shape.js';
 import { isoFromEpoch } from '../time.js';
+import { loadPackage } from '../readers/lazyPackage.js';
 
 export function isOpenWebUiChat(value: unknown): boolean {
   if (!isObject(value)) return false;
@@ -144,9 +145,12 @@ function* detailsBlocks(content: string): Generator<{ start: number; end: number
   }
 }
 
-/** Reasoning is shown as a quote under a "Thought for N seconds" summary. */
+/**
+ * Reasoning is shown as a quote under a "Thought for N seconds" summary. Open WebUI of 2026 writes it
+ * HTML-escaped (`&gt; First, the rules in &lt;policy&gt; tags …`), earlier versions as it was.
+ */
 function reasoningText(body: string): string {
-  return withoutSummary(body)
+  return decodeHtmlEntities(withoutSummary(body))
     .split('\n')
     .map((line) => line.replace(/^>\s?/, ''))
     .join('\n')
@@ -170,8 +174,12 @@ function parseAttributes(attributes: string): Map<string, string> {
   return result;
 }
 
+/**
+ * Text as Open WebUI wrote it into HTML (Python's `html.escape`: `&quot;`, `&#x27;`, `&lt;` …), read
+ * with the `entities` package, loaded on the first text that holds an entity.
+ */
 function decodeHtmlEntities(text: string): string {
-  return text.replace(/&(quot|amp|lt|gt|#39|apos);/g, (_, entity: string) => ({ quot: '"', amp: '&', lt: '<', gt: '>', '#39': "'", apos: "'" })[entity] ?? '');
+  return text.includes('&') ? loadPackage<typeof import('entities')>('entities').decodeHTML(text) : text;
 }
 
 function parseJsonOr(text: string): unknown {
