@@ -49,6 +49,7 @@ import { isAiderHistory } from './agents/aider.js';
 import { isClineMarkdownExport } from './agents/cline-markdown.js';
 import { isClineApiHistory } from './agents/cline.js';
 import { isClineCliSession, mapClineCliSession } from './agents/cline-cli.js';
+import { isOpencodeExport, mapOpencodeExport } from './agents/opencode.js';
 import { isOpencodeDatabase } from './agents/opencode-files.js';
 import { isCursorDatabase } from './agents/cursor.js';
 import { isVsCodeChatLog, isVsCodeChatSession, mapVsCodeChatLog, mapVsCodeChatSession } from './agents/vscode-chat.js';
@@ -56,7 +57,7 @@ import { isSqliteHeader, withDatabaseBytes } from './readers/sqlite.js';
 
 export { IMPORT_FORMATS, type ImportFormat } from './read-types.js';
 
-export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'vscode-chat' | 'lmstudio'>;
+export type DocumentFormat = Extract<ImportFormat, 'json' | 'chat-messages' | 'chatgpt' | 'deepseek' | 'claude' | 'open-webui' | 'grok' | 'librechat' | 'ai-studio' | 'codex' | 'gemini-cli' | 'continue' | 'cline' | 'opencode' | 'vscode-chat' | 'lmstudio'>;
 
 /**
  * The conversations of a JSON document: the document itself when it is an array (or one
@@ -86,6 +87,8 @@ export function detectDocumentFormat(conversation: unknown): DocumentFormat | un
   if (isGeminiCliDocument(conversation)) return 'gemini-cli';
   if (isContinueSession(conversation)) return 'continue';
   if (isClineCliSession(conversation)) return 'cline';
+  // `{info, messages}`: before the chat APIs' `{messages}`, which it would be taken for.
+  if (isOpencodeExport(conversation)) return 'opencode';
   if (isVsCodeChatSession(conversation)) return 'vscode-chat';
   // The chat APIs' `{"messages": [...]}` without a session id, and ShareGPT's and Alpaca's datasets:
   // before the engine's own format, which needs a session id.
@@ -108,6 +111,8 @@ export function mapDocumentConversation(format: DocumentFormat, conversation: un
       return mapContinueSession(conversation, where, options);
     case 'cline':
       return mapClineCliSession(conversation, where, options);
+    case 'opencode':
+      return mapOpencodeExport(conversation, where, options);
     case 'vscode-chat':
       return mapVsCodeChatSession(conversation, where, options);
     case 'grok':

@@ -170,6 +170,45 @@ describe('opencode storage folder (before 1.2)', () => {
     expect(full!.messages.map((message) => message.content)).toContain('[tool result: bash] 6 notes.txt');
   });
 
+  it('reads what `opencode export` writes as the same session, not as a list of chat messages', async () => {
+    // The shape opencode 1.18 wrote for a session a person published (an export of August 2026), with our own text.
+    const session = 'ses_ff11ac3b7ffeuofa8m9N4TlzSu';
+    const part = (messageID: string, id: string, fields: Record<string, unknown>) => ({ id, sessionID: session, messageID, ...fields });
+    const exported = {
+      info: { id: session, slug: 'nimble-canyon', directory: '/home/ana/site', title: 'Assignment.md review', version: '1.18.18', time: { created: 1786956299336, updated: 1787029237475 } },
+      messages: [
+        { info: { id: 'msg_u1', sessionID: session, role: 'user', time: { created: 1786956299510 }, agent: 'plan' }, parts: [part('msg_u1', 'prt_1', { type: 'text', text: 'go through the assignment.md file in this folder' })] },
+        {
+          info: { id: 'msg_a1', sessionID: session, role: 'assistant', time: { created: 1786956299591, completed: 1786956320088 }, parentID: 'msg_u1', mode: 'plan' },
+          parts: [
+            part('msg_a1', 'prt_2', { type: 'step-start' }),
+            part('msg_a1', 'prt_3', { type: 'reasoning', text: 'Find the file first.', time: { start: 1786956304479, end: 1786956319992 } }),
+            part('msg_a1', 'prt_4', { type: 'tool', callID: 'call_1', tool: 'glob', state: { status: 'completed', input: { pattern: '**/assignment.md' }, output: 'assignment.md', title: 'site' } }),
+            part('msg_a1', 'prt_5', { type: 'text', text: 'I read the assignment: a landing page with three sections.' }),
+            part('msg_a1', 'prt_6', { type: 'step-finish', reason: 'stop' }),
+          ],
+        },
+      ],
+    };
+    const file = path.join(tempDir(), 'chat-export.json');
+    writeFileSync(file, JSON.stringify(exported));
+    expect(detectFormat(readFileSync(file))).toBe('opencode');
+    const [plain] = await sessionsOf(file);
+    expect(plain).toMatchObject({ sessionId: session, title: 'Assignment.md review', source: 'opencode' });
+    expect(plain!.messages.map((m) => [m.msgId, m.role, m.content, m.timestamp])).toEqual([
+      ['msg_u1', 'user', 'go through the assignment.md file in this folder', '2026-08-17T08:44:59.510Z'],
+      ['msg_a1', 'assistant', 'I read the assignment: a landing page with three sections.', '2026-08-17T08:44:59.591Z'],
+    ]);
+    const [full] = await sessionsOf(file, { include: ['tools', 'thinking'] });
+    expect(full!.messages.map((m) => m.content)).toEqual([
+      'go through the assignment.md file in this folder',
+      '[thinking] Find the file first.',
+      '[tool call: glob] {"pattern":"**/assignment.md"}',
+      '[tool result: glob] assignment.md',
+      'I read the assignment: a landing page with three sections.',
+    ]);
+  });
+
   it('is found inside opencode\'s data folder; a session whose info file is gone keeps its messages', async () => {
     const data = path.join(tempDir(), 'opencode');
     cpSync(STORAGE, path.join(data, 'storage'), { recursive: true });

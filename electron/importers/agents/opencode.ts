@@ -15,7 +15,7 @@
  */
 import type { MessageInput, SessionInput } from '../../../shared/domain.js';
 import { IMAGE_PLACEHOLDER, messagesFromParts, type MappingOptions, type MessagePart } from '../parts.js';
-import { isObject, optionalText, type JsonObject } from '../shape.js';
+import { at, isObject, optionalText, requireArray, requireNonEmptyString, requireObject, type JsonObject } from '../shape.js';
 import { isoFromEpochMillis } from '../time.js';
 import { titleFromMessages } from '../titles.js';
 
@@ -33,6 +33,30 @@ export interface OpencodeMessageRecord {
   parts: JsonObject[];
   /** The row's own time, for a message whose JSON has none. */
   createdAt?: number;
+}
+
+/**
+ * What `opencode export <session>` writes (1.x): `{info: <the session>, messages: [{info: <a message>,
+ * parts: [...]}]}`, the same records as the database and the storage folders hold, so the session is
+ * the same memory whichever of them it is read from.
+ */
+export function isOpencodeExport(value: unknown): boolean {
+  if (!isObject(value) || !isObject(value.info) || typeof value.info.id !== 'string' || !Array.isArray(value.messages)) return false;
+  return value.messages.slice(0, 20).every((message) => isObject(message) && isObject(message.info) && Array.isArray(message.parts));
+}
+
+export function mapOpencodeExport(value: unknown, where: string, options: MappingOptions): SessionInput {
+  const exported = requireObject(value, where);
+  const info = requireObject(exported.info, at(where, 'info'));
+  const messagesWhere = at(where, 'messages');
+  const records = requireArray(exported.messages, messagesWhere).map((entry, index): OpencodeMessageRecord => {
+    const message = requireObject(entry, at(messagesWhere, index));
+    const data = requireObject(message.info, at(at(messagesWhere, index), 'info'));
+    const parts = requireArray(message.parts, at(at(messagesWhere, index), 'parts')).filter(isObject);
+    return { id: requireNonEmptyString(data.id, at(at(at(messagesWhere, index), 'info'), 'id')), data, parts };
+  });
+  const parentId = optionalText(info.parentID);
+  return mapOpencodeSession({ id: requireNonEmptyString(info.id, at(at(where, 'info'), 'id')), ...(typeof info.title === 'string' ? { title: info.title } : {}), ...(parentId !== undefined ? { parentId } : {}) }, records, options);
 }
 
 export function mapOpencodeSession(session: OpencodeSessionRecord, records: readonly OpencodeMessageRecord[], options: MappingOptions): SessionInput {
