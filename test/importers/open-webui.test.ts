@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
@@ -34,6 +34,20 @@ describe('Open WebUI export', () => {
       ['m2#4', 'tool', '[tool result: get_weather] Sunny, 22 °C'],
       ['m2', 'assistant', 'It is sunny and 22 °C in Paris.'],
     ]);
+  });
+
+  it('reads a chat whose currentId names a deleted message along its newest message, as a repair of it does', async () => {
+    const chats = JSON.parse(readFileSync(fixture('open-webui', 'chats.json'), 'utf8')) as Array<{ chat: { history: { currentId: string; messages: Record<string, { childrenIds?: string[] }> } } }>;
+    const [whole] = await sessionsOf(fixture('open-webui', 'chats.json'));
+    // Open WebUI cannot open such a chat; the damage seen in a real export also names a child that is gone.
+    chats[0]!.chat.history.currentId = 'deleted-node-0000';
+    chats[0]!.chat.history.messages.m4!.childrenIds = ['gone-0001'];
+    // And a newer message left without its parent, which no repair can lead to.
+    Object.assign(chats[0]!.chat.history.messages, { orphan: { id: 'orphan', parentId: 'ghost-parent', childrenIds: [], role: 'assistant', content: 'lost', timestamp: 1999999999 } });
+    const file = path.join(tempDir(), 'chats.json');
+    writeFileSync(file, JSON.stringify(chats));
+    const [repaired] = await sessionsOf(file);
+    expect(repaired!.messages).toEqual(whole!.messages);
   });
 
   it("reads reasoning and a tool's arguments written HTML-escaped, as Open WebUI of 2026 writes them", async () => {

@@ -54,13 +54,44 @@ function conversation(chat: JsonObject, where: string): Array<{ message: JsonObj
   const history = isObject(chat.history) ? chat.history : undefined;
   const tree = history && isObject(history.messages) ? history.messages : undefined;
   if (history && tree && typeof history.currentId === 'string') {
-    return activePath(tree, history.currentId, at(at(where, 'history'), 'messages'));
+    const current = history.currentId in tree ? history.currentId : (newestLeaf(tree) ?? history.currentId);
+    return activePath(tree, current, at(at(where, 'history'), 'messages'));
   }
   if (Array.isArray(chat.messages)) {
     return chat.messages.map((message, index) => ({ message: requireObject(message, at(at(where, 'messages'), index)), where: at(at(where, 'messages'), index) }));
   }
   if (tree && Object.keys(tree).length === 0) return [];
   throw new ShapeError(`${at(at(where, 'history'), 'currentId')} must name a message of ${at(at(where, 'history'), 'messages')}, or ${at(where, 'messages')} must be an array`);
+}
+
+/**
+ * The message a chat whose `currentId` names none (a message deleted under it: Open WebUI itself then
+ * cannot open the chat) is read to: the newest message without a child in the tree whose parents all
+ * are there, up to the first message, as a chat's repair picks it. A child named but missing counts
+ * as none, and a message left without its parent is passed over.
+ */
+function newestLeaf(tree: JsonObject): string | undefined {
+  let newest: { id: string; time: number } | undefined;
+  for (const [id, message] of Object.entries(tree)) {
+    if (!isObject(message)) continue;
+    const children = Array.isArray(message.childrenIds) ? message.childrenIds.filter((child) => typeof child === 'string' && child in tree) : [];
+    if (children.length > 0 || !reachesFirst(tree, id)) continue;
+    const time = typeof message.timestamp === 'number' ? message.timestamp : -Infinity;
+    if (!newest || time >= newest.time) newest = { id, time };
+  }
+  return newest?.id;
+}
+
+/** Whether the parents of a message of the tree lead, all there and without a cycle, to one that has none. */
+function reachesFirst(tree: JsonObject, id: string): boolean {
+  const seen = new Set<string>();
+  for (let step: unknown = id; ; ) {
+    if (typeof step !== 'string' || seen.has(step) || !isObject(tree[step])) return false;
+    seen.add(step);
+    const parentId = (tree[step] as JsonObject).parentId;
+    if (parentId === null || parentId === undefined) return true;
+    step = parentId;
+  }
 }
 
 function activePath(tree: JsonObject, currentId: string, where: string): Array<{ message: JsonObject; where: string }> {
