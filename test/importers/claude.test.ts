@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, sessionsOf, triples } from './helpers.js';
+import { fixture, sessionsOf, tempDir, triples } from './helpers.js';
 
 const REPORT = 'c1a2b3c4-0001-4000-8000-000000000001';
 const NUMBER = 'c1a2b3c4-0002-4000-8000-000000000002';
@@ -23,6 +25,29 @@ describe('Claude.ai export', () => {
       { msgId: 'm-0003', role: 'user', content: '谢谢！这张照片呢？\n\n[file: photo.png]', timestamp: '2025-03-01T10:01:00.000Z' },
       { msgId: 'm-0004', role: 'assistant', content: '照片里是一张收入图表。', timestamp: '2025-03-01T10:01:05.000Z' },
     ]);
+  });
+
+  it('names a file whose text is attached once, though the export lists it under files too', async () => {
+    // As a real export of February 2025 holds a PDF the person attached, with our own text.
+    const conversation = {
+      uuid: 'c1a2b3c4-0003-4000-8000-000000000003',
+      name: 'A PDF',
+      created_at: '2025-02-24T23:10:23.376Z',
+      chat_messages: [
+        {
+          uuid: 'm-pdf',
+          sender: 'human',
+          text: 'Summarise this.',
+          created_at: '2025-02-24T23:10:23.376Z',
+          attachments: [{ file_name: 'PDF document.pdf', file_size: 20698, file_type: 'pdf', extracted_content: 'Title: The budget' }],
+          files: [{ file_name: 'PDF document.pdf' }],
+        },
+      ],
+    };
+    const file = path.join(tempDir(), 'conversations.json');
+    writeFileSync(file, JSON.stringify([conversation]));
+    const [session] = await sessionsOf(file);
+    expect(session!.messages.map((m) => m.content)).toEqual(['Summarise this.\n\n[attachment: PDF document.pdf]\nTitle: The budget\n[/attachment]']);
   });
 
   it("keeps Claude's artifacts (documents and code it wrote beside the chat) as part of its answers", async () => {

@@ -122,14 +122,17 @@ function artifactText(input: unknown): string | undefined {
  */
 function attachmentText(message: JsonObject): string {
   const sections: string[] = [];
+  const attached = new Set<string>();
   for (const attachment of Array.isArray(message.attachments) ? message.attachments.filter(isObject) : []) {
     const name = optionalText(attachment.file_name) ?? 'attachment';
     const extracted = optionalText(attachment.extracted_content);
+    attached.add(name);
     sections.push(extracted === undefined ? `[attachment: ${name}]` : `[attachment: ${name}]\n${extracted.trim()}\n[/attachment]`);
   }
+  // A file whose text is an attachment above is listed under `files` too (exports of 2025): named once.
   for (const file of Array.isArray(message.files) ? message.files.filter(isObject) : []) {
     const name = optionalText(file.file_name);
-    if (name !== undefined) sections.push(`[file: ${name}]`);
+    if (name !== undefined && !attached.has(name)) sections.push(`[file: ${name}]`);
   }
   return sections.join('\n\n');
 }
