@@ -44,6 +44,31 @@ describe('SillyTavern chat', () => {
     ]);
   });
 
+  it("keeps a message hidden from the model as its speaker's, under the id it has when shown, and takes a time kept only in the shown swipe's record", async () => {
+    // As a group chat of September 2026 holds its lines (jam4435/sillytavern0011), with our own text: the
+    // reply, written by the card's regenerate script, has no send_date of its own.
+    const header = { user_name: '墨逸', character_name: '金庸群侠传', create_date: '2026-09-15@19h27m59s', chat_metadata: {} };
+    const ask = { name: '墨逸', is_user: true, is_system: false, send_date: 'September 20, 2026 3:02pm', mes: '我拱手道：在下墨逸。', extra: {} };
+    const reply = { name: '金庸群侠传', is_user: false, is_system: false, mes: '丘处机点头道：好。', extra: { api: 'custom', model: 'x' }, swipe_id: 1, swipes: ['旧的回答。', '丘处机点头道：好。'], swipe_info: [{ send_date: 1789916500000, extra: {} }, { send_date: 1789916583918, extra: {} }] };
+    const note = { name: 'SillyTavern System', is_user: false, is_system: true, send_date: 'September 20, 2026 3:04pm', mes: '墨逸 has left.', extra: { type: 'narrator' } };
+    const write = (name: string, lines: unknown[]) => {
+      const file = path.join(tempDir(), name);
+      writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+      return file;
+    };
+    const [shown] = await sessionsOf(write('shown.jsonl', [header, ask, reply, note]));
+    // The ghost icon (or /hide) sets is_system on the reply: hidden from the model, still the character's words.
+    const [hidden] = await sessionsOf(write('hidden.jsonl', [header, ask, { ...reply, is_system: true }, note]));
+    for (const session of [shown, hidden]) {
+      expect(session!.messages.map((m) => [m.role, m.speaker, m.content, m.timestamp])).toEqual([
+        ['user', '墨逸', '我拱手道：在下墨逸。', '2026-09-20T15:02:00.000Z'],
+        ['assistant', '金庸群侠传', '丘处机点头道：好。', '2026-09-20T15:03:03.918Z'],
+        ['system', undefined, '墨逸 has left.', '2026-09-20T15:04:00.000Z'],
+      ]);
+    }
+    expect(hidden!.messages.map((m) => m.msgId)).toEqual(shown!.messages.map((m) => m.msgId));
+  });
+
   it('includes the reasoning of a message when asked', async () => {
     const [session] = await sessionsOf(CHAT, { include: ['thinking'] });
     expect(triples(session).slice(2, 4)).toEqual([

@@ -93,11 +93,11 @@ function mapMessage(line: JsonlRecord, sessionId: string, options: MappingOption
   const where = lineWhere(line.lineNo);
   const entry = line.value;
   const content = shownText(entry, where);
-  const role: Role = entry.is_user === true ? 'user' : entry.is_system === true ? 'system' : 'assistant';
+  const role: Role = entry.is_user === true ? 'user' : isAppMessage(entry) ? 'system' : 'assistant';
   if (content.trim() === '') return [];
 
   const id = `${sessionId}:${line.lineNo}:${shortHash(`${role}\n${content}`, 12)}`;
-  const timestamp = sendDate(entry.send_date);
+  const timestamp = sendDate(entry.send_date) ?? sendDate(shownSwipeInfo(entry)?.send_date) ?? sendDate(isObject(entry.extra) ? entry.extra.send_date : undefined);
   const reasoning = isObject(entry.extra) ? optionalText(entry.extra.reasoning) : undefined;
   const parts: MessagePart[] = [...(reasoning !== undefined ? [{ kind: 'thinking' as const, text: reasoning }] : []), { kind: 'text', text: content }];
   const messages = messagesFromParts({ id, role, ...(timestamp !== undefined ? { timestamp } : {}) }, parts, options);
@@ -106,6 +106,25 @@ function mapMessage(line: JsonlRecord, sessionId: string, options: MappingOption
   // A system message's name is the app's ("SillyTavern System"), not a speaker's.
   const speaker = role === 'system' ? undefined : speakerName(entry.name);
   return speaker === undefined ? messages : messages.map((m) => (m.msgId === id ? { ...m, speaker } : m));
+}
+
+/**
+ * SillyTavern's own messages: its notes and narration (`/sys`, `/comment`, the help), whose kind
+ * `extra.type` names, or any it writes under its own name. `is_system` alone does not make one: it
+ * also marks a person's or a character's message hidden from the model (the ghost icon, `/hide`),
+ * which keeps its speaker, and its id whether hidden or not.
+ */
+function isAppMessage(entry: JsonObject): boolean {
+  const kind = isObject(entry.extra) ? entry.extra.type : undefined;
+  return (typeof kind === 'string' && kind !== '') || (entry.is_system === true && speakerName(entry.name) === APP_NAME);
+}
+
+const APP_NAME = 'SillyTavern System';
+
+/** The record of the swipe shown (`swipe_info[swipe_id]`): its time, where a message has none of its own. */
+function shownSwipeInfo(entry: JsonObject): JsonObject | undefined {
+  const info = Array.isArray(entry.swipe_info) && typeof entry.swipe_id === 'number' ? entry.swipe_info[entry.swipe_id] : undefined;
+  return isObject(info) ? info : undefined;
 }
 
 /** A message's `name`, unless empty or the placeholder current versions write in place of names. */
