@@ -87,71 +87,80 @@ function datedFirstMessage(session: SessionInput, created: string | undefined): 
   return { ...session, messages: [{ ...first!, timestamp: created }, ...rest] };
 }
 
-/** The last Continue index read, kept while the file is unchanged: a folder of sessions shares one index. */
-let continueCached: { file: string; version: string; dates: Map<string, string> } | undefined;
-
 /** Each session's `dateCreated` in a Continue index, as an ISO time; none when it is missing or not JSON. */
 async function continueSessionDates(file: string): Promise<Map<string, string>> {
-  let version: string;
-  try {
-    const stats = await stat(file);
-    version = `${stats.size}:${stats.mtimeMs}`;
-  } catch {
-    return new Map();
-  }
-  if (continueCached?.file === file && continueCached.version === version) return continueCached.dates;
+  return (await readIndex(file, continueIndex, continueDates, new Map())) ?? new Map();
+}
+
+const continueIndex: IndexKept<Map<string, string>> = {};
+
+function continueDates(text: string): Map<string, string> {
   const dates = new Map<string, string>();
-  try {
-    const index: unknown = JSON.parse(await readFile(file, 'utf8'));
-    for (const entry of Array.isArray(index) ? index : []) {
-      if (!isObject(entry) || typeof entry.sessionId !== 'string') continue;
-      const raw = entry.dateCreated;
-      const created = typeof raw === 'string' && !/^\d+$/.test(raw) ? isoFromDateString(raw) : isoFromEpoch(typeof raw === 'string' ? Number(raw) : raw);
-      if (created !== undefined) dates.set(entry.sessionId, created);
-    }
-  } catch {
-    return new Map();
+  const index: unknown = JSON.parse(text);
+  for (const entry of Array.isArray(index) ? index : []) {
+    if (!isObject(entry) || typeof entry.sessionId !== 'string') continue;
+    const raw = entry.dateCreated;
+    const created = typeof raw === 'string' && !/^\d+$/.test(raw) ? isoFromDateString(raw) : isoFromEpoch(typeof raw === 'string' ? Number(raw) : raw);
+    if (created !== undefined) dates.set(entry.sessionId, created);
   }
-  continueCached = { file, version, dates };
   return dates;
 }
 
-/** The last index read, kept while the file is unchanged: a folder of rollouts shares one index. */
-let cached: { file: string; version: string; names: Map<string, string> } | undefined;
+/** The last index of a kind read (its file, the file's size and time, what it gave). */
+type IndexKept<T> = { last?: { file: string; version: string; value: T } };
 
+/**
+ * An index a tool keeps beside its transcripts, read by `parse` and kept while the file is unchanged
+ * (a folder of sessions shares one index); undefined when there is no such file, `unreadable` when it
+ * cannot be read or parsed.
+ */
+async function readIndex<T>(file: string, kept: IndexKept<T>, parse: (text: string) => T, unreadable: T): Promise<T | undefined> {
+  let version: string;
+  try {
+    const stats = await stat(file);
+    if (!stats.isFile()) return undefined;
+    version = `${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+  if (kept.last?.file === file && kept.last.version === version) return kept.last.value;
+  let value: T;
+  try {
+    value = parse(await readFile(file, 'utf8'));
+  } catch {
+    return unreadable;
+  }
+  kept.last = { file, version, value };
+  return value;
+}
+
+const codexIndex: IndexKept<Map<string, string>> = {};
+
+/** The thread names of the Codex home's index, found from `sessions/YYYY/MM/DD/` (or `archived_sessions/`) up. */
 async function codexThreadNames(folder: string): Promise<Map<string, string>> {
   for (let dir = folder, level = 0; level < CODEX_INDEX_LEVELS; level++, dir = path.dirname(dir)) {
-    const candidate = path.join(dir, CODEX_INDEX);
-    let version: string;
-    try {
-      const stats = await stat(candidate);
-      if (!stats.isFile()) continue;
-      version = `${stats.size}:${stats.mtimeMs}`;
-    } catch {
-      if (path.dirname(dir) === dir) break;
-      continue;
-    }
-    if (cached?.file === candidate && cached.version === version) return cached.names;
-    const names = new Map<string, string>();
-    try {
-      for (const line of (await readFile(candidate, 'utf8')).split('\n')) {
-        let entry: unknown;
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (!isObject(entry) || typeof entry.id !== 'string') continue;
-        const name = optionalText(entry.thread_name);
-        if (name !== undefined) names.set(entry.id, name.trim());
-      }
-    } catch {
-      return new Map();
-    }
-    cached = { file: candidate, version, names };
-    return names;
+    const names = await readIndex(path.join(dir, CODEX_INDEX), codexIndex, codexNames, new Map());
+    if (names !== undefined) return names;
+    if (path.dirname(dir) === dir) break;
   }
   return new Map();
+}
+
+/** `{id, thread_name}` lines; the latest line for a thread wins, and a line that is not JSON is passed over. */
+function codexNames(text: string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isObject(entry) || typeof entry.id !== 'string') continue;
+    const name = optionalText(entry.thread_name);
+    if (name !== undefined) names.set(entry.id, name.trim());
+  }
+  return names;
 }
 
 async function janThreadTitle(file: string): Promise<string | undefined> {
