@@ -50,13 +50,14 @@ export function mapOpencodeExport(value: unknown, where: string, options: Mappin
   const info = requireObject(exported.info, at(where, 'info'));
   const messagesWhere = at(where, 'messages');
   const records = requireArray(exported.messages, messagesWhere).map((entry, index): OpencodeMessageRecord => {
-    const message = requireObject(entry, at(messagesWhere, index));
-    const data = requireObject(message.info, at(at(messagesWhere, index), 'info'));
-    const parts = requireArray(message.parts, at(at(messagesWhere, index), 'parts')).filter(isObject);
-    return { id: requireNonEmptyString(data.id, at(at(at(messagesWhere, index), 'info'), 'id')), data, parts };
+    const here = at(messagesWhere, index);
+    const message = requireObject(entry, here);
+    const data = requireObject(message.info, at(here, 'info'));
+    return { id: requireNonEmptyString(data.id, at(at(here, 'info'), 'id')), data, parts: requireArray(message.parts, at(here, 'parts')).filter(isObject) };
   });
+  const id = requireNonEmptyString(info.id, at(at(where, 'info'), 'id'));
   const parentId = optionalText(info.parentID);
-  return mapOpencodeSession({ id: requireNonEmptyString(info.id, at(at(where, 'info'), 'id')), ...(typeof info.title === 'string' ? { title: info.title } : {}), ...(parentId !== undefined ? { parentId } : {}) }, records, options);
+  return mapOpencodeSession({ id, ...(typeof info.title === 'string' ? { title: info.title } : {}), ...(parentId !== undefined ? { parentId } : {}) }, records, options);
 }
 
 export function mapOpencodeSession(session: OpencodeSessionRecord, records: readonly OpencodeMessageRecord[], options: MappingOptions): SessionInput {
