@@ -273,7 +273,10 @@ describe('the hooks\' saver', () => {
     // A hook saves on its own and leaves a saver serving the folder, its store open.
     expect(await hook(data, log, 'Stop', env)).toMatchObject({ status: 0 });
     await until('the saver answers', () => answers(data));
-    const saver = (await hookLog(data)).find((l) => l.msg.startsWith('hook saver: serving'))!.pid;
+    // It may answer a moment before its log line is written.
+    const serving = async () => (await hookLog(data)).find((l) => l.msg.startsWith('hook saver: serving'));
+    await until('the saver logs that it serves', async () => (await serving()) !== undefined);
+    const saver = (await serving())!.pid;
     // It opens the store as it begins to serve (so that the first save handed over does not wait).
     await new Promise((resolve) => setTimeout(resolve, 3000));
     // Removed (an assistant's sandbox going away), and made again empty at the same path by something else.
